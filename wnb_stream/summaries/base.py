@@ -1,0 +1,329 @@
+"""The shared protocol of level-1 summaries and the values they hand to level 2.
+
+Every summary keeps, for one variable, class counts in bounded memory and offers one verb set:
+
+- ``update(x, y, w=1.0) -> None``: one observation;
+- ``update_many(values, labels, weights=None) -> None``: a NumPy batch, same result as a loop of
+  ``update`` (vectorised);
+- ``merge(other) -> None``: absorb a summary of the same kind built on another stream;
+- ``table()``: a frozen value (``Bins``, ``Categories`` or ``Moments``) that level 2 reads;
+- ``n``: the total weight seen (missing values included); ``memory_usage()``: bytes held.
+
+Classes may appear at any time: each summary keeps its class labels in order of first appearance
+(``classes``), and every count array grows a zero column for a new class. Tables carry their
+``classes`` tuple; ``aligned(classes)`` reorders and pads them to another order.
+
+Missing values (None, NaN, and for numeric summaries ±inf) are counted per class in ``missing``,
+apart from the bins, and never inserted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from typing import Any, Hashable, Iterable
+
+import numpy as np
+from river import base
+
+__all__ = [
+    "Bins",
+    "Categories",
+    "Moments",
+    "ClassIndex",
+    "Summary",
+    "is_missing",
+    "check_weight",
+    "as_weights",
+]
+
+
+def _align_columns(counts: np.ndarray, source: tuple, target: Iterable[Hashable]) -> np.ndarray:
+    """Reorder the last axis of ``counts`` from class order ``source`` to ``target``.
+
+    Classes of ``target`` absent from ``source`` get zero columns; classes of ``source`` absent
+    from ``target`` are dropped.
+    """
+    target = tuple(target)
+    position = {c: i for i, c in enumerate(source)}
+    out = np.zeros(counts.shape[:-1] + (len(target),), dtype=float)
+    for j, c in enumerate(target):
+        i = position.get(c)
+        if i is not None:
+            out[..., j] = counts[..., i]
+    return out
+
+
+def _frozen(array: np.ndarray, dtype=float) -> np.ndarray:
+    array = np.array(array, dtype=dtype, copy=True)
+    array.setflags(write=False)
+    return array
+
+
+@dataclasses.dataclass(frozen=True)
+class Bins:
+    """Ordered elementary bins of a numeric variable, with class counts.
+
+    Bin ``i`` covers ``(upper_bounds[i - 1], upper_bounds[i]]`` (bin 0 starts at −∞); values above
+    the last bound belong to the last bin when the table is deployed.
+
+    Attributes
+    ----------
+    upper_bounds
+        ``(n_bins,)`` strictly increasing floats.
+    counts
+        ``(n_bins, n_classes)`` class counts (floats; may be fractional).
+    classes
+        Class labels, one per column of ``counts``.
+    missing
+        ``(n_classes,)`` counts of missing values per class.
+    """
+
+    upper_bounds: np.ndarray
+    counts: np.ndarray
+    classes: tuple
+    missing: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "upper_bounds", _frozen(self.upper_bounds))
+        object.__setattr__(self, "counts", _frozen(self.counts).reshape(len(self.upper_bounds), len(self.classes)))
+        object.__setattr__(self, "classes", tuple(self.classes))
+        object.__setattr__(self, "missing", _frozen(self.missing).reshape(len(self.classes)))
+
+    @property
+    def n(self) -> float:
+        """Total weight, missing values included."""
+        return float(self.counts.sum() + self.missing.sum())
+
+    def aligned(self, classes: Iterable[Hashable]) -> Bins:
+        """The same table with its class axis in the order ``classes`` (new classes are zeros)."""
+        classes = tuple(classes)
+        return Bins(
+            self.upper_bounds,
+            _align_columns(self.counts, self.classes, classes),
+            classes,
+            _align_columns(self.missing, self.classes, classes),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Categories:
+    """Category values of a categorical variable, with class counts.
+
+    Attributes
+    ----------
+    values
+        The kept category values (all of them in exact mode; the heavy hitters in sketch mode).
+    counts
+        ``(n_values, n_classes)`` class counts of each kept value.
+    classes
+        Class labels, one per column.
+    missing
+        ``(n_classes,)`` counts of missing values per class.
+    star
+        ``(n_classes,)`` class counts of the *star* value, i.e. every value not kept in
+        ``values`` (zeros in exact mode). Level 2 places unseen values with the star.
+    """
+
+    values: tuple
+    counts: np.ndarray
+    classes: tuple
+    missing: np.ndarray
+    star: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "values", tuple(self.values))
+        object.__setattr__(self, "classes", tuple(self.classes))
+        n_classes = len(self.classes)
+        object.__setattr__(self, "counts", _frozen(self.counts).reshape(len(self.values), n_classes))
+        object.__setattr__(self, "missing", _frozen(self.missing).reshape(n_classes))
+        object.__setattr__(self, "star", _frozen(self.star).reshape(n_classes))
+
+    @property
+    def n(self) -> float:
+        return float(self.counts.sum() + self.missing.sum() + self.star.sum())
+
+    def aligned(self, classes: Iterable[Hashable]) -> Categories:
+        classes = tuple(classes)
+        return Categories(
+            self.values,
+            _align_columns(self.counts, self.classes, classes),
+            classes,
+            _align_columns(self.missing, self.classes, classes),
+            _align_columns(self.star, self.classes, classes),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Moments:
+    """Per-class weighted moments of a numeric variable (the Gaussian summary's table).
+
+    Attributes
+    ----------
+    weights, means, variances
+        ``(n_classes,)`` total weight, mean and maximum-likelihood variance per class (no floor).
+    classes
+        Class labels.
+    missing
+        ``(n_classes,)`` counts of missing values per class.
+    """
+
+    weights: np.ndarray
+    means: np.ndarray
+    variances: np.ndarray
+    classes: tuple
+    missing: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "classes", tuple(self.classes))
+        for name in ("weights", "means", "variances", "missing"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)).reshape(len(self.classes)))
+
+    @property
+    def n(self) -> float:
+        return float(self.weights.sum() + self.missing.sum())
+
+    def aligned(self, classes: Iterable[Hashable]) -> Moments:
+        classes = tuple(classes)
+        return Moments(
+            _align_columns(self.weights, self.classes, classes),
+            _align_columns(self.means, self.classes, classes),
+            _align_columns(self.variances, self.classes, classes),
+            classes,
+            _align_columns(self.missing, self.classes, classes),
+        )
+
+
+class ClassIndex:
+    """Class labels in order of first appearance, mapped to column indices.
+
+    >>> index = ClassIndex()
+    >>> index.encode("b"), index.encode("a"), index.encode("b")
+    (0, 1, 0)
+    >>> index.encode_many(np.array(["a", "c", "b"], dtype=object)).tolist()
+    [1, 2, 0]
+    >>> index.classes
+    ('b', 'a', 'c')
+    """
+
+    __slots__ = ("labels", "position")
+
+    def __init__(self):
+        self.labels: list = []
+        self.position: dict = {}
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @property
+    def classes(self) -> tuple:
+        return tuple(self.labels)
+
+    def peek(self, y) -> tuple[int, bool]:
+        """Index ``y`` would get, and whether it is new (does not register it)."""
+        i = self.position.get(y)
+        if i is None:
+            return len(self.labels), True
+        return i, False
+
+    def encode(self, y) -> int:
+        """Index of ``y``, registering it if new."""
+        i = self.position.get(y)
+        if i is None:
+            i = len(self.labels)
+            self.labels.append(y)
+            self.position[y] = i
+        return i
+
+    def encode_many(self, labels: np.ndarray) -> np.ndarray:
+        """Indices of an array of labels, registering new ones in order of first appearance."""
+        labels = np.asarray(labels)
+        if labels.size == 0:
+            return np.zeros(0, dtype=np.intp)
+        uniques, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+        codes = np.empty(len(uniques), dtype=np.intp)
+        for u in np.argsort(first, kind="stable"):
+            codes[u] = self.encode(_python_scalar(uniques[u]))
+        return codes[inverse.reshape(-1)]
+
+    def merge(self, other: ClassIndex) -> np.ndarray:
+        """Register ``other``'s labels; return the column of each of ``other``'s classes here."""
+        return np.array([self.encode(c) for c in other.labels], dtype=np.intp)
+
+    def __getstate__(self):
+        return {"labels": list(self.labels)}
+
+    def __setstate__(self, state):
+        self.labels = list(state["labels"])
+        self.position = {c: i for i, c in enumerate(self.labels)}
+
+
+def _python_scalar(value: Any) -> Any:
+    """NumPy scalars become the Python scalar they hold (so labels hash and compare as users expect)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def is_missing(x: Any) -> bool:
+    """True for None and NaN (of any float type)."""
+    if x is None:
+        return True
+    if isinstance(x, float | np.floating):
+        return x != x
+    return False
+
+
+def check_weight(w: Any) -> float:
+    """Validate one sample weight: a finite number ≥ 0, else ``ValueError`` naming ``w``."""
+    if isinstance(w, bool) or not isinstance(w, numbers.Real):
+        raise ValueError(f"sample weight w must be a finite number >= 0, got {w!r}")
+    w = float(w)
+    if not math.isfinite(w) or w < 0:
+        raise ValueError(f"sample weight w must be a finite number >= 0, got {w!r}")
+    return w
+
+
+def as_weights(weights: Any, n: int) -> np.ndarray:
+    """Validate a batch of sample weights (``None`` means ones) into a ``(n,)`` float array."""
+    if weights is None:
+        return np.ones(n)
+    weights = np.asarray(weights, dtype=float).reshape(-1)
+    if len(weights) != n:
+        raise ValueError(f"weights must have one entry per value ({n}), got {len(weights)}")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("weights must be finite numbers >= 0")
+    return weights
+
+
+class Summary(base.Base):
+    """Base class of level-1 summaries (see the module docstring for the protocol).
+
+    Subclasses implement ``update``, ``update_many``, ``merge``, ``table``, ``n`` and
+    ``memory_usage``, and keep their class labels in ``self._classes`` (a ``ClassIndex``).
+    """
+
+    #: "numeric" or "categorical": which kind of variable the summary is for.
+    kind: str = "numeric"
+
+    @property
+    def classes(self) -> tuple:
+        return self._classes.classes
+
+    def update(self, x, y, w: float = 1.0) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def update_many(self, values, labels, weights=None) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def merge(self, other) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def table(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def n(self) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def memory_usage(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError

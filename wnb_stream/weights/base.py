@@ -1,0 +1,85 @@
+"""The protocol of level-3 weight learners.
+
+The classifier encodes rows into log-likelihood tensors and drives the learners with batches;
+learners never see dicts, summaries or MODL partitions, only arrays:
+
+- ``Batch.log_lik``: ``(n, K, J)`` values ℓ_kj(x_n) = log p(x_nk | C_j) from level 2;
+- ``Batch.y``: ``(n,)`` class indices in ``[0, J)``;
+- ``Batch.sample_weight``: ``(n,)`` non-negative weights;
+- ``Batch.log_prior``: ``(J,)`` log P(C_j).
+
+``Context`` carries what the regularizers need about the variables: ``prior_costs`` B_k
+(``(K,)``, MODL preparation cost including the selection cost log K, algorithms.md §5.4) and
+``active`` (``(K,)`` bool, False for variables at Level 0, whose weight stays 0 in the
+selective learners).
+
+A learner is a River ``Base`` prototype (configuration only in ``__init__``); its state is created
+by ``reset`` and grown by ``resize`` when variables or classes appear (new variables and classes
+are appended at the end of their axis, never reordered).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from river import base
+
+__all__ = ["Batch", "Context", "Optimizer"]
+
+
+@dataclasses.dataclass(slots=True)
+class Batch:
+    """Encoded rows: ``log_lik (n, K, J)``, ``y (n,)``, ``sample_weight (n,)``, ``log_prior (J,)``."""
+
+    log_lik: np.ndarray
+    y: np.ndarray
+    sample_weight: np.ndarray
+    log_prior: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+
+@dataclasses.dataclass(slots=True)
+class Context:
+    """Per-variable facts for the regularizers: ``prior_costs (K,)``, ``active (K,)`` bool."""
+
+    prior_costs: np.ndarray
+    active: np.ndarray
+
+
+class Optimizer(base.Base):
+    """Base class of weight learners.
+
+    Subclasses implement:
+
+    - ``reset(n_variables, n_classes, seed) -> None``: fresh state;
+    - ``resize(n_variables, n_classes) -> None``: grow the state (new variables/classes at the end);
+    - ``learn(batch, history, context) -> None``: one optimisation step on an arriving batch;
+      ``history`` holds the most recent rows (at most the history depth N), ending with ``batch``;
+    - ``scores(log_lik, log_prior) -> (n, J)``: unnormalised log posteriors with the current best
+      weights (``log_prior + Σ_k w_k ℓ_k``, or the learner's own form);
+    - ``weights``: ``(K,)`` current best weight of each variable.
+
+    ``batch_size`` is the number of rows the learner wants per ``learn`` call (the classifier may
+    send smaller batches early in a stream); 1 means per-example updates.
+    """
+
+    batch_size: int = 1
+
+    def reset(self, n_variables: int, n_classes: int, seed: int | None = None) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def resize(self, n_variables: int, n_classes: int) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def learn(self, batch: Batch, history: Batch, context: Context) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    @property
+    def weights(self) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
