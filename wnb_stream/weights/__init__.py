@@ -1,5 +1,26 @@
-"""Level 3: variable weights of the weighted naive Bayes."""
+"""Level 3: variable weights of the weighted naive Bayes.
 
+Learners (``Optimizer`` subclasses): ``Uniform`` (plain naive Bayes), ``PGDMB`` (projected
+mini-batch Rprop, HBL17 Algorithm 1), ``VNS`` (PGDMB with variable-neighbourhood restarts, HBL17
+Algorithm 2), ``Graphical`` (per-class softmax weights by SGD, SLH15). The criterion, its
+gradient and the regularizers are pure functions in ``criterion`` and ``regularizers``.
+"""
+
+from . import criterion, regularizers
 from .base import Batch, Context, Optimizer
+from .graphical import Graphical
+from .pgdmb import PGDMB
+from .uniform import Uniform
+from .vns import VNS
 
-__all__ = ["Batch", "Context", "Optimizer"]
+__all__ = [
+    "PGDMB",
+    "VNS",
+    "Batch",
+    "Context",
+    "Graphical",
+    "Optimizer",
+    "Uniform",
+    "criterion",
+    "regularizers",
+]

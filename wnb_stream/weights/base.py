@@ -60,7 +60,9 @@ class Optimizer(base.Base):
       ``history`` holds the most recent rows (at most the history depth N), ending with ``batch``;
     - ``scores(log_lik, log_prior) -> (n, J)``: unnormalised log posteriors with the current best
       weights (``log_prior + Σ_k w_k ℓ_k``, or the learner's own form);
-    - ``weights``: ``(K,)`` current best weight of each variable.
+    - ``weights``: ``(K,)`` current best weight of each variable;
+    - ``coefficients(K, J)``: the prediction's multipliers and offsets (a default is provided for
+      weighted naive Bayes learners; per-class learners override it).
 
     ``batch_size`` is the number of rows the learner wants per ``learn`` call (the classifier may
     send smaller batches early in a stream); 1 means per-example updates.
@@ -83,3 +85,15 @@ class Optimizer(base.Base):
     @property
     def weights(self) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
+
+    def coefficients(self, n_variables: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+        """The prediction as multipliers and offsets: ``scores = log_prior + bias + Σ_k coef[k] ⊙ ℓ_k``.
+
+        Returns ``coef (K, J)`` and ``bias (J,)``. A weighted naive Bayes has ``coef[k, j] = w_k``
+        and no bias; learners with per-class weights override this. Variables the learner does not
+        know yet get weight 1 (plain naive Bayes until the learner has seen them).
+        """
+        w = np.ones(n_variables)
+        known = np.asarray(self.weights, dtype=float)[:n_variables]
+        w[: len(known)] = known
+        return np.repeat(w[:, None], n_classes, axis=1), np.zeros(n_classes)

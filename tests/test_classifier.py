@@ -1,0 +1,224 @@
+"""WeightedNaiveBayes: River's checks, the streaming contract, learn_many ≡ learn_one, LED weights."""
+
+from __future__ import annotations
+
+import copy
+import math
+import pickle
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+from river import checks, datasets, evaluate, metrics
+
+from wnb_stream import WeightedNaiveBayes, summaries, weights
+
+
+def configurations():
+    return [params for params in WeightedNaiveBayes._unit_test_params()]
+
+
+def _name(params):
+    return type(params["optimizer"]).__name__
+
+
+@pytest.mark.parametrize("params", configurations(), ids=_name)
+def test_river_check_estimator(params):
+    checks.check_estimator(WeightedNaiveBayes(**params))
+
+
+OPTIMIZERS = {
+    "Uniform": weights.Uniform,
+    "PGDMB": weights.PGDMB,
+    "VNS": weights.VNS,
+    "Graphical": weights.Graphical,
+}
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_progressive_val_score_on_phishing(name):
+    model = WeightedNaiveBayes(optimizer=OPTIMIZERS[name](), seed=42)
+    metric = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    # Plain naive Bayes on Phishing is far above the 0.56 majority rate.
+    assert metric.get() > 0.8
+
+
+def _mixed_stream(n, seed=0):
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        y = rng.choice(["a", "b", "c"]) if i > n // 3 else rng.choice(["a", "b"])
+        x = {
+            "num": rng.gauss({"a": 0.0, "b": 1.0, "c": 2.0}[y], 1.0),
+            "noise": rng.random(),
+            "cat": rng.choice(["u", "v"]) if y == "a" else rng.choice(["v", "w", "x"]),
+        }
+        if rng.random() < 0.1:
+            x["num"] = None if rng.random() < 0.5 else float("nan")
+        if i > n // 2:
+            x["late"] = float(i % 7)
+        rows.append((x, y))
+    return rows
+
+
+def _frame(rows):
+    X = pd.DataFrame([x for x, _ in rows])
+    return X, pd.Series([y for _, y in rows])
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_learn_many_gives_the_model_of_a_learn_one_loop(name):
+    rows = _mixed_stream(700)
+    one = WeightedNaiveBayes(optimizer=OPTIMIZERS[name](batch_size=50) if name != "Graphical" else weights.Graphical(), history_size=300, seed=3)
+    many = one.clone()
+    X, y = _frame(rows)
+    for x, label in zip(X.to_dict(orient="records"), y):
+        one.learn_one(x, label)
+    for lo in range(0, len(X), 128):
+        many.learn_many(X.iloc[lo : lo + 128], y.iloc[lo : lo + 128])
+    assert one.classes == many.classes
+    for x, _ in rows[-50:]:
+        p1, p2 = one.predict_proba_one(x), many.predict_proba_one(x)
+        assert p1.keys() == p2.keys()
+        for c in p1:
+            assert p1[c] == pytest.approx(p2[c], abs=1e-9)
+    assert one.weights == pytest.approx(many.weights)
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_predict_proba_many_matches_predict_proba_one(name):
+    rows = _mixed_stream(400, seed=1)
+    model = WeightedNaiveBayes(optimizer=OPTIMIZERS[name](), history_size=300, seed=3)
+    for x, y in rows:
+        model.learn_one(x, y)
+    X, _ = _frame(rows[:60])
+    many = model.predict_proba_many(X)
+    assert list(many.columns) == list(model.classes)
+    for i, (x, _) in enumerate(rows[:60]):
+        one = model.predict_proba_one({k: v for k, v in x.items()})
+        for c, p in one.items():
+            assert many.iloc[i][c] == pytest.approx(p, abs=1e-9)
+
+
+def test_before_any_learning_and_probabilities_are_a_distribution():
+    model = WeightedNaiveBayes(seed=1)
+    assert model.predict_proba_one({"a": 1.0}) == {}
+    assert model.predict_one({"a": 1.0}) is None
+    for x, y in _mixed_stream(300, seed=2):
+        model.learn_one(x, y)
+        p = model.predict_proba_one(x)
+        assert set(p) == set(model.classes)
+        assert all(0.0 <= v <= 1.0 for v in p.values())
+        assert math.isclose(sum(p.values()), 1.0, rel_tol=1e-9)
+
+
+def test_unusable_input_raises_and_leaves_the_model_unchanged():
+    model = WeightedNaiveBayes(seed=1)
+    for x, y in _mixed_stream(200):
+        model.learn_one(x, y)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="'num'"):
+        model.learn_one({"num": "oops", "cat": "u"}, "a")
+    with pytest.raises(ValueError, match="'cat'"):
+        model.learn_one({"num": 1.0, "cat": 3.5}, "a")
+    with pytest.raises(ValueError, match="y"):
+        model.learn_one({"num": 1.0}, None)
+    with pytest.raises(ValueError, match="w"):
+        model.learn_one({"num": 1.0}, "a", w=-1.0)
+    with pytest.raises(ValueError, match="w"):
+        model.learn_one({"num": 1.0}, "a", w=float("nan"))
+    with pytest.raises(ValueError, match="'num'"):
+        model.learn_many(pd.DataFrame({"num": [1.0, "x"]}), pd.Series(["a", "b"]))
+    assert pickle.dumps(model) == before
+
+
+def test_lenient_policy_counts_the_other_kind_as_missing():
+    model = WeightedNaiveBayes(on_type_change="missing", seed=1)
+    for x, y in _mixed_stream(200):
+        model.learn_one(x, y)
+    model.learn_one({"num": "oops"}, "a")
+    p = model.predict_proba_one({"num": "oops"})
+    assert math.isclose(sum(p.values()), 1.0)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"history_size": 0},
+        {"batch_size": 0},
+        {"history_size": 10, "batch_size": 11},
+        {"rebuild_growth": 0},
+        {"rebuild_every": 0},
+        {"on_type_change": "ignore"},
+        {"seed": "x"},
+    ],
+)
+def test_invalid_parameters_are_named(params):
+    name = next(iter(params)) if len(params) == 1 else "batch_size"
+    with pytest.raises(ValueError, match=name):
+        WeightedNaiveBayes(**params)
+
+
+def test_feature_order_does_not_change_predictions():
+    rows = _mixed_stream(400, seed=5)
+    a = WeightedNaiveBayes(seed=7)
+    b = WeightedNaiveBayes(seed=7)
+    rng = random.Random(0)
+    for x, y in rows:
+        keys = list(x)
+        rng.shuffle(keys)
+        a.learn_one(x, y)
+        b.learn_one({k: x[k] for k in keys}, y)
+    for x, _ in rows[:50]:
+        pa, pb = a.predict_proba_one(x), b.predict_proba_one(dict(reversed(list(x.items()))))
+        for c in pa:
+            assert pa[c] == pytest.approx(pb[c], abs=1e-9)
+
+
+def test_a_class_appearing_late_is_predicted():
+    model = WeightedNaiveBayes(optimizer=weights.Uniform(), seed=1)
+    rng = random.Random(1)
+    for _ in range(3000):
+        y = rng.choice([0, 1])
+        model.learn_one({"x": rng.gauss(3.0 * y, 1.0)}, y)
+    for _ in range(300):
+        model.learn_one({"x": rng.gauss(12.0, 0.5)}, 2)
+    p = model.predict_proba_one({"x": 12.0})
+    assert set(p) == {0, 1, 2}
+    assert max(p, key=p.get) == 2
+
+
+@pytest.mark.parametrize("numeric", [summaries.GKClass(), summaries.CPiD(), summaries.Gaussian()], ids=lambda s: type(s).__name__)
+def test_every_numeric_summary_learns(numeric):
+    model = WeightedNaiveBayes(numeric=numeric, optimizer=weights.Uniform(), seed=1)
+    metric = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    assert metric.get() > 0.8
+
+
+def test_debug_one_lists_each_feature():
+    model = WeightedNaiveBayes(seed=1)
+    for x, y in _mixed_stream(200):
+        model.learn_one(x, y)
+    text = model.debug_one({"num": 0.5, "cat": "u"})
+    assert "num" in text and "cat" in text and "probability" in text
+
+
+def test_vns_finds_the_irrelevant_led_variables():
+    """LED with 17 irrelevant variables: after 20,000 examples VNS zeroes them and keeps the 7 relevant."""
+    stream = list(datasets.synth.LED(noise_percentage=0.1, irrelevant_features=True, seed=42).take(20_000))
+    vns = WeightedNaiveBayes(optimizer=weights.VNS(), seed=42)
+    plain = WeightedNaiveBayes(optimizer=weights.Uniform(), seed=42)
+    acc_vns, acc_plain = metrics.Accuracy(), metrics.Accuracy()
+    for x, y in stream:
+        acc_vns.update(y, vns.predict_one(x))
+        acc_plain.update(y, plain.predict_one(x))
+        vns.learn_one(x, y)
+        plain.learn_one(x, y)
+    w = vns.weights
+    relevant = [k for k in w if int(k) < 7]
+    irrelevant = [k for k in w if int(k) >= 7]
+    assert len(relevant) == 7 and len(irrelevant) == 17
+    assert all(w[k] < 0.05 for k in irrelevant), {k: w[k] for k in irrelevant}
+    assert all(w[k] > 0.2 for k in relevant), {k: w[k] for k in relevant}
+    assert acc_vns.get() >= acc_plain.get()

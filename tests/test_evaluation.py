@@ -1,0 +1,290 @@
+"""The prequential loop and its metrics (wnb_stream.evaluation)."""
+
+from __future__ import annotations
+
+import csv
+import math
+import pathlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from river import base, datasets, naive_bayes
+from sklearn.metrics import roc_auc_score
+
+from wnb_stream import evaluation
+from wnb_stream.evaluation import (
+    COMPRESSION_CLIP,
+    LOG_LOSS_CLIP,
+    RunningMetrics,
+    binary_auc,
+    class_entropy,
+    compression_rate,
+    macro_auc,
+    prequential,
+)
+
+ANCHORS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "anchors" / "peers-prequential.csv"
+
+
+# --- AUC ---------------------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    labels=st.lists(st.booleans(), min_size=2, max_size=60),
+    seed=st.integers(0, 2**32 - 1),
+    levels=st.integers(1, 6),
+)
+def test_binary_auc_matches_sklearn_with_ties(labels, seed, levels):
+    positive = np.array(labels)
+    if positive.all() or not positive.any():
+        assert math.isnan(binary_auc(positive, np.zeros(len(positive))))
+        return
+    # Few distinct score levels: many ties, where mid-ranks matter.
+    scores = np.random.default_rng(seed).integers(0, levels, len(positive)) / levels
+    assert binary_auc(positive, scores) == pytest.approx(roc_auc_score(positive, scores), abs=1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [3, 4, 6])
+def test_macro_auc_matches_sklearn_ovr_macro(n_classes):
+    rng = np.random.default_rng(n_classes)
+    y = np.r_[np.arange(n_classes), rng.integers(0, n_classes, 80)]
+    proba = rng.dirichlet(np.ones(n_classes), len(y))
+    proba[rng.random(len(y)) < 0.3] = 1.0 / n_classes  # ties, as empty predictions make them
+    expected = roc_auc_score(y, proba, multi_class="ovr", average="macro")
+    assert macro_auc(y, proba) == pytest.approx(expected, abs=1e-12)
+
+
+def test_macro_auc_binary_is_sklearn_binary_auc():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 50)
+    p1 = rng.random(50)
+    proba = np.c_[1 - p1, p1]
+    assert macro_auc(y, proba) == pytest.approx(roc_auc_score(y, p1), abs=1e-12)
+
+
+def test_macro_auc_skips_classes_without_positives_and_is_nan_when_none_left():
+    y = np.array([0, 1, 0, 1])
+    proba = np.array([[0.9, 0.1, 0.0], [0.2, 0.8, 0.0], [0.6, 0.4, 0.0], [0.3, 0.7, 0.0]])
+    assert macro_auc(y, proba) == pytest.approx(1.0)
+    assert math.isnan(macro_auc(np.zeros(3, dtype=int), np.ones((3, 2)) / 2))
+
+
+# --- log loss, accuracy, empty predictions -----------------------------------------------------
+
+
+def test_log_loss_clips_at_1e15_for_an_unseen_class_and_a_zero_probability():
+    metrics = RunningMetrics()
+    metrics.update("c", {"a": 0.6, "b": 0.4})  # "c" absent from the prediction
+    assert metrics.log_loss == pytest.approx(-math.log(LOG_LOSS_CLIP))
+    metrics.update("a", {"a": 0.0, "b": 1.0})  # explicit zero
+    metrics.update("a", {"a": 1e-30, "b": 1.0})  # below the clip
+    assert metrics.log_loss == pytest.approx(-math.log(LOG_LOSS_CLIP))
+    assert metrics.accuracy == 0.0
+
+
+def test_log_loss_is_mean_negative_log_probability():
+    metrics = RunningMetrics()
+    for y, proba in [("a", {"a": 0.7, "b": 0.3}), ("b", {"a": 0.2, "b": 0.8}), ("b", {"a": 0.9, "b": 0.1})]:
+        metrics.update(y, proba)
+    assert metrics.log_loss == pytest.approx(-(math.log(0.7) + math.log(0.8) + math.log(0.1)) / 3)
+    assert metrics.accuracy == pytest.approx(2 / 3)
+
+
+def test_empty_prediction_is_wrong_and_uniform_over_known_classes():
+    given_classes = RunningMetrics(classes=[0, 1, 2, 3])
+    given_classes.update(0, {})
+    assert given_classes.accuracy == 0.0
+    assert given_classes.log_loss == pytest.approx(math.log(4))
+    # Without classes given: the labels seen so far, the current one included.
+    seen = RunningMetrics()
+    seen.update("a", {})
+    seen.update("b", {})
+    assert seen.log_loss == pytest.approx((0.0 + math.log(2)) / 2)
+
+
+def test_accuracy_breaks_ties_by_dict_order_like_river():
+    metrics = RunningMetrics()
+    metrics.update("b", {"b": 0.5, "a": 0.5})
+    metrics.update("b", {"a": 0.5, "b": 0.5})
+    assert metrics.accuracy == 0.5
+
+
+def test_running_auc_matches_sklearn_on_the_stored_predictions():
+    rng = np.random.default_rng(3)
+    metrics = RunningMetrics(classes=["x", "y", "z"])
+    rows, labels = [], []
+    for _ in range(40):
+        p = rng.dirichlet(np.ones(3))
+        label = ["x", "y", "z"][rng.integers(0, 3)]
+        metrics.update(label, dict(zip(["z", "x", "y"], p)))  # columns in another order
+        rows.append([p[1], p[2], p[0]])
+        labels.append(["x", "y", "z"].index(label))
+    expected = roc_auc_score(labels, rows, multi_class="ovr", average="macro")
+    assert metrics.macro_auc == pytest.approx(expected, abs=1e-12)
+
+
+def test_running_auc_can_be_turned_off():
+    metrics = RunningMetrics(keep_proba=False)
+    metrics.update(1, {1: 0.9, 0: 0.1})
+    assert math.isnan(metrics.macro_auc)
+
+
+# --- compression rate (algorithms.md §8.5) -----------------------------------------------------
+
+
+def test_class_entropy():
+    assert class_entropy([5, 5]) == pytest.approx(math.log(2))
+    assert class_entropy([3, 0]) == 0.0
+    assert class_entropy([]) == 0.0
+    assert class_entropy([1, 1, 2]) == pytest.approx(-(2 * 0.25 * math.log(0.25) + 0.5 * math.log(0.5)))
+
+
+def test_compression_rate_known_values():
+    counts = [30, 10]
+    h = class_entropy(counts)
+    assert compression_rate(0.0, counts) == 1.0  # perfect
+    assert compression_rate(40 * h, counts) == 0.0  # the prior's code length
+    assert compression_rate(2 * 40 * h, counts) == pytest.approx(-1.0)  # worse than the prior
+    assert compression_rate(0.5 * 40 * h, counts) == pytest.approx(0.5)
+    assert compression_rate(1.0, [7, 0]) == 0.0  # H(Y) = 0
+    # Khiops rounds a rate smaller than H(Y)/N to 0.
+    assert compression_rate(40 * h * (1 - 0.5 * h / 40), counts) == 0.0
+
+
+def test_running_compression_rate_clips_at_1e6():
+    metrics = RunningMetrics()
+    metrics.update("a", {"a": 0.5, "b": 0.5})
+    metrics.update("b", {"a": 1.0})  # "b" unseen by the model: 1e-6, not 1e-15
+    expected = 1 - (math.log(2) - math.log(COMPRESSION_CLIP)) / (2 * math.log(2))
+    assert metrics.compression_rate == pytest.approx(expected)
+
+
+def test_compression_rate_is_one_minus_log_loss_over_entropy_without_clipping():
+    metrics = RunningMetrics()
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        p = float(rng.uniform(0.05, 0.95))
+        metrics.update(int(rng.integers(0, 2)), {0: p, 1: 1 - p})
+    h = class_entropy(np.bincount(metrics._y))
+    assert metrics.compression_rate == pytest.approx(1 - metrics.log_loss / h)
+
+
+# --- the loop ----------------------------------------------------------------------------------
+
+
+class Spy(base.Classifier):
+    """Records the calls it gets; predicts the last label it learnt."""
+
+    def __init__(self):
+        self.calls = []
+        self.last = None
+
+    def learn_one(self, x, y):
+        self.calls.append(("learn", x["i"]))
+        self.last = y
+
+    def predict_proba_one(self, x):
+        self.calls.append(("predict", x["i"]))
+        return {} if self.last is None else {self.last: 1.0}
+
+
+class Weighted(Spy):
+    weights = {"i": 0.0, "j": 0.5, "k": 1.0}
+
+
+def _toy_stream(n):
+    return (({"i": i, "j": i % 3}, i % 2) for i in range(n))
+
+
+def test_every_model_predicts_before_learning_the_same_examples():
+    spies = {"a": Spy(), "b": Spy()}
+    run = prequential(_toy_stream(10), spies, n=7)
+    expected = [(verb, i) for i in range(7) for verb in ("predict", "learn")]
+    assert spies["a"].calls == expected and spies["b"].calls == expected
+    assert run.n == 7 and [r.n for r in run.results] == [7, 7]
+    # Predicting the previous label on an alternating stream is always wrong.
+    assert run.results[0].accuracy == 0.0
+    assert run.results[0].n_features == 2
+
+
+def test_results_agree_with_a_hand_written_loop():
+    data = list(datasets.Phishing().take(300))
+    run = prequential(data, {"gnb": naive_bayes.GaussianNB()}, classes=[True, False])
+    model, correct, nll = naive_bayes.GaussianNB(), 0, 0.0
+    for x, y in data:
+        proba = model.predict_proba_one(x) or {True: 0.5, False: 0.5}
+        correct += bool(model.predict_proba_one(x)) and max(proba, key=proba.get) == y
+        nll -= math.log(max(proba.get(y, 0.0), 1e-15))
+        model.learn_one(x, y)
+    row = run.results[0]
+    assert row.accuracy == pytest.approx(correct / 300)
+    assert row.log_loss == pytest.approx(nll / 300)
+    assert row.selected is None
+    assert row.examples_per_second > 0 and row.peak_memory > 0
+
+
+def test_selected_variables_counts_non_zero_weights():
+    run = prequential(_toy_stream(5), {"w": Weighted()})
+    assert run.results[0].selected == 2
+
+
+def test_learning_curves_and_progress():
+    seen = []
+    run = prequential(_toy_stream(1000), {"s": Spy()}, n=1000, checkpoints=10, on_progress=lambda r: seen.append(r.n),
+                      progress_every=250)  # fmt: skip
+    assert run.curves["s"]["n"] == list(range(100, 1001, 100))
+    assert len(run.curves["s"]["accuracy"]) == 10
+    assert seen == [250, 500, 750, 1000, 1000]
+
+
+def test_memory_prefers_the_models_own_measure():
+    class Measured(Spy):
+        def memory_usage(self):
+            return 12345
+
+    run = prequential(_toy_stream(3), {"m": Measured()})
+    assert run.results[0].peak_memory == 12345
+
+
+def test_prequential_needs_a_model():
+    with pytest.raises(ValueError, match="models"):
+        prequential(_toy_stream(3), {})
+
+
+@pytest.mark.skipif(not ANCHORS.is_file(), reason="shared/anchors not beside the repository")
+def test_reproduces_the_anchor_for_river_gaussian_nb_on_phishing():
+    """The conventions above are those of shared/anchors/peers-prequential.csv."""
+    anchor = next(
+        row for row in csv.DictReader(open(ANCHORS))
+        if row["stream"] == "Phishing" and row["model"] == "river.GaussianNB"
+    )  # fmt: skip
+    run = prequential(datasets.Phishing(), {"gnb": naive_bayes.GaussianNB()}, classes=[False, True])
+    row = run.results[0]
+    assert row.accuracy == pytest.approx(float(anchor["accuracy"]), abs=1e-6)
+    assert row.log_loss == pytest.approx(float(anchor["log_loss"]), abs=1e-6)
+    assert row.macro_auc == pytest.approx(float(anchor["macro_auc"]), abs=1e-5)
+
+
+# --- models ------------------------------------------------------------------------------------
+
+
+def test_make_model_rejects_unknown_names():
+    with pytest.raises(ValueError, match="unknown model 'svm'"):
+        evaluation.make_model("svm")
+    with pytest.raises(ValueError, match="unknown summary 'tdigest'"):
+        evaluation.make_model("nb", summary="tdigest")
+
+
+def test_numeric_only_drops_what_gaussian_nb_cannot_read():
+    model = evaluation.NumericOnly(naive_bayes.GaussianNB())
+    model.learn_one({"a": 1.0, "b": "red", "c": None, "d": float("nan"), "e": float("inf")}, 0)
+    assert set(model.classifier.gaussians[0]) == {"a"}
+
+
+def test_noop_does_nothing():
+    model = evaluation.NoOp()
+    assert model.learn_one({"a": 1}, 1) is None
+    assert model.predict_proba_one({"a": 1}) == {}

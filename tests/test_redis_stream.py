@@ -1,0 +1,386 @@
+"""Tests of wnb_stream.redis_stream against a real redis-server on a loopback port.
+
+Skipped when ``redis-server`` or the ``redis`` Python module is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import types
+
+import numpy as np
+import pytest
+
+from wnb_stream import persistence
+from wnb_stream.stream import ListSource, StreamRunner
+
+redis = pytest.importorskip("redis")
+if shutil.which("redis-server") is None:
+    pytest.skip("redis-server is not installed", allow_module_level=True)
+
+from wnb_stream.redis_stream import RedisStreamSource, parse_id, publish  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# A recording model in a wnb_stream module (see tests/test_stream.py).
+FIXTURES = types.ModuleType("wnb_stream._redis_test_fixtures")
+
+
+class Recorder:
+    def __init__(self):
+        self.learned: list = []
+
+    def predict_proba_one(self, x):
+        return {}
+
+    def learn_one(self, x, y):
+        self.learned.append((x["i"], y))
+
+
+Recorder.__module__ = FIXTURES.__name__
+FIXTURES.Recorder = Recorder
+
+
+@pytest.fixture(autouse=True, scope="module")
+def fixtures_module():
+    sys.modules[FIXTURES.__name__] = FIXTURES
+    yield
+    del sys.modules[FIXTURES.__name__]
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A throw-away redis-server on 127.0.0.1 (no persistence), killed at teardown."""
+    directory = tmp_path_factory.mktemp("redis")
+    port = _free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--dir", str(directory)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=10)
+    try:
+        for _ in range(100):  # up to ~10 s
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if process.poll() is not None:
+                    pytest.skip("redis-server did not start")
+                time.sleep(0.1)
+        else:
+            pytest.skip("redis-server did not answer")
+        yield port
+    finally:
+        client.close()
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.fixture
+def client(server, request):
+    connection = redis.Redis(host="127.0.0.1", port=server, socket_timeout=10)
+    connection.flushall()
+    yield connection
+    connection.close()
+
+
+def delayed_stream(n: int, seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    messages, due = [], {}
+    for i in range(n):
+        messages.append({"id": i, "x": {"i": i}})
+        if rng.random() < 0.85:
+            due.setdefault(i + int(rng.integers(0, 12)), []).append(i)
+        for j in due.pop(i, []):
+            messages.append({"id": j, "y": j % 2})
+    return messages
+
+
+def expected_learning(messages: list) -> list:
+    waiting, learned = {}, []
+    for m in messages:
+        if "x" in m:
+            waiting[m["id"]] = m["x"]
+        elif m["id"] in waiting:
+            learned.append((waiting.pop(m["id"])["i"], m["y"]))
+    return learned
+
+
+def source(client, consumer="worker", **kwargs) -> RedisStreamSource:
+    kwargs.setdefault("idle_timeout", 0.2)
+    kwargs.setdefault("batch_size", 16)
+    return RedisStreamSource(client, "events", "wnb", consumer, **kwargs)
+
+
+def pending_count(client) -> int:
+    return client.xpending("events", "wnb")["pending"]
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def test_parse_id():
+    assert parse_id("1-2") == (1, 2) and parse_id(b"17-0") == (17, 0) and parse_id("5") == (5, 0)
+    with pytest.raises(ValueError, match="stream entry id"):
+        parse_id("a-b")
+    with pytest.raises(ValueError, match="stream entry id"):
+        parse_id(12)
+
+
+def test_parameters_are_validated(client):
+    for kwargs, name in [({"batch_size": 0}, "batch_size"), ({"block_ms": 0}, "block_ms"),
+                         ({"idle_timeout": -1}, "idle_timeout"), ({"claim_idle_ms": -5}, "claim_idle_ms")]:
+        with pytest.raises(ValueError, match=name):
+            RedisStreamSource(client, "events", "wnb", "c", **kwargs)
+
+
+def test_messages_flow_and_are_acknowledged_after_checkpoints(client, tmp_path):
+    messages = delayed_stream(50, seed=1)
+    ids = [publish(client, "events", m) for m in messages]
+    assert all(parse_id(a) < parse_id(b) for a, b in zip(ids, ids[1:]))
+    runner = StreamRunner(Recorder(), tmp_path / "ckpt.json", checkpoint_every=10)
+    runner.run(source(client))
+    assert runner.model.learned == expected_learning(messages)
+    assert runner.position == ids[-1] and persistence.load(tmp_path / "ckpt.json")["position"] == ids[-1]
+    assert pending_count(client) == 0  # every entry acknowledged after the final checkpoint
+    assert runner.stats["messages"] == len(messages)
+
+
+def test_without_checkpoint_file_entries_are_still_acknowledged(client):
+    for m in delayed_stream(20, seed=2):
+        publish(client, "events", m)
+    runner = StreamRunner(Recorder(), None, checkpoint_every=7)
+    runner.run(source(client), max_messages=10, checkpoint_at_end=False)
+    assert runner.stats["checkpoints"] == 0
+    assert pending_count(client) == 16 - 7  # one batch read, the first 7 acknowledged
+    runner.run(source(client))
+    assert pending_count(client) == 0
+
+
+def test_unacknowledged_entries_are_replayed_once_after_a_crash(client, tmp_path):
+    messages = delayed_stream(120, seed=3)
+    for m in messages:
+        publish(client, "events", m)
+    path = tmp_path / "ckpt.json"
+    # Read ahead by batches of 16, process 50 (checkpoint at 40), "crash": 10 processed and more
+    # delivered entries stay pending for this consumer.
+    StreamRunner(Recorder(), path, checkpoint_every=20).run(source(client), max_messages=50, checkpoint_at_end=False)
+    assert pending_count(client) > 10
+    runner = StreamRunner(Recorder(), path, checkpoint_every=20)
+    runner.run(source(client))
+    assert runner.model.learned == expected_learning(messages)
+    assert pending_count(client) == 0
+
+
+def test_crash_between_checkpoint_and_ack_skips_learned_entries(client, tmp_path, monkeypatch):
+    messages = delayed_stream(60, seed=4)
+    for m in messages:
+        publish(client, "events", m)
+    path = tmp_path / "ckpt.json"
+    first = source(client)
+
+    def crash(position):
+        raise ConnectionError("crashed after the save, before XACK")
+
+    monkeypatch.setattr(first, "commit", crash)
+    with pytest.raises(ConnectionError):
+        StreamRunner(Recorder(), path, checkpoint_every=30).run(first)
+    checkpointed = persistence.load(path)["position"]
+    second = source(client)
+    runner = StreamRunner(Recorder(), path, checkpoint_every=30)
+    runner.run(second)
+    assert second.skipped == 30  # entries up to the checkpointed id: acknowledged, not relearned
+    assert runner.model.learned == expected_learning(messages)
+    assert parse_id(checkpointed) < parse_id(runner.position) and pending_count(client) == 0
+
+
+def test_a_new_consumer_claims_the_dead_ones_entries(client, tmp_path):
+    messages = delayed_stream(80, seed=5)
+    for m in messages:
+        publish(client, "events", m)
+    path = tmp_path / "ckpt.json"
+    StreamRunner(Recorder(), path, checkpoint_every=25).run(
+        source(client, "worker-1"), max_messages=40, checkpoint_at_end=False
+    )
+    replacement = source(client, "worker-2", claim_idle_ms=0)
+    runner = StreamRunner(Recorder(), path, checkpoint_every=25)
+    runner.run(replacement)
+    assert runner.model.learned == expected_learning(messages)
+    assert pending_count(client) == 0
+
+
+def test_random_crash_points(client, tmp_path):
+    rng = np.random.default_rng(6)
+    messages = delayed_stream(100, seed=6)
+    for m in messages:
+        publish(client, "events", m)
+    path = tmp_path / "ckpt.json"
+    for k in rng.integers(1, 60, size=5):
+        StreamRunner(Recorder(), path, checkpoint_every=int(rng.integers(1, 20))).run(
+            source(client, batch_size=int(rng.integers(1, 30))), max_messages=int(k), checkpoint_at_end=False
+        )
+    runner = StreamRunner(Recorder(), path, checkpoint_every=7)
+    runner.run(source(client))
+    assert runner.model.learned == expected_learning(messages)
+
+
+def test_bad_entries_are_rejected_not_fatal(client):
+    publish(client, "events", {"id": 0, "x": {"i": 0}})
+    client.xadd("events", {"data": "{not json"})
+    client.xadd("events", {"other": "field"})
+    publish(client, "events", {"id": 0, "y": 1})
+    runner = StreamRunner(Recorder(), None)
+    runner.run(source(client))
+    assert runner.model.learned == [(0, 1)] and runner.stats["rejected"] == 2
+
+
+def test_decode_responses_client(server):
+    text_client = redis.Redis(host="127.0.0.1", port=server, decode_responses=True, socket_timeout=10)
+    try:
+        text_client.flushall()
+        for m in delayed_stream(15, seed=7):
+            publish(text_client, "events", m)
+        runner = StreamRunner(Recorder(), None)
+        runner.run(source(text_client))
+        assert runner.model.learned == expected_learning(delayed_stream(15, seed=7))
+    finally:
+        text_client.close()
+
+
+# ------------------------------------------------------------------------------------------------
+# SIGKILL of a real consumer process, with our classifier
+
+
+CONSUMER = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {repo!r})
+    import redis
+    from wnb_stream import WeightedNaiveBayes, persistence
+    from wnb_stream.redis_stream import RedisStreamSource
+    from wnb_stream.stream import StreamRunner
+
+    mode, port, checkpoint, out, limit = sys.argv[1:]
+    client = redis.Redis(host="127.0.0.1", port=int(port), socket_timeout=30)
+    source = RedisStreamSource(client, "events", "wnb", "worker", batch_size=50, idle_timeout=1.0)
+    runner = StreamRunner(WeightedNaiveBayes(seed=3), checkpoint, checkpoint_every=41)
+    print("started", flush=True)
+    if mode == "stop":
+        runner.run(source, max_messages=int(limit), checkpoint_at_end=False)
+        print("ready", flush=True)
+        time.sleep(120)
+    else:
+        runner.run(source)
+        persistence.save({{"model": runner.model, "stats": runner.stats}}, out)
+        print("done", flush=True)
+    """
+)
+
+
+def labelled_stream(n: int, seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    messages, due = [], {}
+    for i in range(n):
+        y = str(rng.choice(["a", "b", "c"]))
+        x = {"num": float(rng.normal({"a": 0.0, "b": 1.0, "c": 2.0}[y])), "cat": f"v{rng.integers(0, 4)}",
+             "noise": float(rng.normal())}
+        messages.append({"id": i, "x": x})
+        if rng.random() < 0.9:
+            due.setdefault(i + int(rng.integers(0, 20)), []).append((i, y))
+        for key, label in due.pop(i, []):
+            messages.append({"id": key, "y": label})
+    return messages
+
+
+def _consumer(script, mode, port, checkpoint, out, limit=0):
+    process = subprocess.Popen(
+        [sys.executable, str(script), mode, str(port), str(checkpoint), str(out), str(limit)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    lines: queue.Queue = queue.Queue()
+
+    def pump():
+        for line in process.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return process, lines
+
+
+def _wait_for(process, lines, expected, timeout=120.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            line = None
+        if line is None:
+            process.kill()
+            raise AssertionError(f"consumer never printed {expected!r}: {process.stderr.read()[-3000:]}")
+        if line.startswith(expected):
+            return
+
+
+def test_sigkill_consumer_then_restart_gives_the_uninterrupted_model(client, server, tmp_path):
+    from wnb_stream import WeightedNaiveBayes
+
+    messages = labelled_stream(600, seed=21)
+    for m in messages:
+        publish(client, "events", m)
+    script = tmp_path / "consumer.py"
+    script.write_text(CONSUMER.format(repo=REPO))
+    checkpoint, out = tmp_path / "ckpt.json", tmp_path / "final.json"
+    processes = []
+    try:
+        process, lines = _consumer(script, "stop", server, checkpoint, out, limit=300)
+        processes.append(process)
+        _wait_for(process, lines, "ready")
+        assert pending_count(client) > 0  # delivered, not acknowledged: the kill loses them in memory
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+        process, lines = _consumer(script, "finish", server, checkpoint, out)
+        processes.append(process)
+        _wait_for(process, lines, "done")
+        assert process.wait(timeout=60) == 0
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=30)
+    assert pending_count(client) == 0
+
+    final = persistence.load(out)
+    reference = StreamRunner(WeightedNaiveBayes(seed=3), None)
+    reference.run(ListSource(messages))
+    model = final["model"]
+    assert model.weights == reference.model.weights
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        x = {"num": float(rng.normal(1.0, 1.5)), "cat": f"v{rng.integers(0, 6)}", "noise": float(rng.normal())}
+        assert model.predict_proba_one(x) == reference.model.predict_proba_one(x)
+    for key in ("messages", "events", "labels", "learned", "unmatched", "pending", "correct"):
+        assert final["stats"][key] == reference.stats[key], key
+    assert final["stats"]["restarts"] == 1

@@ -1,0 +1,172 @@
+"""Graphical: per-class softmax weights by SGD (SLH15, algorithms.md §11)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from synthetic_weights import make_rows
+
+from wnb_stream.weights import Batch, Context, Graphical, Uniform
+from wnb_stream.weights.criterion import log_softmax
+
+
+def mean_log_loss(model, data):
+    log_p = log_softmax(model.scores(data.log_lik, data.log_prior))
+    return -np.mean(log_p[np.arange(len(data.y)), data.y])
+
+
+def problem(seed, n, n_classes):
+    # under-confident duplicated evidence and noise: plain NB is far from the best fit
+    return make_rows(np.random.default_rng(seed), n, n_informative=3, n_noise=4, n_classes=n_classes, duplicates=2)
+
+
+def test_starts_as_the_plain_naive_bayes():
+    data = problem(0, 50, 3)
+    model, plain = Graphical(), Uniform()
+    model.reset(9, 3)
+    plain.reset(9, 3)
+    np.testing.assert_allclose(model.scores(data.log_lik, data.log_prior), plain.scores(data.log_lik, data.log_prior))
+    np.testing.assert_array_equal(model.class_weights, np.ones((9, 3)))
+    np.testing.assert_array_equal(model.bias, np.zeros(3))
+
+
+@pytest.mark.parametrize("params", [{}, {"adaptive": True}, {"learning_rate": 1e-3, "clip": 5.0}])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_reduces_the_log_loss_on_a_stream(params, n_classes):
+    train, test = problem(1, 4000, n_classes), problem(2, 3000, n_classes)
+    model = Graphical(**params)
+    model.reset(9, n_classes)
+    before = mean_log_loss(model, test)
+    for lo in range(0, 4000, 500):  # the classifier's batches
+        model.learn(Batch(train.log_lik[lo : lo + 500], train.y[lo : lo + 500], train.sample_weight[lo : lo + 500], train.log_prior))
+        model._check()
+    after = mean_log_loss(model, test)
+    assert after < before - 0.02
+    assert model.n_examples == 4000
+
+
+def test_adam_beats_the_fixed_rate_on_a_short_stream():
+    train, test = problem(3, 4000, 2), problem(4, 3000, 2)
+    fixed, adam = Graphical(), Graphical(adaptive=True)
+    for model in (fixed, adam):
+        model.reset(9, 2)
+        model.learn(train)
+    assert adam.rate == 1e-3 and fixed.rate == 1e-4
+    assert mean_log_loss(adam, test) < mean_log_loss(fixed, test)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.integers(1, 5))
+def test_one_step_is_minus_rate_times_the_log_loss_gradient(seed, n_classes, k):
+    """SLH15 eq. 3–4, checked against finite differences of the per-example log loss."""
+    rng = np.random.default_rng(seed)
+    model = Graphical(learning_rate=1e-3)
+    model.reset(k, n_classes)
+    model._w = rng.uniform(-1, 2, (k, n_classes))
+    model._b = rng.normal(size=n_classes)
+    w0, b0 = model.class_weights, model.bias
+    row = Batch(rng.normal(-1.5, 1, (1, k, n_classes)), rng.integers(0, n_classes, 1), np.ones(1), np.log(rng.dirichlet(np.ones(n_classes))))
+
+    def loss(w, b):
+        h = row.log_prior + b + np.einsum("kj,kj->j", w, row.log_lik[0])
+        return -log_softmax(h)[row.y[0]]
+
+    h = 1e-6
+    grad_w = np.zeros_like(w0)
+    for index in np.ndindex(*w0.shape):
+        up, down = w0.copy(), w0.copy()
+        up[index] += h
+        down[index] -= h
+        grad_w[index] = (loss(up, b0) - loss(down, b0)) / (2 * h)
+    grad_b = np.array([(loss(w0, b0 + h * e) - loss(w0, b0 - h * e)) / (2 * h) for e in np.eye(n_classes)])
+    model.learn(row)
+    np.testing.assert_allclose(model.class_weights, w0 - 1e-3 * grad_w, atol=1e-9)
+    np.testing.assert_allclose(model.bias, b0 - 1e-3 * grad_b, atol=1e-9)
+
+
+def test_a_batch_is_a_sequence_of_single_row_steps():
+    data = problem(5, 60, 3)
+    for params in ({}, {"adaptive": True}):
+        whole, single = Graphical(**params), Graphical(**params)
+        whole.reset(9, 3)
+        single.reset(9, 3)
+        whole.learn(data)
+        for i in range(60):
+            single.learn(Batch(data.log_lik[i : i + 1], data.y[i : i + 1], data.sample_weight[i : i + 1], data.log_prior))
+        np.testing.assert_allclose(whole.class_weights, single.class_weights, rtol=1e-12)
+
+
+def test_rows_of_weight_zero_change_nothing():
+    data = problem(6, 40, 2)
+    model = Graphical(adaptive=True)
+    model.reset(9, 2)
+    model.learn(Batch(data.log_lik, data.y, np.zeros(40), data.log_prior))
+    np.testing.assert_array_equal(model.class_weights, np.ones((9, 2)))
+    assert model.n_examples == 0
+
+
+def test_clipping_bounds_each_step():
+    data = problem(7, 30, 3)
+    model = Graphical(learning_rate=0.1, clip=0.5)
+    model.reset(9, 3)
+    for i in range(30):
+        w, b = model.class_weights, model.bias
+        model.learn(Batch(data.log_lik[i : i + 1] * 100, data.y[i : i + 1], np.ones(1), data.log_prior))
+        change = np.sqrt(np.sum((model.class_weights - w) ** 2) + np.sum((model.bias - b) ** 2))
+        assert change <= 0.1 * 0.5 + 1e-12
+
+
+def test_resize_keeps_weights_and_new_classes_start_as_nb():
+    data = problem(8, 200, 2)
+    model = Graphical(adaptive=True)
+    model.reset(9, 2)
+    model.learn(data)
+    w, b = model.class_weights, model.bias
+    model.resize(10, 3)
+    model._check()
+    np.testing.assert_array_equal(model.class_weights[:9, :2], w)
+    np.testing.assert_array_equal(model.bias[:2], b)
+    np.testing.assert_array_equal(model.class_weights[:, 2], 1.0)
+    np.testing.assert_array_equal(model.class_weights[9], 1.0)
+    assert model.bias[2] == 0.0
+    np.testing.assert_allclose(model.weights, model.class_weights.mean(axis=1))
+    coefficients, offsets = model.coefficients(10, 3)
+    np.testing.assert_array_equal(coefficients, model.class_weights)
+    np.testing.assert_array_equal(offsets, model.bias)
+
+
+def test_a_new_class_without_examples_makes_no_nan():
+    model = Graphical(adaptive=True)
+    model.reset(9, 2)
+    model.learn(problem(9, 100, 2))
+    for third in (np.log(1e-6), -np.inf):
+        data = problem(10, 100, 2)
+        log_lik = np.concatenate([data.log_lik, np.full((100, 9, 1), np.log(0.2))], axis=2)
+        model.learn(Batch(log_lik, data.y, data.sample_weight, np.append(data.log_prior, third)))  # no resize call
+        model._check()
+        s = model.scores(log_lik, np.append(data.log_prior, third))
+        assert np.all(np.isfinite(s[:, :2]))
+
+
+def test_inactive_variables_are_not_updated():
+    data = problem(11, 100, 2)
+    model = Graphical(learning_rate=1e-2)
+    model.reset(9, 2)
+    active = np.ones(9, bool)
+    active[[1, 4]] = False
+    model.learn(data, None, Context(np.full(9, 3.0), active))
+    np.testing.assert_array_equal(model.class_weights[[1, 4]], 1.0)
+    assert np.all(model.class_weights[active] != 1.0)
+
+
+def test_clone_repr_and_validation():
+    model = Graphical(learning_rate=1e-3, adaptive=True, clip=2.0)
+    clone = model.clone()
+    assert clone.learning_rate == 1e-3 and clone.adaptive and clone.clip == 2.0
+    assert "Graphical" in repr(model)
+    assert model.batch_size == 1
+    for params, name in [({"learning_rate": 0}, "learning_rate"), ({"clip": -1}, "clip"), ({"adaptive": "yes"}, "adaptive")]:
+        with pytest.raises(ValueError, match=name):
+            Graphical(**params)

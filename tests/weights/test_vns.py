@@ -1,0 +1,177 @@
+"""PGDMB-VNS (HBL17 Algorithm 2, algorithms.md §9.3)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from synthetic_weights import concat, context_for, make_rows
+
+from wnb_stream.weights import VNS
+from wnb_stream.weights.criterion import criterion, negative_log_likelihood
+from wnb_stream.weights.regularizers import Regularizer
+
+
+class SpyVNS(VNS):
+    """Records the state around every end of descent."""
+
+    def reset(self, n_variables, n_classes, seed=None):
+        self.log = []
+        super().reset(n_variables, n_classes, seed)
+
+    def _end_descent(self, history, prior_costs):
+        record = {
+            "improved": self._descent.improved,
+            "size": self._neighbourhood,
+            "spent": self._spent,
+            "iterations": self._descent.iterations,
+            "budget": self._budget,
+            "sessions": self._sessions,
+            "best": self.weights,
+        }
+        super()._end_descent(history, prior_costs)
+        record.update(size_after=self._neighbourhood, sessions_after=self._sessions, start=self.iterate)
+        self.log.append(record)
+
+
+def stream(model, seed, steps, batch_size=200, depth=5, n_informative=3, n_noise=5, n_classes=2):
+    rng = np.random.default_rng(seed)
+    window = []
+    k = n_informative + n_noise
+    for _ in range(steps):
+        batch = make_rows(rng, batch_size, n_informative=n_informative, n_noise=n_noise, n_classes=n_classes)
+        window = (window + [batch])[-depth:]
+        model.learn(batch, concat(window), context_for(k))
+        model._check()
+        yield model
+
+
+@pytest.mark.parametrize("multi_start", [False, True])
+def test_neighbourhood_and_budget_follow_the_seed_schedule(multi_start):
+    model = SpyVNS(batch_size=200, opti_level=4, tolerance=2, max_iterations=8, multi_start=multi_start)
+    model.reset(8, 2, seed=11)
+    # a fixed window: descents converge, so both failures and successes happen
+    data = make_rows(np.random.default_rng(0), 300, n_informative=3, n_noise=5)
+    for _ in range(300):
+        model.learn(data, data, context_for(8))
+        model._check()
+    log = model.log
+    assert len(log) > 10 and any(r["sessions_after"] > r["sessions"] for r in log)
+    s0 = 1 / 16
+    distances = []
+    for r in log:
+        if r["sessions_after"] > r["sessions"]:  # budget spent: a new session from w*, s back to s0
+            assert r["spent"] + r["iterations"] >= r["budget"]
+            assert r["size_after"] == s0
+            np.testing.assert_array_equal(r["start"], r["best"])
+            continue
+        assert r["spent"] + r["iterations"] < r["budget"]
+        expected = max(r["size"] / 2, s0) if r["improved"] else min(2 * r["size"], 1.0)
+        assert r["size_after"] == expected
+        assert np.all((r["start"] >= 0) & (r["start"] <= 1))
+        distance = np.abs(r["start"] - r["best"]).max()
+        distances.append(distance)
+        if not multi_start:  # a perturbation stays in the neighbourhood of w*
+            assert distance <= r["size_after"] + 1e-3
+    if multi_start:  # uniform restarts land far from w*
+        assert np.mean(distances) > 0.3
+    # both directions of the schedule happened, and the cap at 1
+    assert any(r["improved"] for r in log) and any(not r["improved"] for r in log)
+    assert any(r["size_after"] == 1.0 for r in log)
+    if multi_start:  # (this seed) a success after failures reduces a large neighbourhood
+        assert any(r["improved"] and r["size"] > s0 for r in log)
+
+
+def test_session_budget_is_log_kn_times_two_to_the_level():
+    assert VNS.session_budget(20, 10_000, 5) == pytest.approx(math.log(20 * 10_000) * 32)
+    assert VNS.session_budget(1, 1, 3) == 1.0  # never below one iteration
+    model = VNS(batch_size=200, opti_level=3)
+    model.reset(8, 2, seed=0)
+    assert model.budget is None
+    next(stream(model, 0, 1, depth=5))
+    assert model.budget == pytest.approx(math.log(8 * 200) * 8)
+
+
+def test_same_seed_same_weights_other_seed_other_path():
+    def path(seed):
+        model = VNS(batch_size=200, opti_level=1, tolerance=2)
+        model.reset(8, 2, seed=seed)
+        return [(m.weights, m.iterate) for m in stream(model, 5, 60)]
+
+    first, again, other = path(1), path(1), path(2)
+    for (w1, i1), (w2, i2) in zip(first, again):
+        np.testing.assert_array_equal(w1, w2)
+        np.testing.assert_array_equal(i1, i2)
+    assert any(not np.array_equal(i1, i2) for (_, i1), (_, i2) in zip(first, other))
+
+
+def test_clone_is_a_fresh_model_that_replays_the_same_path():
+    model = VNS(batch_size=200, opti_level=1, tolerance=2)
+    model.reset(8, 2, seed=3)
+    clone = model.clone()
+    clone.reset(8, 2, seed=3)
+    for a, b in zip(stream(model, 9, 30), stream(clone, 9, 30)):
+        np.testing.assert_array_equal(a.weights, b.weights)
+    assert "VNS" in repr(model) and "opti_level=1" in repr(model)
+
+
+@pytest.mark.parametrize("seed, n_classes", [(0, 2), (1, 3)])
+def test_drops_irrelevant_variables_and_beats_plain_nb(seed, n_classes):
+    model = VNS()
+    model.reset(20, n_classes, seed=seed)
+    rng = np.random.default_rng(seed)
+    window = []
+    for _ in range(60):
+        batch = make_rows(rng, 1000, n_classes=n_classes)
+        window = (window + [batch])[-10:]
+        model.learn(batch, concat(window), context_for(20))
+    w = model.weights
+    assert np.all(w[5:] < 0.05), w
+    assert np.all(w[:5] > 0.8), w
+    test = make_rows(rng, 5000, n_classes=n_classes)
+    nll = negative_log_likelihood(w, test.log_lik, test.y, test.log_prior)
+    assert nll < 0.5 * negative_log_likelihood(np.ones(20), test.log_lik, test.y, test.log_prior)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.integers(2, 3))
+def test_kept_criterion_never_increases_on_a_fixed_batch(seed, multi_start, n_classes):
+    rng = np.random.default_rng(seed)
+    data = make_rows(rng, 150, n_informative=3, n_noise=3, n_classes=n_classes)
+    model = VNS(batch_size=150, opti_level=0, tolerance=2, multi_start=multi_start)
+    model.reset(6, n_classes, seed=seed)
+    context = context_for(6)
+    previous = np.inf
+    for _ in range(50):
+        model.learn(data, data, context)
+        model._check()
+        value = criterion(model.weights, data, context.prior_costs, Regularizer("r2"))
+        assert value <= previous + 1e-9
+        previous = value
+    assert model.n_sessions > 1  # the endless stream restarts sessions
+
+
+def test_parameter_validation():
+    for params, name in [
+        ({"opti_level": -1}, "opti_level"),
+        ({"neighbourhood": 0.0}, "neighbourhood"),
+        ({"neighbourhood": 1.5}, "neighbourhood"),
+        ({"batch_size": 0}, "batch_size"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            VNS(**params)
+
+
+def test_resize_keeps_the_weights():
+    model = VNS(batch_size=200, opti_level=1)
+    model.reset(8, 2, seed=0)
+    for _ in stream(model, 4, 20):
+        pass
+    weights = model.weights
+    model.resize(10, 2)
+    model._check()
+    np.testing.assert_array_equal(model.weights[:8], weights)
+    assert model.weights.shape == (10,)

@@ -1,0 +1,549 @@
+"""Prequential (test-then-train) evaluation: the loop, the metrics and the models it compares.
+
+One pass over a stream: for every example each model first predicts ``predict_proba_one(x)``, then
+learns ``learn_one(x, y)`` (benchmarks.md, "Quality: prequential"); every model sees the same
+examples in the same order. Per model the loop reports
+
+- accuracy (a model with no prediction yet, ``{}``, counts as wrong);
+- log loss, the mean of −log p(y | x) with p clipped at 1e-15; a class the model has not seen gets
+  the clipped value, and an empty prediction counts as the uniform distribution over the classes
+  known to the evaluator (those given up front, plus every label seen so far, the current one
+  included);
+- macro one-vs-rest AUC (exact, from the stored probabilities: O(n·J) memory, can be turned off);
+- the compression rate 1 − NLL / (n·H(Y)) of algorithms.md §8.5, with Khiops' conventions
+  (true-class probability clipped at 1e-6, 0 when H(Y) = 0, 0 when |rate| < H(Y)/n);
+- the number of variables with non-zero weight (for models with ``weights``), out of the number
+  of variables seen in the stream;
+- examples per second of the predict+learn calls of that model alone, and peak memory (the
+  largest of ``model.memory_usage()``, or River's deep size estimate, sampled along the stream).
+
+These conventions reproduce the peers' figures of ``shared/anchors/peers-prequential.csv``.
+
+>>> from river import datasets, naive_bayes
+>>> evaluation = prequential(datasets.Phishing(), {"gnb": naive_bayes.GaussianNB()},
+...                          classes=[False, True])
+>>> row = evaluation.results[0]
+>>> row.model, row.n, f"{row.accuracy:.4f} {row.log_loss:.4f} {row.macro_auc:.4f}"
+('gnb', 1250, '0.8840 0.5875 0.9368')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import numbers
+import time
+from typing import Any, Callable, Hashable, Iterable, Mapping
+
+import numpy as np
+from river import base
+
+__all__ = [
+    "LOG_LOSS_CLIP",
+    "COMPRESSION_CLIP",
+    "MODEL_NAMES",
+    "SUMMARY_NAMES",
+    "DEFAULT_MODELS",
+    "Evaluation",
+    "Result",
+    "RunningMetrics",
+    "NoOp",
+    "NumericOnly",
+    "binary_auc",
+    "macro_auc",
+    "compression_rate",
+    "class_entropy",
+    "make_model",
+    "memory_of",
+    "prequential",
+]
+
+#: Probabilities below this are raised to it before the log in the log loss (benchmarks.md).
+LOG_LOSS_CLIP = 1e-15
+#: Khiops' floor on the true-class probability in the compression rate (algorithms.md §8.5).
+COMPRESSION_CLIP = 1e-6
+
+
+# ---------------------------------------------------------------------------------------------
+# Pure metric functions
+
+
+def binary_auc(positive: np.ndarray, scores: np.ndarray) -> float:
+    """Area under the ROC curve of ``scores`` for the ``positive`` examples (Mann–Whitney U).
+
+    Ties count one half (mid-ranks). ``positive`` and ``scores`` are ``(n,)`` arrays; returns NaN
+    when one of the two groups is empty. Cost: O(n log n).
+
+    >>> binary_auc(np.array([False, False, True, True]), np.array([0.1, 0.4, 0.35, 0.8]))
+    0.75
+    """
+    positive = np.asarray(positive, dtype=bool)
+    scores = np.asarray(scores, dtype=float)
+    n_pos = int(positive.sum())
+    n_neg = len(positive) - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    order = np.argsort(scores, kind="mergesort")
+    sorted_scores = scores[order]
+    # Mid-ranks (1-based) of tied runs: the average of the first and last rank of each run.
+    starts = np.flatnonzero(np.r_[True, sorted_scores[1:] != sorted_scores[:-1]])
+    ends = np.r_[starts[1:], len(scores)]
+    run_ranks = (starts + 1 + ends) / 2.0
+    ranks = np.empty(len(scores))
+    ranks[order] = np.repeat(run_ranks, ends - starts)
+    u = ranks[positive].sum() - n_pos * (n_pos + 1) / 2.0
+    return float(u / (n_pos * n_neg))
+
+
+def macro_auc(y: np.ndarray, proba: np.ndarray) -> float:
+    """Macro one-vs-rest AUC: the mean over classes of the AUC of column ``j`` for class ``j``.
+
+    ``y`` is ``(n,)`` class indices, ``proba`` is ``(n, J)``. Classes without positive or without
+    negative examples are left out (NaN if none is left). With rows summing to 1 and two classes
+    this equals the binary AUC of either column, as ``sklearn.metrics.roc_auc_score`` computes it.
+
+    >>> macro_auc(np.array([0, 1, 2, 1]),
+    ...           np.array([[.8, .1, .1], [.2, .5, .3], [.1, .3, .6], [.3, .4, .3]]))
+    1.0
+    """
+    y = np.asarray(y)
+    proba = np.asarray(proba, dtype=float).reshape(len(y), -1)
+    values = [binary_auc(y == j, proba[:, j]) for j in range(proba.shape[1])]
+    values = [v for v in values if not math.isnan(v)]
+    return float(np.mean(values)) if values else float("nan")
+
+
+def class_entropy(class_counts: Iterable[float]) -> float:
+    """H(Y) = −Σ_j (N_j/N) log(N_j/N) in nats, from class counts (0 for an empty or pure sample)."""
+    counts = np.asarray(list(class_counts), dtype=float)
+    counts = counts[counts > 0]
+    if counts.size == 0:
+        return 0.0
+    p = counts / counts.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+def compression_rate(nll_total: float, class_counts: Iterable[float]) -> float:
+    """Compression rate 1 − NLL / (N·H(Y)) (algorithms.md §8.5).
+
+    ``nll_total`` is the summed negative log-likelihood of the true classes (nats, probabilities
+    clipped at ``COMPRESSION_CLIP`` by the caller), ``class_counts`` the class counts of the same
+    examples. Following Khiops, the rate is 0 when H(Y) = 0 and is rounded to 0 when
+    |rate| < H(Y)/N. 1 is perfect, 0 is no better than the class prior, negative is worse.
+
+    >>> round(compression_rate(0.5 * 4 * math.log(2), [2, 2]), 6)
+    0.5
+    """
+    counts = np.asarray(list(class_counts), dtype=float)
+    n = counts.sum()
+    h = class_entropy(counts)
+    if n <= 0 or h == 0.0:
+        return 0.0
+    rate = 1.0 - nll_total / (n * h)
+    return 0.0 if abs(rate) < h / n else float(rate)
+
+
+# ---------------------------------------------------------------------------------------------
+# Running metrics of one model
+
+
+class RunningMetrics:
+    """Prequential metrics of one model, updated one prediction at a time.
+
+    Parameters
+    ----------
+    classes
+        Class labels known up front (may be empty); labels met in the stream are added in order
+        of first appearance. They define the uniform distribution used for an empty prediction
+        and the columns of the stored probabilities.
+    keep_proba
+        Store every predicted distribution (``(n, J)`` floats) to compute the exact macro AUC.
+
+    >>> metrics = RunningMetrics(classes=["a", "b"])
+    >>> metrics.update("a", {})                       # no prediction yet: wrong, uniform
+    >>> metrics.update("b", {"a": 0.2, "b": 0.8})
+    >>> metrics.update("c", {"a": 0.5, "b": 0.5})     # a class never seen: clipped at 1e-15
+    >>> round(metrics.accuracy, 4), round(metrics.log_loss, 4)
+    (0.3333, 11.8184)
+    """
+
+    def __init__(self, classes: Iterable[Hashable] = (), keep_proba: bool = True):
+        self.keep_proba = keep_proba
+        self.n = 0
+        self.correct = 0
+        self._nll = 0.0  # Σ −log max(p, 1e-15)
+        self._nll_compression = 0.0  # Σ −log max(p, 1e-6) (algorithms.md §8.5)
+        self._position: dict = {}
+        self._labels: list = []
+        self._class_counts: list[int] = []
+        self._y: list[int] = []
+        self._proba = np.zeros((0, 0))  # (capacity, J) rows of predicted probabilities
+        for c in classes:
+            self._column(c)
+
+    @property
+    def classes(self) -> tuple:
+        return tuple(self._labels)
+
+    def _column(self, label) -> int:
+        j = self._position.get(label)
+        if j is None:
+            j = len(self._labels)
+            self._position[label] = j
+            self._labels.append(label)
+            self._class_counts.append(0)
+            if self.keep_proba:
+                self._proba = np.pad(self._proba, ((0, 0), (0, 1)))
+        return j
+
+    def update(self, y, proba: Mapping) -> None:
+        """Account one prediction ``proba`` (a dict, possibly empty) of the true class ``y``."""
+        jy = self._column(y)
+        self._class_counts[jy] += 1
+        if proba:
+            predicted = max(proba, key=proba.get)
+            p_true = float(proba.get(y, 0.0))
+        else:
+            predicted = None
+            proba = {c: 1.0 / len(self._labels) for c in self._labels}
+            p_true = 1.0 / len(self._labels)
+        self.correct += predicted is not None and predicted == y
+        self._nll -= math.log(max(p_true, LOG_LOSS_CLIP))
+        self._nll_compression -= math.log(max(p_true, COMPRESSION_CLIP))
+        if self.keep_proba:
+            columns = [self._column(c) for c in proba]
+            if self.n == len(self._proba):
+                grown = np.zeros((max(64, 2 * self.n), len(self._labels)))
+                grown[: self.n, : self._proba.shape[1]] = self._proba[: self.n]
+                self._proba = grown
+            self._proba[self.n, columns] = list(proba.values())
+            self._y.append(jy)
+        self.n += 1
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.n if self.n else float("nan")
+
+    @property
+    def log_loss(self) -> float:
+        return self._nll / self.n if self.n else float("nan")
+
+    @property
+    def compression_rate(self) -> float:
+        return compression_rate(self._nll_compression, self._class_counts)
+
+    @property
+    def macro_auc(self) -> float:
+        """Exact macro one-vs-rest AUC of the predictions so far (NaN if not kept). Cost O(n·J log n)."""
+        if not self.keep_proba or self.n == 0:
+            return float("nan")
+        return macro_auc(np.asarray(self._y), self._proba[: self.n])
+
+
+# ---------------------------------------------------------------------------------------------
+# The models the command and the benchmarks compare
+
+
+class NoOp(base.Classifier):
+    """A classifier that does nothing: the ceiling of any River-style loop (benchmarks.md, Speed).
+
+    >>> model = NoOp()
+    >>> model.learn_one({"a": 1.0}, True)
+    >>> model.predict_proba_one({"a": 1.0})
+    {}
+    """
+
+    def learn_one(self, x, y) -> None:
+        return None
+
+    def predict_proba_one(self, x) -> dict:
+        return {}
+
+    def learn_many(self, X, y) -> None:
+        return None
+
+    def predict_proba_many(self, X):
+        import pandas as pd
+
+        return pd.DataFrame(index=X.index)
+
+
+class NumericOnly(base.Wrapper, base.Classifier):
+    """Feed ``classifier`` the numeric values of each example only (for River's GaussianNB).
+
+    River's GaussianNB cannot take a string or a missing value; this wrapper drops categorical,
+    missing (None, NaN) and infinite values, so the peer runs on every stream with the numeric
+    variables it can use.
+
+    >>> from river import naive_bayes
+    >>> model = NumericOnly(naive_bayes.GaussianNB())
+    >>> for a, y in [(1.0, True), (1.4, True), (3.0, False), (3.2, False)]:
+    ...     model.learn_one({"a": a, "colour": "red", "b": None}, y)
+    >>> {y: round(p, 3) for y, p in model.predict_proba_one({"a": 1.2, "colour": "blue"}).items()}
+    {True: 1.0, False: 0.0}
+    """
+
+    def __init__(self, classifier: base.Classifier):
+        self.classifier = classifier
+
+    @property
+    def _wrapped_model(self):
+        return self.classifier
+
+    @staticmethod
+    def _numeric(x: dict) -> dict:
+        return {
+            k: v
+            for k, v in x.items()
+            if isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+        }
+
+    def learn_one(self, x, y) -> None:
+        self.classifier.learn_one(self._numeric(x), y)
+
+    def predict_proba_one(self, x) -> dict:
+        return self.classifier.predict_proba_one(self._numeric(x))
+
+
+#: Model names understood by ``make_model`` (the command's ``--models``).
+MODEL_NAMES = ("nb", "pgdmb", "vns", "graphical", "river-gnb", "river-ht", "noop")
+#: What ``wnb-stream evaluate`` compares by default.
+DEFAULT_MODELS = ("nb", "pgdmb", "vns", "graphical", "river-gnb")
+#: Numeric summaries of level 1 by name (the command's ``--summary``).
+SUMMARY_NAMES = ("gk", "cpid", "gaussian")
+
+_DESCRIPTIONS = {
+    "nb": "plain naive Bayes: WeightedNaiveBayes(optimizer=weights.Uniform())",
+    "pgdmb": "WeightedNaiveBayes(optimizer=weights.PGDMB())",
+    "vns": "WeightedNaiveBayes(optimizer=weights.VNS())",
+    "graphical": "WeightedNaiveBayes(optimizer=weights.Graphical())",
+    "river-gnb": "river.naive_bayes.GaussianNB() on the numeric variables",
+    "river-ht": 'river.tree.HoeffdingTreeClassifier(leaf_prediction="nba")',
+    "noop": "a classifier that does nothing",
+}
+
+
+def describe_model(name: str) -> str:
+    """One line saying what ``make_model(name)`` builds."""
+    return _DESCRIPTIONS[name]
+
+
+def make_model(name: str, summary: str = "gk", seed: int | None = 42) -> base.Classifier:
+    """A fresh model by name: one of ``MODEL_NAMES``; ``summary`` is one of ``SUMMARY_NAMES``.
+
+    Our models are ``WeightedNaiveBayes`` with the chosen numeric summary, exact categorical
+    counts and the named weight optimizer; the peers ignore ``summary``.
+
+    >>> make_model("river-ht")
+    HoeffdingTreeClassifier (
+      ...
+      leaf_prediction="nba"
+      ...
+    )
+    """
+    if name not in MODEL_NAMES:
+        raise ValueError(f"unknown model {name!r}; known models: {', '.join(MODEL_NAMES)}")
+    if summary not in SUMMARY_NAMES:
+        raise ValueError(f"unknown summary {summary!r}; known summaries: {', '.join(SUMMARY_NAMES)}")
+    if name == "noop":
+        return NoOp()
+    if name == "river-gnb":
+        from river import naive_bayes
+
+        return NumericOnly(naive_bayes.GaussianNB())
+    if name == "river-ht":
+        from river import tree
+
+        return tree.HoeffdingTreeClassifier(leaf_prediction="nba")
+
+    # Imported here so the peers and the loop work without the classifier's import cost.
+    from wnb_stream import WeightedNaiveBayes, summaries, weights
+
+    numeric = {"gk": summaries.GKClass, "cpid": summaries.CPiD, "gaussian": summaries.Gaussian}[summary]
+    optimizer = {
+        "nb": weights.Uniform,
+        "pgdmb": weights.PGDMB,
+        "vns": weights.VNS,
+        "graphical": weights.Graphical,
+    }[name]
+    return WeightedNaiveBayes(
+        numeric=numeric(), categorical=summaries.Categorical(), optimizer=optimizer(), seed=seed
+    )
+
+
+def memory_of(model: base.Base) -> int:
+    """Bytes held by ``model``: its ``memory_usage()`` if it has one, else River's deep estimate."""
+    usage = getattr(model, "memory_usage", None)
+    if callable(usage):
+        return int(usage())
+    return int(model._raw_memory_usage)
+
+
+def selected_variables(model: base.Base) -> int | None:
+    """Number of variables with a non-zero weight, or None for a model without ``weights``."""
+    if isinstance(model, base.Wrapper):
+        model = model._wrapped_model
+    weights = getattr(model, "weights", None)
+    if not isinstance(weights, Mapping):
+        return None
+    return sum(1 for w in weights.values() if np.any(np.asarray(w) != 0))
+
+
+# ---------------------------------------------------------------------------------------------
+# The loop
+
+
+@dataclasses.dataclass(slots=True)
+class Result:
+    """Final figures of one model on one stream (one row of the comparison table)."""
+
+    model: str
+    n: int
+    accuracy: float
+    log_loss: float
+    macro_auc: float
+    compression_rate: float
+    selected: int | None
+    n_features: int
+    seconds: float
+    examples_per_second: float
+    peak_memory: int
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class Evaluation:
+    """What ``prequential`` returns: the final rows and the learning curves.
+
+    ``curves[name]`` has the lists ``n``, ``accuracy`` and ``log_loss`` (cumulative prequential
+    values at each checkpoint); ``metrics[name]`` are the running metrics, ``seconds[name]`` the
+    time spent in the model's calls, ``features`` the variables met in the stream.
+    """
+
+    models: dict
+    metrics: dict
+    seconds: dict
+    peak_memory: dict
+    curves: dict
+    features: set
+    n: int = 0
+    results: list = dataclasses.field(default_factory=list)
+
+    def finish(self) -> None:
+        """Compute the final rows (``results``) from the running state."""
+        self.results = []
+        for name, model in self.models.items():
+            metrics = self.metrics[name]
+            seconds = self.seconds[name]
+            self.results.append(
+                Result(
+                    model=name,
+                    n=metrics.n,
+                    accuracy=metrics.accuracy,
+                    log_loss=metrics.log_loss,
+                    macro_auc=metrics.macro_auc,
+                    compression_rate=metrics.compression_rate,
+                    selected=selected_variables(model),
+                    n_features=len(self.features),
+                    seconds=seconds,
+                    examples_per_second=metrics.n / seconds if seconds > 0 else float("inf"),
+                    peak_memory=self.peak_memory[name],
+                )
+            )
+
+
+def prequential(
+    stream: Iterable[tuple[dict, Any]],
+    models: Mapping[str, base.Classifier],
+    *,
+    n: int | None = None,
+    classes: Iterable[Hashable] = (),
+    auc: bool = True,
+    checkpoints: int = 100,
+    checkpoint_every: int | None = None,
+    memory_samples: int = 20,
+    on_progress: Callable[[Evaluation], None] | None = None,
+    progress_every: int = 200,
+) -> Evaluation:
+    """Evaluate ``models`` test-then-train on one pass of ``stream`` (at most ``n`` examples).
+
+    Parameters
+    ----------
+    stream
+        Iterable of ``(x, y)`` with ``x`` a dict.
+    models
+        ``{name: classifier}``; every model sees every example, predicting before learning.
+    n
+        Stop after ``n`` examples (None: the whole stream).
+    classes
+        Class labels known up front (used for an empty prediction; see the module docstring).
+    auc
+        Keep the predicted distributions to compute the exact macro AUC (O(n·J) memory).
+    checkpoints, checkpoint_every
+        Learning-curve points: every ``checkpoint_every`` examples, by default ``n // checkpoints``
+        when ``n`` is given and 1,000 otherwise.
+    memory_samples
+        Memory is measured about every ``memory_samples``-th of the curve points and at the end;
+        the peak of those samples is reported (its cost is not counted in the throughput).
+    on_progress, progress_every
+        ``on_progress(evaluation)`` is called every ``progress_every`` examples and at the end.
+
+    Cost per example: one ``predict_proba_one`` and one ``learn_one`` per model, plus O(J) here.
+    """
+    models = dict(models)
+    if not models:
+        raise ValueError("models must name at least one model")
+    classes = list(classes)
+    if checkpoint_every is None:
+        checkpoint_every = max(1, n // checkpoints) if n else 1000
+    memory_every = checkpoint_every * max(1, checkpoints // max(1, memory_samples))
+    evaluation = Evaluation(
+        models=models,
+        metrics={name: RunningMetrics(classes, keep_proba=auc) for name in models},
+        seconds={name: 0.0 for name in models},
+        peak_memory={name: 0 for name in models},
+        curves={name: {"n": [], "accuracy": [], "log_loss": []} for name in models},
+        features=set(),
+    )
+    clock = time.perf_counter
+    if n is not None:
+        stream = itertools.islice(stream, n)
+    for x, y in stream:
+        evaluation.features.update(x)
+        for name, model in models.items():
+            start = clock()
+            proba = model.predict_proba_one(x)
+            model.learn_one(x, y)
+            evaluation.seconds[name] += clock() - start
+            evaluation.metrics[name].update(y, proba)
+        evaluation.n += 1
+        count = evaluation.n
+        if count % checkpoint_every == 0:
+            _record_curves(evaluation)
+            if count % memory_every == 0:
+                _record_memory(evaluation)
+        if on_progress is not None and count % progress_every == 0:
+            on_progress(evaluation)
+    if evaluation.n and evaluation.n % checkpoint_every:
+        _record_curves(evaluation)
+    _record_memory(evaluation)
+    evaluation.finish()
+    if on_progress is not None:
+        on_progress(evaluation)
+    return evaluation
+
+
+def _record_curves(evaluation: Evaluation) -> None:
+    for name, metrics in evaluation.metrics.items():
+        curve = evaluation.curves[name]
+        curve["n"].append(metrics.n)
+        curve["accuracy"].append(metrics.accuracy)
+        curve["log_loss"].append(metrics.log_loss)
+
+
+def _record_memory(evaluation: Evaluation) -> None:
+    for name, model in evaluation.models.items():
+        evaluation.peak_memory[name] = max(evaluation.peak_memory[name], memory_of(model))

@@ -1,0 +1,179 @@
+"""The sliding history buffer: the last N raw rows, and their encoding by the current level 2.
+
+Design note. The weight learners judge their criterion on the N most recent examples
+(algorithms.md §9.2). Level 2 is rebuilt on a schedule, and every rebuild changes
+ℓ_kj(x) = log p(x_k | C_j), so the buffer keeps the *raw* values (pitfall 11) and re-encodes a
+variable's column whenever that variable's partition changes. Between rebuilds the encoded tensor
+``log_lik`` is kept up to date row by row, so a learner step never re-encodes anything.
+
+Storage is columnar and preallocated (a ring of ``capacity`` rows):
+
+- ``numeric``: ``(capacity, n_numeric)`` floats, NaN for missing;
+- ``categorical``: ``(capacity, n_categorical)`` objects, None for missing;
+- ``present``: ``(capacity, K)`` bool, False where the feature was absent from the row;
+- ``log_lik``: ``(capacity, K, J)`` encoded rows (zeros where absent);
+- ``y``: ``(capacity,)`` class indices; ``sample_weight``: ``(capacity,)``.
+
+Column axes grow by doubling when variables or classes appear, so memory is bounded by
+capacity × (number of variables) × (number of classes), never by the stream length.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["History"]
+
+
+def _grow(array: np.ndarray, axis: int, size: int, fill) -> np.ndarray:
+    """``array`` padded along ``axis`` to at least ``size`` (capacity doubled), new cells = ``fill``."""
+    if array.shape[axis] >= size:
+        return array
+    new_size = max(size, 2 * array.shape[axis], 4)
+    shape = list(array.shape)
+    shape[axis] = new_size
+    out = np.full(shape, fill, dtype=array.dtype)
+    index = [slice(None)] * array.ndim
+    index[axis] = slice(0, array.shape[axis])
+    out[tuple(index)] = array
+    return out
+
+
+class History:
+    """Ring buffer of the last ``capacity`` rows (raw values and encoded log-likelihoods).
+
+    Parameters
+    ----------
+    capacity
+        The history depth N.
+
+    Examples
+    --------
+    >>> h = History(capacity=3)
+    >>> h.resize(n_variables=1, n_classes=2, n_numeric=1, n_categorical=0)
+    >>> for i in range(5):
+    ...     h.push(numeric=([0], [float(i)]), categorical=([], []), present=[0],
+    ...            log_lik_row=np.zeros((1, 2)), y=i % 2, sample_weight=1.0)
+    >>> len(h), sorted(h.numeric[h.order(), 0].tolist())
+    (3, [2.0, 3.0, 4.0])
+    """
+
+    def __init__(self, capacity: int):
+        self.capacity = int(capacity)
+        self.size = 0
+        self.cursor = 0  # next row to write
+        self.n_variables = 0
+        self.n_classes = 0
+        self.numeric = np.full((self.capacity, 0), np.nan)
+        self.categorical = np.full((self.capacity, 0), None, dtype=object)
+        self.present = np.zeros((self.capacity, 0), dtype=bool)
+        self.log_lik = np.zeros((self.capacity, 0, 0))
+        self.y = np.zeros(self.capacity, dtype=np.intp)
+        self.sample_weight = np.zeros(self.capacity)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def resize(self, n_variables: int, n_classes: int, n_numeric: int, n_categorical: int) -> None:
+        """Make room for at least these many variables, classes and raw columns."""
+        self.numeric = _grow(self.numeric, 1, n_numeric, np.nan)
+        self.categorical = _grow(self.categorical, 1, n_categorical, None)
+        self.present = _grow(self.present, 1, n_variables, False)
+        self.log_lik = _grow(self.log_lik, 1, n_variables, 0.0)
+        self.log_lik = _grow(self.log_lik, 2, n_classes, 0.0)
+        self.n_variables = max(self.n_variables, n_variables)
+        self.n_classes = max(self.n_classes, n_classes)
+
+    def push(self, numeric, categorical, present, log_lik_row, y: int, sample_weight: float) -> None:
+        """Append one row, overwriting the oldest when full.
+
+        ``numeric`` and ``categorical`` are pairs (column indices, values); ``present`` lists the
+        variable indices present in the row; ``log_lik_row`` is ``(K, J)``.
+        """
+        i = self.cursor
+        self.numeric[i] = np.nan
+        self.categorical[i] = None
+        self.present[i] = False
+        if numeric[0]:
+            self.numeric[i, numeric[0]] = numeric[1]
+        if categorical[0]:
+            self.categorical[i, categorical[0]] = categorical[1]
+        self.present[i, present] = True
+        k, j = log_lik_row.shape
+        self.log_lik[i] = 0.0
+        self.log_lik[i, :k, :j] = log_lik_row
+        self.y[i] = y
+        self.sample_weight[i] = sample_weight
+        self.cursor = (i + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+
+    def push_many(self, numeric, categorical, present, log_lik, y, sample_weight) -> None:
+        """Append ``m`` rows at once (same layout as ``push``, with a leading row axis).
+
+        ``numeric`` is ``(columns, (m, c) values)``, ``categorical`` likewise, ``present`` is an
+        ``(m, K)`` bool array and ``log_lik`` ``(m, K, J)``. Only the last ``capacity`` rows are kept.
+        """
+        m = len(y)
+        if m == 0:
+            return
+        if m > self.capacity:
+            skip = m - self.capacity
+            self.cursor = (self.cursor + skip) % self.capacity
+            self.size = min(self.size + skip, self.capacity)
+            numeric = (numeric[0], numeric[1][skip:])
+            categorical = (categorical[0], categorical[1][skip:])
+            present, log_lik, y, sample_weight = present[skip:], log_lik[skip:], y[skip:], sample_weight[skip:]
+            m = self.capacity
+        rows = (self.cursor + np.arange(m)) % self.capacity
+        self.numeric[rows] = np.nan
+        self.categorical[rows] = None
+        self.present[rows] = False
+        if numeric[0]:
+            self.numeric[np.ix_(rows, numeric[0])] = numeric[1]
+        if categorical[0]:
+            self.categorical[np.ix_(rows, categorical[0])] = categorical[1]
+        k = present.shape[1]
+        self.present[rows, :k] = present
+        self.log_lik[rows] = 0.0
+        self.log_lik[rows, : log_lik.shape[1], : log_lik.shape[2]] = log_lik
+        self.y[rows] = y
+        self.sample_weight[rows] = sample_weight
+        self.cursor = (self.cursor + m) % self.capacity
+        self.size = min(self.size + m, self.capacity)
+
+    def order(self) -> np.ndarray:
+        """Row indices from the oldest to the most recent, ``(size,)``."""
+        start = (self.cursor - self.size) % self.capacity
+        return (start + np.arange(self.size)) % self.capacity
+
+    def recent(self, m: int) -> np.ndarray:
+        """Row indices of the ``m`` most recent rows, oldest first."""
+        m = min(m, self.size)
+        return (self.cursor - m + np.arange(m)) % self.capacity
+
+    def filled(self) -> np.ndarray | slice:
+        """Index of the rows in use (order does not matter for a sum over rows)."""
+        return slice(0, self.size)
+
+    def reencode(self, variable_index: int, column: np.ndarray, encode) -> None:
+        """Recompute the encoded column of one variable: ``encode(values) -> (n, J)``.
+
+        ``column`` holds the variable's raw values over the whole ring (``(capacity,)``).
+        """
+        rows = self.filled()
+        present = self.present[rows, variable_index]
+        ll = np.zeros((self.size, self.log_lik.shape[2]))
+        if present.any():
+            encoded = encode(column[rows][present])
+            ll[present, : encoded.shape[1]] = encoded
+        self.log_lik[rows, variable_index, :] = ll
+
+    def memory_usage(self) -> int:
+        return int(
+            self.numeric.nbytes
+            + self.categorical.nbytes
+            + self.present.nbytes
+            + self.log_lik.nbytes
+            + self.y.nbytes
+            + self.sample_weight.nbytes
+        )

@@ -1,0 +1,67 @@
+"""Helpers shared by discretization and grouping: option checks, Level, B(X)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .costs import data_costs
+from .partition import COST_TOLERANCE
+
+METHODS = ("auto", "exact", "greedy", "null")
+
+#: Level below which a variable counts as uninformative (Khiops ``ComputeLevel``, spec §5.4).
+LEVEL_TOLERANCE = 1e-6
+
+# Criteria whose cost starts with log 2 for the choice null / informative model (Khiops forms);
+# that bit is common to every model of the variable, so it is no part of B(X).
+_KHIOPS_FORMS = ("bins", "khiops")
+
+
+def check_options(criterion: str, criteria: tuple, method: str, selection_cost) -> None:
+    """Validate the keyword options of ``discretize`` / ``group`` (ValueError naming the option)."""
+    if criterion not in criteria:
+        raise ValueError(f"criterion must be one of {criteria}, got {criterion!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if (
+        isinstance(selection_cost, bool)
+        or not isinstance(selection_cost, numbers.Real)
+        or not math.isfinite(selection_cost)
+        or selection_cost < 0
+    ):
+        raise ValueError(f"selection_cost must be a finite number >= 0, got {selection_cost!r}")
+
+
+def observed_columns(counts: np.ndarray) -> np.ndarray:
+    """Indices of the class columns with a positive total: J in the costs counts these only."""
+    return np.flatnonzero(np.asarray(counts).sum(axis=0) > 0)
+
+
+def is_informative(cost: float, null_cost: float) -> bool:
+    """True when a model beats the null model by more than the tolerances of spec Appendix A / §5.4."""
+    return cost < null_cost - COST_TOLERANCE and 1.0 - cost / null_cost >= LEVEL_TOLERANCE
+
+
+def level(cost: float, null_cost: float, n_parts: int) -> float:
+    """Level = 1 − c(M*)/c(M0), 0 for the null model or a level below 1e-6 (spec §5.4)."""
+    if n_parts <= 1 or null_cost <= 0:
+        return 0.0
+    value = 1.0 - cost / null_cost
+    return value if value >= LEVEL_TOLERANCE else 0.0
+
+
+def prior_cost(part_counts: np.ndarray, cost: float, criterion: str) -> float:
+    """B(X) = (construction − null construction) + preparation = c(M) − data − null construction.
+
+    Spec §5.4 (Khiops ``ComputeSelectionModelAttributeCost``): data = Σ_i (log N_i! − Σ_j log N_ij!);
+    the null construction cost is log 2 for the Khiops forms of the criterion and 0 for the paper
+    forms, whose priors have no null/informative bit. For an informative model this is
+    c_sel + preparation cost; for the null model, log C(N + J − 1, J − 1) (+ log N or log V for the
+    paper forms).
+    """
+    null_construction = math.log(2.0) if criterion in _KHIOPS_FORMS else 0.0
+    value = cost - float(data_costs(part_counts).sum()) - null_construction
+    return max(value, 0.0)

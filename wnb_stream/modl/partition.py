@@ -1,0 +1,334 @@
+"""The values level 2 hands on: a partition of a variable with its class counts and lookups.
+
+``Intervals`` (numeric variables) and ``Groups`` (categorical variables) are frozen values. Both
+carry the part × class counts, the MODL costs (``cost``, ``null_cost``, ``level``, ``prior_cost``)
+and the conditional log-probabilities ``log_prob[i, j] = log p(part i | C_j)`` of the Khiops
+estimator (spec §7), and map raw values to parts:
+
+- ``part_index(values) -> (n,) int array`` (−1 for a missing value when the table had none);
+- ``log_likelihood(values) -> (n, J)`` rows of ``log_prob`` (a zero row for index −1, so the
+  variable drops out of that prediction);
+- ``log_likelihood_one(x) -> (J,)``: the same for one value, without array overhead.
+
+Design note — the lookup table. ``log_prob`` is stored with one extra row of zeros appended, so
+``table[part_index]`` answers index −1 (missing value, table without missing values) by NumPy's
+negative indexing with no branch; the scalar path keeps the rows as a tuple of read-only arrays
+and the interval bounds as a Python list for ``bisect``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+
+import numpy as np
+
+__all__ = ["Intervals", "Groups", "STAR", "MISSING", "log_probabilities"]
+
+# Tolerance of the MODL cost comparisons (Khiops ``dEpsilon``, spec Appendix A).
+COST_TOLERANCE = 1e-6
+
+
+class _Marker:
+    """A named singleton standing for a pseudo-value in ``Groups.groups`` (the star, the missing)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name.lower()}>"
+
+    def __reduce__(self):
+        # Pickle by reference to the module-level name, so the singletons stay unique.
+        return self.name
+
+
+#: Stands for every value not kept by the level-1 summary (spec §4.3, §6.3).
+STAR = _Marker("STAR")
+#: Stands for the missing value (None or NaN) of a categorical variable (spec §7).
+MISSING = _Marker("MISSING")
+
+
+def log_probabilities(counts: np.ndarray) -> np.ndarray:
+    """Khiops estimator of log p(part i | C_j) from ``(I, J)`` part × class counts (spec §7).
+
+    p(i | C_j) = (N_ij + ε) / (N_j + I·ε), ε = 1/(N + 1), N the total count. Never 0, so the
+    logs are finite; a class with N_j = 0 gets 1/I in every part. Returns an ``(I, J)`` array.
+
+    >>> np.round(np.exp(log_probabilities(np.array([[3.0, 0.0], [1.0, 0.0]]))), 4).tolist()
+    [[0.7273, 0.5], [0.2727, 0.5]]
+    """
+    counts = np.asarray(counts, dtype=float)
+    n_parts = counts.shape[0]
+    epsilon = 1.0 / (counts.sum() + 1.0)
+    return np.log(counts + epsilon) - np.log(counts.sum(axis=0) + n_parts * epsilon)
+
+
+def _frozen(array, dtype=float) -> np.ndarray:
+    array = np.array(array, dtype=dtype, copy=True)
+    array.setflags(write=False)
+    return array
+
+
+class _Lookup:
+    """Shared part of ``Intervals`` and ``Groups``: costs, estimator and likelihood lookups."""
+
+    def _init_lookup(self):
+        counts = _frozen(self.counts)
+        object.__setattr__(self, "counts", counts)
+        object.__setattr__(self, "classes", tuple(self.classes))
+        log_prob = _frozen(log_probabilities(counts))
+        object.__setattr__(self, "log_prob", log_prob)
+        # (I + 1, J): the last row answers part index −1 with log-likelihood 0 (spec §7, missing).
+        table = _frozen(np.vstack([log_prob, np.zeros((1, counts.shape[1]))]))
+        object.__setattr__(self, "_table", table)
+        object.__setattr__(self, "_rows", tuple(table[i] for i in range(table.shape[0])))
+
+    @property
+    def n_parts(self) -> int:
+        """Number of parts I."""
+        return self.counts.shape[0]
+
+    @property
+    def n(self) -> float:
+        """Total count of the table the partition was built on (missing values included)."""
+        return float(self.counts.sum())
+
+    @property
+    def informative(self) -> bool:
+        """True when the MODL model beats the null model (``level > 0``)."""
+        return self.level > 0.0
+
+    def log_likelihood(self, values) -> np.ndarray:
+        """``(n, J)`` array of log p(x | C_j) for each value (zeros where ``part_index`` is −1).
+
+        Cost: O(n log I) for intervals, O(n) dictionary look-ups for groups.
+        """
+        return self._table[self.part_index(values)]
+
+    def _check_lookup(self):
+        n_parts, n_classes = self.counts.shape
+        assert n_parts >= 1 and n_classes == len(self.classes)
+        assert np.all(np.isfinite(self.counts)) and np.all(self.counts >= 0)
+        assert self.log_prob.shape == (n_parts, n_classes) and np.all(np.isfinite(self.log_prob))
+        # Each class column of p(i | C_j) is a distribution over the parts.
+        assert np.allclose(np.exp(self.log_prob).sum(axis=0), 1.0)
+        assert 0.0 <= self.level < 1.0
+        assert self.cost <= self.null_cost + COST_TOLERANCE
+        assert (self.level == 0.0) or n_parts > 1
+        assert -1 <= self.missing_part < n_parts
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Intervals(_Lookup):
+    """A MODL discretization of a numeric variable: intervals with class counts.
+
+    Numeric interval ``k`` covers ``(upper_bounds[k − 1], upper_bounds[k]]`` (right-closed, the first
+    starts at −∞ and the last extends to +∞, spec §1.7). When the table had missing values they form
+    a bin placed before the first bin (spec §7): either merged with the first interval (then
+    ``missing_part == 0`` and part ``k`` is interval ``k``) or isolated in part 0 (then part
+    ``k + 1`` is interval ``k``). ``missing_part`` is −1 when the table had no missing value.
+
+    Attributes
+    ----------
+    classes
+        Class labels, one per column of ``counts``.
+    upper_bounds
+        ``(n_intervals,)`` right boundaries of the numeric intervals (the last is informative only).
+    counts
+        ``(n_parts, n_classes)`` part × class counts, missing values included.
+    missing_part
+        Part holding missing values (None, NaN, ±inf), or −1.
+    cost, null_cost
+        MODL cost c(M*) of this partition and c(M0) of the one-part model (nats).
+    level
+        1 − c(M*)/c(M0), or 0 for an uninformative variable (spec §5.4).
+    prior_cost
+        B(X) = selection cost + preparation cost (spec §5.4).
+    criterion, method
+        The criterion used and the search that produced the partition.
+    log_prob
+        ``(n_parts, n_classes)`` log p(part i | C_j) by the estimator of spec §7 (derived).
+
+    Examples
+    --------
+    >>> from wnb_stream.summaries import Bins
+    >>> from wnb_stream import modl
+    >>> table = Bins(upper_bounds=[1.0, 2.0, 3.0, 4.0], counts=[[10, 0], [8, 2], [1, 9], [0, 10]],
+    ...              classes=("a", "b"), missing=[0, 0])
+    >>> intervals = modl.discretize(table)
+    >>> intervals.upper_bounds.tolist(), round(intervals.level, 6)
+    ([2.0, 4.0], 0.444795)
+    >>> intervals.part_index(np.array([0.5, 2.0, 2.5, 99.0, np.nan])).tolist()
+    [0, 0, 1, 1, -1]
+    >>> np.round(intervals.log_likelihood_one(1.5), 4).tolist()
+    [-0.0553, -2.3416]
+    """
+
+    classes: tuple
+    upper_bounds: np.ndarray
+    counts: np.ndarray
+    missing_part: int
+    cost: float
+    null_cost: float
+    level: float
+    prior_cost: float
+    criterion: str = "bins"
+    method: str = "null"
+    log_prob: np.ndarray = dataclasses.field(init=False, repr=False)
+    _table: np.ndarray = dataclasses.field(init=False, repr=False)
+    _rows: tuple = dataclasses.field(init=False, repr=False)
+    _cuts: list = dataclasses.field(init=False, repr=False)
+    _offset: int = dataclasses.field(init=False, repr=False)
+
+    def __post_init__(self):
+        self._init_lookup()
+        upper_bounds = _frozen(np.asarray(self.upper_bounds, dtype=float).reshape(-1))
+        object.__setattr__(self, "upper_bounds", upper_bounds)
+        object.__setattr__(self, "missing_part", int(self.missing_part))
+        for name in ("cost", "null_cost", "level", "prior_cost"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+        object.__setattr__(self, "_cuts", [float(v) for v in upper_bounds[:-1]])
+        object.__setattr__(self, "_offset", self.n_parts - len(upper_bounds))
+
+    @property
+    def n_intervals(self) -> int:
+        """Number of numeric intervals (``n_parts`` minus one when missing values are isolated)."""
+        return len(self.upper_bounds)
+
+    def part_index(self, values) -> np.ndarray:
+        """``(n,)`` part index of each value of a 1-D array (None/NaN/±inf are missing).
+
+        Right-closed intervals: x ≤ boundary goes left. Missing values go to ``missing_part``
+        (−1 if the table had none). Cost: O(n log I).
+        """
+        values = np.asarray(values, dtype=float).reshape(-1)
+        index = np.searchsorted(self._cuts, values, side="left") + self._offset
+        missing = ~np.isfinite(values)
+        if missing.any():
+            index[missing] = self.missing_part
+        return index
+
+    def log_likelihood_one(self, x) -> np.ndarray:
+        """``(J,)`` log p(x | C_j) for one value (read-only array; zeros if skipped). Cost O(log I)."""
+        if x is None:
+            return self._rows[self.missing_part]
+        x = float(x)
+        if x - x != 0.0:  # NaN or ±inf: missing
+            return self._rows[self.missing_part]
+        return self._rows[bisect.bisect_left(self._cuts, x) + self._offset]
+
+    def _check(self):
+        """Assert every invariant of the value."""
+        self._check_lookup()
+        assert self.n_intervals >= 1
+        assert self._offset in (0, 1)
+        assert self._offset == 0 or self.missing_part == 0
+        assert np.all(np.diff(self.upper_bounds) > 0)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Groups(_Lookup):
+    """A MODL value grouping of a categorical variable: groups of values with class counts.
+
+    Attributes
+    ----------
+    classes
+        Class labels, one per column of ``counts``.
+    groups
+        One tuple of values per part; the pseudo-values ``STAR`` (every value the summary did not
+        keep, and values never seen) and ``MISSING`` appear in the group that holds them.
+    counts
+        ``(n_parts, n_classes)`` part × class counts.
+    star_part
+        Group of unseen values (spec §6.3).
+    missing_part
+        Group of missing values (None, NaN), or −1 when the table had none.
+    garbage_part
+        Group coded as the garbage group (spec §6.1b), or −1.
+    cost, null_cost, level, prior_cost, criterion, method, log_prob
+        As in ``Intervals``.
+
+    Examples
+    --------
+    >>> from wnb_stream.summaries import Categories
+    >>> from wnb_stream import modl
+    >>> table = Categories(values=("A", "B", "C", "D", "E"),
+    ...                    counts=[[10, 0], [9, 1], [1, 9], [0, 10], [5, 5]],
+    ...                    classes=(0, 1), missing=[0, 0], star=[0, 0])
+    >>> groups = modl.group(table)
+    >>> groups.groups, round(groups.level, 6)
+    ((('A', 'B'), ('C', 'D'), ('E', <star>)), 0.306792)
+    >>> groups.part_index(np.array(["D", "Z", None], dtype=object)).tolist()
+    [1, 2, -1]
+    """
+
+    classes: tuple
+    groups: tuple
+    counts: np.ndarray
+    star_part: int
+    missing_part: int
+    garbage_part: int
+    cost: float
+    null_cost: float
+    level: float
+    prior_cost: float
+    criterion: str = "khiops"
+    method: str = "null"
+    log_prob: np.ndarray = dataclasses.field(init=False, repr=False)
+    _table: np.ndarray = dataclasses.field(init=False, repr=False)
+    _rows: tuple = dataclasses.field(init=False, repr=False)
+    _index: dict = dataclasses.field(init=False, repr=False)
+
+    def __post_init__(self):
+        self._init_lookup()
+        object.__setattr__(self, "groups", tuple(tuple(g) for g in self.groups))
+        for name in ("star_part", "missing_part", "garbage_part"):
+            object.__setattr__(self, name, int(getattr(self, name)))
+        for name in ("cost", "null_cost", "level", "prior_cost"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+        index = {}
+        for part, members in enumerate(self.groups):
+            for value in members:
+                if value is not STAR and value is not MISSING:
+                    index[value] = part
+        # None is the usual missing value: answer it by the dictionary too.
+        index[None] = self.missing_part
+        object.__setattr__(self, "_index", index)
+
+    def part_index(self, values) -> np.ndarray:
+        """``(n,)`` group index of each value of a 1-D array.
+
+        Unseen values go to ``star_part``; None and NaN to ``missing_part`` (−1 if the table had no
+        missing value). Cost: O(n) dictionary look-ups.
+        """
+        values = np.asarray(values, dtype=object).reshape(-1)
+        get, star, missing = self._index.get, self.star_part, self.missing_part
+        # ``v == v`` is False only for NaN: the missing float.
+        return np.fromiter(
+            (get(v, star) if v == v else missing for v in values.tolist()), dtype=np.intp, count=len(values)
+        )
+
+    def log_likelihood_one(self, x) -> np.ndarray:
+        """``(J,)`` log p(x | C_j) for one value (read-only array; zeros if skipped). Cost O(1)."""
+        try:
+            part = self._index.get(x, self.star_part)
+        except TypeError:  # an unhashable value was never seen
+            part = self.star_part
+        if part == self.star_part and x != x:  # NaN: the missing float
+            part = self.missing_part
+        return self._rows[part]
+
+    def _check(self):
+        """Assert every invariant of the value."""
+        self._check_lookup()
+        assert len(self.groups) == self.n_parts
+        assert 0 <= self.star_part < self.n_parts
+        assert -1 <= self.garbage_part < self.n_parts
+        assert any(v is STAR for v in self.groups[self.star_part])
+        if self.missing_part >= 0:
+            assert any(v is MISSING for v in self.groups[self.missing_part])
+        seen = [v for g in self.groups for v in g if v is not STAR and v is not MISSING]
+        assert len(seen) == len(set(seen))

@@ -1,0 +1,443 @@
+"""Class counts of a categorical variable: exact while values are few, a sketch beyond.
+
+Design note. In *exact* mode the summary is a dict ``value → [count per class]`` (rows padded
+lazily when a class appears), which is what MODL grouping wants (algorithms.md §4.1). When a
+value would make more than ``max_values`` distinct values, the summary switches once and for all
+to *sketch* mode (§4.2–4.3): a count-min sketch with per-class counters holds every value's
+class counts approximately, SpaceSaving keeps the ``top_k`` heaviest values (seeded with the
+``top_k`` largest exact counts at the switch), and every other value is folded into the *star*
+value. Memory is then bounded by ``8·depth·width·J`` bytes plus ``top_k`` slots, whatever the
+number of distinct values.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+
+import numpy as np
+
+from .base import Categories, ClassIndex, Summary, as_weights, is_missing
+from .gaussian import encode_labels, fast_weight, label_array
+from .sketch import CountMinSketch, SpaceSaving, check_seed
+
+__all__ = ["Categorical"]
+
+_is_missing_many = np.frompyfunc(is_missing, 1, 1)
+
+
+class Categorical(Summary):
+    """Per-class counts of each category value, exact up to ``max_values`` values, then sketched.
+
+    Parameters
+    ----------
+    max_values
+        Largest number of distinct values counted exactly. The next new value switches the
+        summary to sketch mode. ≥ 1.
+    top_k
+        Number of heavy hitters kept as their own values in sketch mode (SpaceSaving slots). ≥ 1.
+    epsilon, delta
+        Count-min accuracy in sketch mode: per class ``j``, ``c_j(v) ≤ ĉ_j(v) ≤ c_j(v) + ε·N_j``
+        with probability ≥ ``1 − δ`` (CM05), with width ``⌈e/ε⌉`` and depth ``⌈ln 1/δ⌉``. Both in (0, 1).
+    seed
+        Key of the stable hash (an integer in [0, 2^64)). Sketches merge only with equal
+        ``(epsilon, delta, seed)``; the default 0 makes all default summaries mergeable.
+
+    Notes
+    -----
+    ``table()`` returns ``Categories``: in exact mode every value in order of first appearance;
+    in sketch mode the monitored heavy hitters by decreasing count, with their exact class counts
+    when they have been monitored since they first appeared and their count-min estimates
+    otherwise, and the star counts ``N_j − Σ_kept ĉ_j(v)``, clipped at 0; when the kept estimates
+    exceed ``N_j`` they are scaled down so that each column sums to the class total (§4.3).
+
+    Values may be any hashable (str, int, bool, tuples, …); None and NaN are missing. Values equal
+    as dict keys are one value (``1``, ``1.0`` and ``True``), in both modes.
+
+    Cost: ``update`` O(1) in exact mode, O(depth) in sketch mode (one BLAKE2b hash unless the value
+    is monitored: its cells are cached in its slot); ``update_many`` vectorised with ``np.unique``
+    (object arrays of unorderable mixed types fall back to a dict); ``table`` O(V·J) or
+    O(k·(depth + J)). Memory: O(V·J) exact, ``8·depth·width·J`` bytes + O(k·J) sketched.
+
+    In sketch mode ``update_many`` adds each distinct value of the batch to SpaceSaving once with
+    its aggregated weight (in order of first appearance), so the monitored set may differ slightly
+    from a loop of ``update``; the count-min table, the class totals and the missing counts are the
+    same. In exact mode (and up to the switch) ``update_many`` equals the loop exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(42)
+    >>> values = rng.choice(["red", "green", "blue"], size=300, p=[0.5, 0.3, 0.2])
+    >>> labels = np.where(values == "red", rng.random(300) < 0.8, rng.random(300) < 0.3)
+    >>> summary = Categorical()
+    >>> summary.update_many(values, labels)
+    >>> table = summary.table()
+    >>> table.values, table.classes
+    (('green', 'red', 'blue'), (False, True))
+    >>> table.counts.tolist()
+    [[59.0, 29.0], [28.0, 127.0], [34.0, 23.0]]
+
+    With few ``max_values`` the summary sketches; the heavy value keeps its exact counts and the
+    rest goes to the star:
+
+    >>> sketched = Categorical(max_values=5, top_k=2, seed=42)
+    >>> for i in range(1000):
+    ...     sketched.update("frequent" if i % 2 else f"rare-{i}", i % 3 == 0)
+    >>> sketched.mode
+    'sketch'
+    >>> table = sketched.table()
+    >>> table.classes, table.values[0], table.counts[0].tolist()
+    ((True, False), 'frequent', [167.0, 333.0])
+    >>> table.star.tolist(), table.n
+    ([167.0, 332.0], 1000.0)
+    """
+
+    kind = "categorical"
+
+    def __init__(
+        self, max_values: int = 1000, top_k: int = 100, epsilon: float = 0.001, delta: float = 0.01, seed: int = 0
+    ):
+        if isinstance(max_values, bool) or not isinstance(max_values, numbers.Integral) or max_values < 1:
+            raise ValueError(f"max_values must be an integer >= 1, got {max_values!r}")
+        if isinstance(top_k, bool) or not isinstance(top_k, numbers.Integral) or top_k < 1:
+            raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
+        if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not 0 < epsilon < 1:
+            raise ValueError(f"epsilon must be in (0, 1), got {epsilon!r}")
+        if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 < delta < 1:
+            raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+        check_seed(seed)
+        self.max_values = max_values
+        self.top_k = top_k
+        self.epsilon = epsilon
+        self.delta = delta
+        self.seed = seed
+
+        self._width, self._depth = CountMinSketch.dimensions(epsilon, delta)
+        self._classes = ClassIndex()
+        self._missing: list[float] = []  # (n_classes,)
+        self._totals: list[float] = []  # (n_classes,) weight of the non-missing values
+        self._counts: dict | None = {}  # exact mode: value → class counts (padded lazily)
+        self._sketch: CountMinSketch | None = None  # sketch mode
+        self._heavy: SpaceSaving | None = None  # sketch mode
+
+    # -- queries ------------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        """``"exact"`` or ``"sketch"``."""
+        return "exact" if self._counts is not None else "sketch"
+
+    @property
+    def n(self) -> float:
+        return math.fsum(self._totals) + math.fsum(self._missing)
+
+    def table(self) -> Categories:
+        """Kept values with class counts, and the star counts (see the class notes). Cost O(V·J)."""
+        n_classes = len(self._classes)
+        if self._counts is not None:
+            counts = np.zeros((len(self._counts), n_classes))  # (n_values, n_classes)
+            for i, row in enumerate(self._counts.values()):
+                counts[i, : len(row)] = row
+            return Categories(tuple(self._counts), counts, self.classes, self._missing, np.zeros(n_classes))
+        items = self._heavy.items()
+        counts = np.zeros((len(items), n_classes))
+        for i, (_, slot) in enumerate(items):
+            if slot.error == 0:  # monitored since its first appearance: exact
+                counts[i, : len(slot.class_counts)] = slot.class_counts
+            else:
+                counts[i] = self._sketch.estimate(slot.cells)
+        totals = np.array(self._totals)
+        kept = counts.sum(axis=0)
+        # star = N_j − Σ kept ĉ_j clipped at 0; over-estimated columns are scaled to N_j (§4.3)
+        over = kept > totals
+        if over.any():
+            scale = np.ones(n_classes)
+            scale[over] = totals[over] / kept[over]
+            counts = counts * scale
+        star = np.maximum(totals - kept, 0.0)
+        return Categories(tuple(value for value, _ in items), counts, self.classes, self._missing, star)
+
+    def memory_usage(self) -> int:
+        n_classes = len(self._classes)
+        row_size = sys.getsizeof([]) + 32 * n_classes + 64  # a row of floats plus a typical key
+        size = sys.getsizeof(self._missing) + sys.getsizeof(self._totals) + 64 * n_classes
+        size += sys.getsizeof(self._classes.labels)
+        if self._counts is not None:
+            return int(size + sys.getsizeof(self._counts) + len(self._counts) * row_size)
+        slot_size = 56 + 8 * self._depth + 64 + row_size  # slot, cached cells, dict entry, heap entry
+        return int(size + self._sketch.nbytes + len(self._heavy) * slot_size)
+
+    # -- updates ------------------------------------------------------------------------------
+
+    def _add_classes(self) -> None:
+        while len(self._missing) < len(self._classes):
+            self._missing.append(0.0)
+            self._totals.append(0.0)
+        if self._sketch is not None:
+            self._sketch.grow(len(self._classes))
+
+    def update(self, x, y, w: float = 1.0) -> None:
+        """Add value ``x`` of class ``y`` with weight ``w``. Cost O(1) exact, O(depth) sketched."""
+        w = fast_weight(w)
+        if isinstance(x, np.generic):
+            x = x.item()
+        if is_missing(x):
+            j = self._classes.encode(y)
+            if j == len(self._missing):
+                self._add_classes()
+            self._missing[j] += w
+            return
+        counts = self._counts
+        try:  # the lookup also checks that x is hashable, before anything changes
+            found = counts.get(x) if counts is not None else self._heavy.get(x)
+        except TypeError:
+            raise ValueError(f"categorical values must be hashable, got {x!r}") from None
+        j = self._classes.encode(y)
+        if j == len(self._missing):
+            self._add_classes()
+        self._totals[j] += w
+        if counts is not None:
+            if found is None:
+                if len(counts) >= self.max_values:
+                    self._switch_to_sketch()
+                    self._sketch_update(x, j, w, None)
+                    return
+                found = counts[x] = [0.0] * len(self._missing)
+            elif j >= len(found):
+                found.extend([0.0] * (j + 1 - len(found)))
+            found[j] += w
+        else:
+            self._sketch_update(x, j, w, found)
+
+    def _sketch_update(self, x, j: int, w: float, slot) -> None:
+        cells = slot.cells if slot is not None else self._sketch.cells(x)
+        self._sketch.add(cells, j, w)
+        self._heavy.update(x, w, j, cells, slot)
+
+    def _switch_to_sketch(self) -> None:
+        """Move the exact counts into a count-min sketch and the heaviest values into SpaceSaving."""
+        self._sketch, self._heavy = self._sketched(self._counts, list(range(len(self._classes))))
+        self._counts = None
+
+    def _sketched(self, exact: dict, columns: list) -> tuple[CountMinSketch, SpaceSaving]:
+        """A (sketch, heavy hitters) pair holding the exact counts ``exact`` (class ``i`` → column ``columns[i]``)."""
+        n_classes = len(self._classes)
+        sketch = CountMinSketch(self._width, self._depth, self.seed, n_classes)
+        heavy = SpaceSaving(self.top_k)
+        values = list(exact)
+        counts = np.zeros((len(values), n_classes))  # (n_values, n_classes)
+        for i, row in enumerate(exact.values()):
+            counts[i, columns[: len(row)]] = row
+        cells = [sketch.cells(value) for value in values]
+        if values:
+            sketch.add_counts(np.array(cells), counts)
+        totals = counts.sum(axis=1)
+        for i in np.argsort(-totals, kind="stable")[: self.top_k].tolist():
+            heavy.update_counts(values[i], counts[i].tolist(), cells[i])
+        return sketch, heavy
+
+    def update_many(self, values, labels, weights=None) -> None:
+        """Add a batch: ``np.unique`` factorisation and ``bincount`` counting. Cost O(n log n).
+
+        Same result as a loop of ``update`` in exact mode (including the switch point); in sketch
+        mode see the class notes. Validation happens before any change.
+        """
+        array = _value_array(values)
+        n = len(array)
+        labels = label_array(labels, n)
+        w = as_weights(weights, n)
+        if array.dtype.kind == "f":
+            missing = np.isnan(array)
+        elif array.dtype.kind == "O":
+            missing = _is_missing_many(array).astype(bool) if n else np.zeros(0, dtype=bool)
+        else:
+            missing = np.zeros(n, dtype=bool)
+        present = array[~missing]
+        uniques, value_codes = _factorize(present)  # uniques in order of first appearance
+        for value in uniques:
+            try:
+                hash(value)
+            except TypeError:
+                raise ValueError(f"categorical values must be hashable, got {value!r}") from None
+        # validated: from here on the summary changes
+        codes = encode_labels(self._classes, labels)
+        self._add_classes()
+        n_classes = len(self._classes)
+        if n == 0:
+            return
+        if missing.any():
+            extra = np.bincount(codes[missing], weights=w[missing], minlength=n_classes)
+            self._missing = [a + b for a, b in zip(self._missing, extra.tolist())]
+        class_codes, w = codes[~missing], w[~missing]
+        totals = np.bincount(class_codes, weights=w, minlength=n_classes)
+        self._totals = [a + b for a, b in zip(self._totals, totals.tolist())]
+        if not len(present):
+            return
+        split = 0  # values before `split` are counted exactly, the others sketched
+        if self._counts is not None:
+            split = len(present)
+            new = [u for u, value in enumerate(uniques) if value not in self._counts]
+            room = self.max_values - len(self._counts)
+            if len(new) > room:  # the first new value that does not fit switches the mode
+                first = np.full(len(uniques), len(present))
+                np.minimum.at(first, value_codes, np.arange(len(present)))
+                split = int(first[new[room]])
+            self._add_exact(uniques, value_codes[:split], class_codes[:split], w[:split])
+            if split < len(present):
+                self._switch_to_sketch()
+        if split < len(present):
+            self._add_sketched(uniques, value_codes[split:], class_codes[split:], w[split:])
+
+    def _add_exact(self, uniques: list, value_codes, class_codes, w) -> None:
+        n_classes = len(self._classes)
+        seen = np.unique(value_codes)  # codes follow first appearance: so does this order
+        if not len(seen):
+            return
+        counts = np.bincount(value_codes * n_classes + class_codes, weights=w, minlength=len(uniques) * n_classes)
+        counts = counts.reshape(len(uniques), n_classes)
+        table = self._counts
+        for u in seen.tolist():
+            value = uniques[u]
+            row = table.get(value)
+            if row is None:
+                table[value] = counts[u].tolist()
+                continue
+            if len(row) < n_classes:
+                row.extend([0.0] * (n_classes - len(row)))
+            for j, c in enumerate(counts[u].tolist()):
+                row[j] += c
+
+    def _add_sketched(self, uniques: list, value_codes, class_codes, w) -> None:
+        n_classes = len(self._classes)
+        seen, first = np.unique(value_codes, return_index=True)
+        seen = seen[np.argsort(first, kind="stable")].tolist()  # in order of first appearance here
+        counts = np.bincount(value_codes * n_classes + class_codes, weights=w, minlength=len(uniques) * n_classes)
+        counts = counts.reshape(len(uniques), n_classes)[seen]  # (n_seen, n_classes)
+        heavy, sketch = self._heavy, self._sketch
+        cells = []
+        for u in seen:
+            slot = heavy.get(uniques[u])
+            cells.append(slot.cells if slot is not None else sketch.cells(uniques[u]))
+        sketch.add_counts(np.array(cells), counts)
+        for u, row, value_cells in zip(seen, counts.tolist(), cells):
+            heavy.update_counts(uniques[u], row, value_cells)
+
+    # -- merge --------------------------------------------------------------------------------
+
+    def merge(self, other: Categorical) -> None:
+        """Absorb ``other``. Exact + exact adds counts (switching to sketch mode past
+        ``max_values``); with a sketch on either side both must share ``(epsilon, delta, seed)``
+        (else ``ValueError``): tables add and heavy hitters merge (SpaceSaving merge).
+        """
+        if not isinstance(other, Categorical):
+            raise ValueError(f"can only merge a Categorical summary, got {type(other).__name__}")
+        if other._counts is None and (self._width, self._depth, self.seed) != (other._width, other._depth, other.seed):
+            raise ValueError(
+                "sketched categorical summaries merge only with equal count-min (width, depth, seed): "
+                f"{(self._width, self._depth, self.seed)} != {(other._width, other._depth, other.seed)}"
+            )
+        if other is self:
+            other = _copy_categorical(other)
+        columns = self._classes.merge(other._classes).tolist()
+        self._add_classes()
+        for i, j in enumerate(columns):
+            self._missing[j] += other._missing[i]
+            self._totals[j] += other._totals[i]
+        if self._counts is not None and other._counts is not None:
+            union = len(self._counts) + sum(1 for value in other._counts if value not in self._counts)
+            if union <= self.max_values:
+                for value, row in other._counts.items():
+                    mine = self._counts.get(value)
+                    if mine is None:
+                        mine = self._counts[value] = [0.0] * len(self._missing)
+                    elif len(mine) < len(self._missing):
+                        mine.extend([0.0] * (len(self._missing) - len(mine)))
+                    for i, c in enumerate(row):
+                        mine[columns[i]] += c
+                return
+        if self._counts is not None:
+            self._switch_to_sketch()
+        if other._counts is not None:
+            sketch, heavy = self._sketched(other._counts, columns)
+            self._sketch.merge(sketch)
+            self._heavy.merge(heavy)
+        else:
+            self._sketch.merge(other._sketch, columns)
+            self._heavy.merge(other._heavy, columns)
+
+    # -- invariants ---------------------------------------------------------------------------
+
+    def _check(self) -> None:
+        n_classes = len(self._classes)
+        assert len(self._missing) == n_classes and len(self._totals) == n_classes
+        assert all(v >= 0 for v in self._missing) and all(v >= 0 for v in self._totals)
+        if self._counts is not None:
+            assert self._sketch is None and self._heavy is None
+            assert len(self._counts) <= self.max_values
+            sums = np.zeros(n_classes)
+            for value, row in self._counts.items():
+                assert not is_missing(value)
+                assert len(row) <= n_classes and all(c >= 0 for c in row)
+                sums[: len(row)] += row
+            assert np.allclose(sums, self._totals, rtol=1e-9, atol=1e-9)
+            return
+        assert self._sketch.n_classes == n_classes
+        self._sketch._check()
+        self._heavy._check()
+        # each row of the sketch holds every non-missing weight once
+        per_row = self._sketch.counts.sum(axis=1)  # (depth, n_classes)
+        assert np.allclose(per_row, np.asarray(self._totals)[None, :], rtol=1e-9, atol=1e-9)
+
+
+def _value_array(values) -> np.ndarray:
+    """Values as a 1-D array, without coercing mixed types (or tuples) into strings or 2-D."""
+    if isinstance(values, np.ndarray):
+        array = values
+    elif hasattr(values, "to_numpy"):  # pandas Series
+        array = np.asarray(values.to_numpy())
+    else:
+        values = list(values)
+        array = np.empty(len(values), dtype=object)
+        for i, value in enumerate(values):
+            array[i] = value
+    if array.ndim != 1:
+        raise ValueError(f"values must be a 1-D array, got shape {array.shape}")
+    return array
+
+
+def _factorize(array: np.ndarray) -> tuple[list, np.ndarray]:
+    """Distinct values in order of first appearance (as Python objects) and the ``(n,)`` codes."""
+    if not len(array):
+        return [], np.zeros(0, dtype=np.intp)
+    try:
+        uniques, first, inverse = np.unique(array, return_index=True, return_inverse=True)
+    except TypeError:  # unorderable mixed types: a dict
+        position: dict = {}
+        codes = np.empty(len(array), dtype=np.intp)
+        values = array.tolist()
+        try:
+            for i, value in enumerate(values):
+                codes[i] = position.setdefault(value, len(position))
+        except TypeError:
+            raise ValueError(f"categorical values must be hashable, got {value!r}") from None
+        return list(position), codes
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    return uniques[order].tolist(), rank[inverse.reshape(-1)]
+
+
+def _copy_categorical(summary: Categorical) -> Categorical:
+    clone = summary.clone()
+    clone._classes.__setstate__(summary._classes.__getstate__())
+    clone._missing = list(summary._missing)
+    clone._totals = list(summary._totals)
+    if summary._counts is not None:
+        clone._counts = {value: list(row) for value, row in summary._counts.items()}
+    else:
+        clone._counts = None
+        clone._sketch = summary._sketch.copy()
+        clone._heavy = summary._heavy.copy()
+    return clone

@@ -1,0 +1,517 @@
+"""Per-class Gaussian summary of a numeric variable, and the density it implies.
+
+The summary keeps, per class, the total weight ``W``, the weighted mean ``μ`` and the sum of
+squared deviations ``M2`` (algorithms.md §3.1), plus one pooled accumulator over all classes.
+Level 2 never sees the values: it reads ``table() -> Moments`` and the pure functions of this
+module turn those moments into what the classifier needs:
+
+- ``log_likelihood(moments, values)``: ``(n_values, n_classes)`` log densities ℓ_j(x) (§3.2);
+- ``prior_cost(moments)``: a BIC-like prior cost ``J·log N`` (§3.3 option (a));
+- ``virtual_bins(moments)``: expected class counts on a grid of pooled quantiles, a ``Bins``
+  table MODL can read (§3.3 option (b)).
+
+The module also holds the input checks shared by the numeric summaries (``CPiD`` imports them).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+
+import numpy as np
+
+from .base import Bins, ClassIndex, Moments, Summary, as_weights, check_weight
+
+__all__ = ["Gaussian", "log_likelihood", "pooled_moments", "prior_cost", "virtual_bins"]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+#: Relative variance floor: σ̃² ≥ 1e-12·(1 + μ²) keeps a constant feature finite (§3.2, [OURS]).
+_RELATIVE_VARIANCE_FLOOR = 1e-12
+#: Largest variance used in a density (guards against M2 overflowing to inf on absurd inputs).
+_MAX_VARIANCE = 1e300
+#: Lower clamp of a log density. It is only reached ~1e75 standard deviations from the mean (or on
+#: overflowing inputs); it keeps ℓ finite and its square finite for the levels above.
+LOG_DENSITY_FLOOR = -1e150
+
+
+# --------------------------------------------------------------------------------------------
+# Input checks shared by the numeric summaries
+# --------------------------------------------------------------------------------------------
+
+
+def numeric_value(x) -> float | None:
+    """One numeric value as a float, or ``None`` when missing (None, NaN, ±inf).
+
+    Raises ``ValueError`` for anything that is not a real number (a string, for instance).
+    Booleans are accepted as 0/1.
+    """
+    if x is None:
+        return None
+    if type(x) is float:
+        # x - x is 0.0 for finite x, NaN for NaN and ±inf
+        return x if x - x == 0.0 else None
+    if isinstance(x, numbers.Real):
+        try:
+            x = float(x)
+        except OverflowError:  # an int beyond the float range behaves as ±inf: missing
+            return None
+        return x if x - x == 0.0 else None
+    raise ValueError(f"a numeric summary needs real numbers (or None/NaN), got {x!r}")
+
+
+def _check_real(x) -> float:
+    """Element check used on object arrays (returns NaN for missing values)."""
+    value = numeric_value(x)
+    return math.nan if value is None else value
+
+
+_check_real_many = np.frompyfunc(_check_real, 1, 1)
+
+
+def numeric_batch(values) -> np.ndarray:
+    """A batch of numeric values as a ``(n,)`` float array where missing values are NaN.
+
+    ±inf become NaN (missing). Raises ``ValueError`` for strings, dates or complex numbers.
+    """
+    array = np.asarray(values)
+    if array.ndim != 1:
+        array = array.reshape(-1) if array.ndim == 0 else array
+        if array.ndim != 1:
+            raise ValueError(f"values must be a 1-D array, got shape {array.shape}")
+    kind = array.dtype.kind
+    if kind in "biuf":
+        out = array.astype(float)  # a copy: we may overwrite ±inf
+    elif kind == "O":
+        with np.errstate(invalid="ignore"):
+            out = _check_real_many(array).astype(float) if len(array) else np.zeros(0)
+    else:
+        raise ValueError(f"a numeric summary needs real numbers, got an array of dtype {array.dtype}")
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+def label_array(labels, n: int) -> np.ndarray:
+    """Labels as a ``(n,)`` array without coercing mixed types to strings."""
+    if isinstance(labels, np.ndarray):
+        array = labels.reshape(-1)
+    elif hasattr(labels, "to_numpy"):  # pandas Series
+        array = np.asarray(labels.to_numpy()).reshape(-1)
+    else:
+        labels = list(labels)
+        array = np.empty(len(labels), dtype=object)
+        for i, label in enumerate(labels):
+            array[i] = label
+    if len(array) != n:
+        raise ValueError(f"labels must have one entry per value ({n}), got {len(array)}")
+    return array
+
+
+def encode_labels(classes: ClassIndex, labels: np.ndarray) -> np.ndarray:
+    """Column indices of ``labels`` (registering new classes in order of first appearance)."""
+    try:
+        return classes.encode_many(labels)
+    except TypeError:  # labels of mixed, unorderable types: np.unique cannot sort them
+        return np.fromiter((classes.encode(label) for label in labels.tolist()), dtype=np.intp, count=len(labels))
+
+
+def fast_weight(w) -> float:
+    """``check_weight`` with a fast path for the common float case."""
+    if type(w) is float and 0.0 <= w < math.inf:
+        return w
+    return check_weight(w)
+
+
+# --------------------------------------------------------------------------------------------
+# The summary
+# --------------------------------------------------------------------------------------------
+
+
+class Gaussian(Summary):
+    """Per-class weighted mean and variance of a numeric variable.
+
+    Per class ``j`` the summary holds ``(W_j, μ_j, M2_j)`` updated with the weighted Welford/West
+    rule and merged with the Chan–Golub–LeVeque rule (algorithms.md §3.1); a pooled accumulator
+    over all classes is kept alongside. The variance is the maximum-likelihood one, ``M2/W``.
+    Missing values (None, NaN, ±inf) are counted per class in ``missing``.
+
+    Cost: ``update`` O(1); ``update_many`` O(n) vectorised; ``merge`` O(J); memory O(J).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(42)
+    >>> summary = Gaussian()
+    >>> for x, y in zip(rng.normal(size=200), rng.integers(0, 2, size=200)):
+    ...     summary.update(float(x), int(y))
+    >>> table = summary.table()
+    >>> table.classes, table.weights.tolist()
+    ((1, 0), [105.0, 95.0])
+    >>> round(float(table.means[0]), 4), round(float(table.variances[0]), 4)
+    (0.0141, 0.7891)
+    >>> log_likelihood(table, [0.0, None]).round(3).tolist()
+    [[-0.801, -0.781], [0.0, 0.0]]
+
+    """
+
+    kind = "numeric"
+
+    def __init__(self):
+        self._classes = ClassIndex()
+        # per class, in the order of self._classes (Python floats: cheapest for one update)
+        self._weights: list[float] = []
+        self._means: list[float] = []
+        self._m2: list[float] = []
+        self._missing: list[float] = []
+        # pooled accumulator over all classes: [W, μ, M2]
+        self._pooled = [0.0, 0.0, 0.0]
+
+    # -- protocol -----------------------------------------------------------------------------
+
+    @property
+    def n(self) -> float:
+        return self._pooled[0] + math.fsum(self._missing)
+
+    def _add_class(self) -> None:
+        self._weights.append(0.0)
+        self._means.append(0.0)
+        self._m2.append(0.0)
+        self._missing.append(0.0)
+
+    def update(self, x, y, w: float = 1.0) -> None:
+        """Add value ``x`` of class ``y`` with weight ``w``. Cost O(1)."""
+        w = fast_weight(w)
+        x = numeric_value(x)
+        j = self._classes.encode(y)
+        if j == len(self._weights):
+            self._add_class()
+        if x is None:
+            self._missing[j] += w
+            return
+        if w == 0.0:
+            return
+        # Welford/West weighted update (§3.1): W' = W + a; μ' = μ + (a/W')·d; M2' = M2 + a·d·(x − μ')
+        total = self._weights[j] + w
+        mean = self._means[j]
+        delta = x - mean
+        mean += (w / total) * delta
+        self._weights[j] = total
+        self._means[j] = mean
+        self._m2[j] += w * delta * (x - mean)
+        pooled = self._pooled
+        total = pooled[0] + w
+        mean = pooled[1]
+        delta = x - mean
+        mean += (w / total) * delta
+        pooled[0] = total
+        pooled[1] = mean
+        pooled[2] += w * delta * (x - mean)
+
+    def update_many(self, values, labels, weights=None) -> None:
+        """Add a batch: same result as a loop of ``update`` up to float rounding. Cost O(n).
+
+        The batch's per-class moments are computed with two vectorised passes and combined with
+        the state by the Chan rule.
+        """
+        x = numeric_batch(values)
+        n = len(x)
+        labels = label_array(labels, n)
+        w = as_weights(weights, n)
+        codes = encode_labels(self._classes, labels)
+        while len(self._weights) < len(self._classes):
+            self._add_class()
+        n_classes = len(self._weights)
+        if n == 0:
+            return
+        missing = np.isnan(x)
+        if missing.any():
+            extra = np.bincount(codes[missing], weights=w[missing], minlength=n_classes)
+            self._missing = (np.asarray(self._missing) + extra).tolist()
+            keep = ~missing
+            x, codes, w = x[keep], codes[keep], w[keep]
+        batch = _batch_moments(x, codes, w, n_classes)
+        state = (np.asarray(self._weights), np.asarray(self._means), np.asarray(self._m2))
+        weights_, means, m2 = chan_merge(*state, *batch)
+        self._weights, self._means, self._m2 = weights_.tolist(), means.tolist(), m2.tolist()
+        pooled = _batch_moments(x, np.zeros(len(x), dtype=np.intp), w, 1)
+        merged = chan_merge(*(np.array([v]) for v in self._pooled), *pooled)
+        self._pooled = [float(v[0]) for v in merged]
+
+    def merge(self, other: Gaussian) -> None:
+        """Absorb ``other`` (exact up to float rounding: Chan et al.'s parallel rule). Cost O(J)."""
+        if not isinstance(other, Gaussian):
+            raise ValueError(f"can only merge a Gaussian summary, got {type(other).__name__}")
+        columns = self._classes.merge(other._classes)
+        while len(self._weights) < len(self._classes):
+            self._add_class()
+        n_classes = len(self._weights)
+        incoming = [np.zeros(n_classes) for _ in range(4)]
+        for source, target in zip((other._weights, other._means, other._m2, other._missing), incoming):
+            target[columns] = source
+        weights_, means, m2 = chan_merge(
+            np.asarray(self._weights), np.asarray(self._means), np.asarray(self._m2), *incoming[:3]
+        )
+        self._weights, self._means, self._m2 = weights_.tolist(), means.tolist(), m2.tolist()
+        self._missing = (np.asarray(self._missing) + incoming[3]).tolist()
+        merged = chan_merge(*(np.array([v]) for v in self._pooled), *(np.array([v]) for v in other._pooled))
+        self._pooled = [float(v[0]) for v in merged]
+
+    def table(self) -> Moments:
+        """Per-class weights, means and ML variances (``(n_classes,)`` each). Cost O(J)."""
+        weights_ = np.asarray(self._weights, dtype=float)
+        m2 = np.asarray(self._m2, dtype=float)
+        variances = np.divide(m2, weights_, out=np.zeros_like(m2), where=weights_ > 0)
+        return Moments(weights_, self._means, np.maximum(variances, 0.0), self.classes, self._missing)
+
+    @property
+    def pooled(self) -> tuple[float, float, float]:
+        """Pooled ``(weight, mean, ML variance)`` over all classes (missing values excluded)."""
+        total, mean, m2 = self._pooled
+        return total, mean, (max(m2 / total, 0.0) if total > 0 else 0.0)
+
+    def memory_usage(self) -> int:
+        n_classes = len(self._weights)
+        # five lists of floats (24 bytes per float object + 8 per slot) and the class index
+        return int(5 * sys.getsizeof([]) + 32 * (4 * n_classes + 3) + sys.getsizeof(self._classes.labels))
+
+    def _check(self) -> None:
+        n_classes = len(self._classes)
+        for state in (self._weights, self._means, self._m2, self._missing):
+            assert len(state) == n_classes
+        assert all(v >= 0.0 for v in self._weights) and all(v >= 0.0 for v in self._missing)
+        # M2 ≥ 0 up to rounding
+        for total, m2 in zip(self._weights, self._m2):
+            assert m2 >= -1e-9 * max(1.0, abs(m2)), (total, m2)
+        total, mean, m2 = self._pooled
+        assert math.isclose(total, math.fsum(self._weights), rel_tol=1e-9, abs_tol=1e-12)
+        if total > 0:
+            weights_ = np.asarray(self._weights)
+            assert math.isclose(mean, float(weights_ @ np.asarray(self._means)) / total, rel_tol=1e-6, abs_tol=1e-9)
+
+
+# --------------------------------------------------------------------------------------------
+# Pure functions: moments of a batch, Chan merge, pooled moments
+# --------------------------------------------------------------------------------------------
+
+
+def _batch_moments(x: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: int):
+    """Per-class ``(W, μ, M2)`` of a batch, each ``(n_classes,)``.
+
+    Two passes, with the mean of each class computed on values shifted by the class's first
+    value (so a constant class gets its value and M2 = 0 exactly).
+    """
+    shift = np.zeros(n_classes)
+    classes, first = np.unique(codes, return_index=True)
+    shift[classes] = x[first]
+    total = np.bincount(codes, weights=w, minlength=n_classes)
+    sums = np.bincount(codes, weights=w * (x - shift[codes]), minlength=n_classes)
+    means = shift + np.divide(sums, total, out=np.zeros(n_classes), where=total > 0)
+    deviation = x - means[codes]
+    m2 = np.bincount(codes, weights=w * deviation * deviation, minlength=n_classes)
+    return total, means, m2
+
+
+def chan_merge(weights_a, means_a, m2_a, weights_b, means_b, m2_b):
+    """Combine two sets of weighted moments, arrays of the same shape (Chan, Golub & LeVeque).
+
+    ``W = W_a + W_b``; ``d = μ_b − μ_a``; ``μ = μ_a + d·W_b/W``; ``M2 = M2_a + M2_b + d²·W_a·W_b/W``.
+    Entries with ``W = 0`` stay ``(0, 0, 0)``.
+
+    >>> [float(v[0]) for v in chan_merge(np.array([2.0]), np.array([1.0]), np.array([0.0]),
+    ...                                  np.array([2.0]), np.array([3.0]), np.array([0.0]))]
+    [4.0, 2.0, 4.0]
+    """
+    total = weights_a + weights_b
+    positive = total > 0
+    delta = means_b - means_a
+    share_b = np.divide(weights_b, total, out=np.zeros_like(total), where=positive)
+    means = np.where(positive, means_a + delta * share_b, 0.0)
+    m2 = np.where(positive, m2_a + m2_b + delta * delta * weights_a * share_b, 0.0)
+    return total, means, m2
+
+
+def pooled_moments(moments: Moments) -> tuple[float, float, float]:
+    """Pooled ``(weight, mean, ML variance)`` of all classes of ``moments`` (exact, Chan rule).
+
+    >>> m = Moments([2.0, 2.0], [1.0, 3.0], [0.0, 0.0], ("a", "b"), [0.0, 0.0])
+    >>> pooled_moments(m)
+    (4.0, 2.0, 1.0)
+    """
+    weights_ = moments.weights
+    total = float(weights_.sum())
+    if total <= 0:
+        return 0.0, 0.0, 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = float(weights_ @ moments.means) / total
+        spread = moments.variances + (moments.means - mean) ** 2
+        return total, mean, max(float(weights_ @ spread) / total, 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Pure functions: density, prior cost, virtual bins
+# --------------------------------------------------------------------------------------------
+
+
+def smoothed_parameters(
+    moments: Moments, var_smoothing: float = 1e-9, max_variance: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Means and floored variances ``(n_classes,)`` used by the density (algorithms.md §3.2).
+
+    - classes with weight < 2 take the pooled mean and variance (their term is then nearly
+      class-independent);
+    - ``σ̃² = σ² + var_smoothing · max_variance`` where ``max_variance`` is the largest pooled
+      variance over the classifier's variables (scikit-learn's ``var_smoothing``); by default
+      this variable's pooled variance;
+    - ``σ̃² ≥ 1e-12·(1 + μ²)`` so a feature constant within a class stays finite.
+    """
+    if not (var_smoothing >= 0 and math.isfinite(var_smoothing)):
+        raise ValueError(f"var_smoothing must be a finite number >= 0, got {var_smoothing!r}")
+    _, pooled_mean, pooled_variance = pooled_moments(moments)
+    if max_variance is None:
+        max_variance = pooled_variance
+    elif not (max_variance >= 0 and math.isfinite(max_variance)):
+        raise ValueError(f"max_variance must be a finite number >= 0, got {max_variance!r}")
+    small = moments.weights < 2.0
+    means = np.where(small, pooled_mean, moments.means)
+    variances = np.where(small, pooled_variance, moments.variances)
+    with np.errstate(over="ignore", invalid="ignore"):
+        variances = np.nan_to_num(variances + var_smoothing * max_variance, nan=_MAX_VARIANCE, posinf=_MAX_VARIANCE)
+        floor = np.minimum(_RELATIVE_VARIANCE_FLOOR * (1.0 + means * means), _MAX_VARIANCE)
+    floor = np.nan_to_num(floor, nan=_MAX_VARIANCE)
+    return means, np.clip(variances, floor, _MAX_VARIANCE)
+
+
+def log_likelihood(
+    moments: Moments, values, var_smoothing: float = 1e-9, max_variance: float | None = None
+) -> np.ndarray:
+    """Log densities ℓ_j(x) of ``values`` under each class's Gaussian.
+
+    ``ℓ_j(x) = −½ log(2π σ̃_j²) − (x − μ_j)² / (2σ̃_j²)``, computed in log form (never the log of
+    a pdf), with the means and variance floors of ``smoothed_parameters`` (algorithms.md §3.2).
+    The result is always finite: missing values (None, NaN, ±inf) give 0 for every class, and the
+    log density is clamped at ``LOG_DENSITY_FLOOR`` for values absurdly far from the mean.
+
+    Parameters
+    ----------
+    moments
+        The Gaussian summary's table.
+    values
+        ``(n_values,)`` numbers (None/NaN/±inf allowed).
+    var_smoothing
+        Portion of ``max_variance`` added to every variance.
+    max_variance
+        Largest pooled variance across the classifier's variables; defaults to this variable's.
+
+    Returns
+    -------
+    ``(n_values, n_classes)`` float array.
+
+    Examples
+    --------
+    Class "b" is constant (variance 0): its density stays finite, very peaked at its mean.
+
+    >>> m = Moments([10.0, 10.0], [0.0, 1.0], [1.0, 0.0], ("a", "b"), [0.0, 0.0])
+    >>> log_likelihood(m, [0.0, 1.0, None]).round(2).tolist()
+    [[-0.92, -666666657.08], [-1.42, 9.59], [0.0, 0.0]]
+    """
+    x = numeric_batch(values)
+    means, variances = smoothed_parameters(moments, var_smoothing, max_variance)
+    out = np.zeros((len(x), len(means)))  # (n_values, n_classes)
+    present = ~np.isnan(x)
+    if not present.any() or len(means) == 0:
+        return out
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = (x[present, None] - means[None, :]) / np.sqrt(variances)[None, :]
+        values_ = -0.5 * (_LOG_2PI + np.log(variances))[None, :] - 0.5 * z * z
+    values_ = np.nan_to_num(values_, nan=LOG_DENSITY_FLOOR, neginf=LOG_DENSITY_FLOOR)
+    out[present] = np.maximum(values_, LOG_DENSITY_FLOOR)
+    return out
+
+
+def prior_cost(moments: Moments) -> float:
+    """BIC-like prior cost of a Gaussian variable: ``J · log N`` nats (algorithms.md §3.3 (a)).
+
+    There are 2J free parameters (a mean and a variance per class), each costing ½ log N;
+    ``J`` is the number of classes in the table and ``N`` its total weight (missing values
+    included, as for the MODL costs). Returns 0 when ``N ≤ 1``.
+
+    >>> m = Moments([50.0, 50.0], [0.0, 1.0], [1.0, 1.0], ("a", "b"), [0.0, 0.0])
+    >>> round(prior_cost(m), 4)
+    9.2103
+    """
+    total = moments.n
+    return len(moments.classes) * math.log(total) if total > 1 else 0.0
+
+
+_erfc_many = np.frompyfunc(math.erfc, 1, 1)
+
+
+def normal_cdf(z) -> np.ndarray:
+    """Standard normal CDF Φ(z), exact to double precision (``math.erfc``, element-wise)."""
+    z = np.asarray(z, dtype=float)
+    return 0.5 * _erfc_many(-z / math.sqrt(2.0)).astype(float)
+
+
+def _approximate_normal_cdf(z: np.ndarray) -> np.ndarray:
+    """A fast monotone approximation of Φ (tanh form, |error| < 2e-4): used to place cut points only."""
+    return 0.5 * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (z + 0.044715 * z * z * z)))
+
+
+def virtual_bins(
+    moments: Moments, n_bins: int = 32, var_smoothing: float = 1e-9, max_variance: float | None = None
+) -> Bins:
+    """Expected class counts of each class's Gaussian on a grid of pooled quantiles (§3.3 (b)).
+
+    Cut points ``b_1 < … < b_{B−1}`` are (approximately) the ``i/B`` quantiles of the pooled
+    mixture ``Σ_j W_j N(μ_j, σ̃_j²) / W``; bin ``i`` gets, for class ``j``,
+    ``W_j · [Φ((b_i − μ_j)/σ̃_j) − Φ((b_{i−1} − μ_j)/σ̃_j)]`` with ``b_0 = −∞`` and ``b_B = +∞``, so
+    every column sums to ``W_j`` (up to rounding). The parameters ``μ_j, σ̃_j`` are those of the
+    density (``smoothed_parameters``). The placement of the cuts uses a fast approximation of
+    Φ; the counts use the exact Φ. Equal cut points (a constant feature) are collapsed, so the
+    table may hold fewer than ``n_bins`` bins. The last upper bound is ``max_j μ_j + 8σ̃_j``.
+
+    Returns
+    -------
+    Bins with ``upper_bounds (n,)`` and fractional ``counts (n, n_classes)``, ``n ≤ n_bins``.
+
+    Examples
+    --------
+    >>> m = Moments([100.0, 100.0], [0.0, 4.0], [1.0, 1.0], ("a", "b"), [0.0, 0.0])
+    >>> bins = virtual_bins(m, n_bins=4)
+    >>> bins.upper_bounds.round(3).tolist()
+    [0.0, 2.0, 4.0, 12.0]
+    >>> bins.counts.round(1).tolist()
+    [[50.0, 0.0], [47.7, 2.3], [2.3, 47.7], [0.0, 50.0]]
+    """
+    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
+        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
+    n_classes = len(moments.classes)
+    weights_ = moments.weights
+    total = float(weights_.sum())
+    if total <= 0:
+        return Bins(np.zeros(0), np.zeros((0, n_classes)), moments.classes, moments.missing)
+    means, variances = smoothed_parameters(moments, var_smoothing, max_variance)
+    sigmas = np.sqrt(variances)
+    active = weights_ > 0
+    shares = weights_[active] / total
+    mu, sd = means[active], sigmas[active]
+    low, high = float(np.min(mu - 10 * sd)), float(np.max(mu + 10 * sd))
+    targets = np.arange(1, n_bins) / n_bins  # (n_bins − 1,)
+    lower = np.full(len(targets), low)
+    upper = np.full(len(targets), high)
+    for _ in range(60):  # bisection on the mixture CDF, all targets at once
+        middle = 0.5 * (lower + upper)
+        cdf = _approximate_normal_cdf((middle[:, None] - mu[None, :]) / sd[None, :]) @ shares
+        below = cdf < targets
+        lower = np.where(below, middle, lower)
+        upper = np.where(below, upper, middle)
+    cuts = np.unique(0.5 * (lower + upper))
+    last = float(np.max(mu + 8 * sd))
+    if len(cuts) and not last > cuts[-1]:
+        last = float(np.nextafter(cuts[-1], math.inf))
+    upper_bounds = np.append(cuts, last)  # (n,)
+    cdf = np.zeros((len(cuts) + 2, n_classes))  # Φ at −∞, the cuts, +∞
+    cdf[1:-1] = normal_cdf((cuts[:, None] - means[None, :]) / sigmas[None, :])
+    cdf[-1] = 1.0
+    counts = np.diff(cdf, axis=0) * weights_[None, :]  # (n, n_classes)
+    return Bins(upper_bounds, counts, moments.classes, moments.missing)

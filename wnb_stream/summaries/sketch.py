@@ -1,0 +1,415 @@
+"""Sketches for categorical variables with many values: a stable seeded hash, a count-min sketch
+with per-class counters (CM05) and SpaceSaving heavy hitters (Metwally et al. 2005).
+
+Design note. The sketches must give the same result in every process, so that they are
+reproducible and mergeable across workers (algorithms.md §4.2, §12.7). Python's ``hash`` is
+salted per process for strings and is never used: a value is first turned into a canonical byte
+string (``canonical_bytes``), hashed with keyed BLAKE2b (the seed is the key) into 64 bits, and
+row ``r`` of the count-min sketch maps that to a column with the pairwise-independent family
+``((a_r·h + b_r) mod p) mod width`` of CM05, ``p = 2^61 − 1``, where ``a_r, b_r`` come from
+``numpy.random.default_rng(seed)`` (a stable generator).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import heapq
+import math
+import numbers
+import struct
+from typing import Any, Hashable
+
+import numpy as np
+
+__all__ = ["canonical_bytes", "stable_hash", "CountMinSketch", "SpaceSaving"]
+
+_MERSENNE_61 = (1 << 61) - 1
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """A byte encoding of ``value`` that is the same in every process.
+
+    Values that Python treats as equal dictionary keys get the same bytes for the number types
+    (``True``, ``1``, ``1.0`` and ``np.int64(1)`` all encode as the integer 1; ``-0.0`` as 0);
+    strings, bytes, tuples and frozensets are encoded structurally. Any other hashable falls back
+    to its type name and ``repr`` (stable when its ``repr`` is).
+
+    >>> canonical_bytes("a"), canonical_bytes(2.0), canonical_bytes(True), canonical_bytes(0.5)
+    (b'sa', b'i2', b'i1', b'f\\x00\\x00\\x00\\x00\\x00\\x00\\xe0?')
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, str):
+        return b"s" + value.encode("utf-8", "surrogatepass")
+    if isinstance(value, numbers.Integral):  # bool and IntEnum included: they equal their int
+        return b"i" + str(int(value)).encode()
+    if isinstance(value, float):
+        if value.is_integer():
+            return b"i" + str(int(value)).encode()
+        return b"f" + struct.pack("<d", value)
+    if isinstance(value, bytes | bytearray):
+        return b"b" + bytes(value)
+    if isinstance(value, tuple):
+        return b"t" + b"".join(_framed(canonical_bytes(item)) for item in value)
+    if isinstance(value, frozenset):
+        return b"z" + b"".join(_framed(item) for item in sorted(canonical_bytes(item) for item in value))
+    kind = type(value)
+    return b"r" + f"{kind.__module__}.{kind.__qualname__}:{value!r}".encode("utf-8", "surrogatepass")
+
+
+def _framed(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "little") + data
+
+
+def stable_hash(value: Any, seed: int = 0) -> int:
+    """64-bit hash of ``value`` keyed by ``seed``, identical across processes and runs.
+
+    Keyed BLAKE2b (8-byte digest) of ``canonical_bytes(value)``.
+
+    >>> stable_hash("apple", seed=7) == stable_hash("apple", seed=7) != stable_hash("apple", seed=8)
+    True
+    >>> stable_hash(1) == stable_hash(1.0) == stable_hash(True)
+    True
+    """
+    digest = hashlib.blake2b(canonical_bytes(value), digest_size=8, key=_seed_key(seed)).digest()
+    return int.from_bytes(digest, "little")
+
+
+def _seed_key(seed: int) -> bytes:
+    return int(seed).to_bytes(8, "little")
+
+
+def check_seed(seed: Any) -> int:
+    """Validate a hash seed: an integer in [0, 2^64)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 1 << 64:
+        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    return int(seed)
+
+
+class CountMinSketch:
+    """Count-min sketch whose cells hold one counter per class (CM05, algorithms.md §4.2).
+
+    The table has ``depth`` rows of ``width`` cells, each a vector of ``n_classes`` counters
+    (the layout ``T[d][w][J]``: the same hashes serve every class). Adding ``w`` to value ``v`` of
+    class ``j`` adds ``w`` to ``T[r][h_r(v)][j]`` in every row; the estimate is the minimum over
+    the rows, taken per class.
+
+    Guarantee (CM05), per class ``j`` with class total ``N_j``: ``c_j(v) ≤ ĉ_j(v)`` always and
+    ``ĉ_j(v) ≤ c_j(v) + ε·N_j`` with probability ≥ ``1 − δ``, where ``ε = e / width`` and
+    ``δ = e^{−depth}``; for all J classes at once, with probability ≥ ``1 − J·δ``.
+    ``CountMinSketch.dimensions(epsilon, delta)`` gives the width and depth for a target.
+    Cost: O(depth) per update and query; memory ``8·depth·width·J`` bytes.
+    Sketches with equal ``(width, depth, seed)`` merge exactly by adding their tables.
+
+    Examples
+    --------
+    >>> sketch = CountMinSketch(*CountMinSketch.dimensions(0.01, 0.01), seed=42, n_classes=2)
+    >>> sketch.width, sketch.depth
+    (272, 5)
+    >>> for i in range(1000):
+    ...     sketch.add(sketch.cells(i % 50), i % 2, 1.0)
+    >>> sketch.estimate(sketch.cells(3)).tolist()
+    [0.0, 20.0]
+    """
+
+    __slots__ = ("width", "depth", "seed", "_key", "_a", "_b", "_table", "_flat")
+
+    def __init__(self, width: int, depth: int, seed: int = 0, n_classes: int = 0):
+        if isinstance(width, bool) or not isinstance(width, numbers.Integral) or width < 1:
+            raise ValueError(f"width must be an integer >= 1, got {width!r}")
+        if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
+            raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
+        self.width = int(width)
+        self.depth = int(depth)
+        self.seed = check_seed(seed)
+        self._key = _seed_key(self.seed)
+        rng = np.random.default_rng(self.seed)
+        self._a = rng.integers(1, _MERSENNE_61, size=self.depth).tolist()
+        self._b = rng.integers(0, _MERSENNE_61, size=self.depth).tolist()
+        self._table = np.zeros((self.depth * self.width, n_classes))  # (depth·width, n_classes)
+        self._flat = self._table.reshape(-1)
+
+    @staticmethod
+    def dimensions(epsilon: float, delta: float) -> tuple[int, int]:
+        """``(width, depth) = (⌈e/ε⌉, ⌈ln(1/δ)⌉)`` for error ``ε·N_j`` with probability ``1 − δ``."""
+        if not 0 < epsilon < 1:
+            raise ValueError(f"epsilon must be in (0, 1), got {epsilon!r}")
+        if not 0 < delta < 1:
+            raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+        return math.ceil(math.e / epsilon), max(1, math.ceil(math.log(1.0 / delta)))
+
+    @property
+    def n_classes(self) -> int:
+        return self._table.shape[1]
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The table as a read-only ``(depth, width, n_classes)`` view."""
+        view = self._table.reshape(self.depth, self.width, self.n_classes)
+        view.flags.writeable = False
+        return view
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._table.nbytes)
+
+    def cells(self, value: Hashable) -> tuple[int, ...]:
+        """Flat cell index ``r·width + h_r(value)`` of ``value`` in each row, ``(depth,)``."""
+        digest = hashlib.blake2b(canonical_bytes(value), digest_size=8, key=self._key).digest()
+        h = int.from_bytes(digest, "little") % _MERSENNE_61
+        width = self.width
+        return tuple(r * width + (a * h + b) % _MERSENNE_61 % width for r, (a, b) in enumerate(zip(self._a, self._b)))
+
+    def grow(self, n_classes: int) -> None:
+        """Add zero counters so the table has ``n_classes`` class columns."""
+        if n_classes > self.n_classes:
+            extra = np.zeros((self._table.shape[0], n_classes - self.n_classes))
+            self._table = np.hstack((self._table, extra))
+            self._flat = self._table.reshape(-1)
+
+    def add(self, cells: tuple[int, ...], j: int, w: float) -> None:
+        """Add weight ``w`` of class ``j`` at ``cells``. Cost O(depth)."""
+        flat = self._flat
+        n_classes = self._table.shape[1]
+        for cell in cells:
+            flat[cell * n_classes + j] += w
+
+    def add_counts(self, cells: np.ndarray, counts: np.ndarray) -> None:
+        """Add many values at once: ``cells (n, depth)`` ints and ``counts (n, n_classes)``."""
+        cells = np.asarray(cells, dtype=np.intp).reshape(-1, self.depth)
+        counts = np.asarray(counts, dtype=float).reshape(len(cells), self.n_classes)
+        np.add.at(self._table, cells.reshape(-1), np.repeat(counts, self.depth, axis=0))
+
+    def estimate(self, cells: tuple[int, ...]) -> np.ndarray:
+        """``(n_classes,)`` estimates ĉ_j: the per-class minimum over the rows. Cost O(depth·J)."""
+        return self._table[list(cells)].min(axis=0)
+
+    def compatible(self, other: CountMinSketch) -> bool:
+        return (self.width, self.depth, self.seed) == (other.width, other.depth, other.seed)
+
+    def merge(self, other: CountMinSketch, columns=None) -> None:
+        """Add ``other``'s table; ``columns[i]`` is our column for its class ``i`` (default same).
+
+        Raises ``ValueError`` unless both have the same ``(width, depth, seed)``.
+        """
+        if not self.compatible(other):
+            raise ValueError(
+                "count-min sketches merge only with equal (width, depth, seed): "
+                f"{(self.width, self.depth, self.seed)} != {(other.width, other.depth, other.seed)}"
+            )
+        columns = np.arange(other.n_classes) if columns is None else np.asarray(columns, dtype=np.intp)
+        if other.n_classes:
+            self.grow(int(columns.max()) + 1)
+            self._table[:, columns] += other._table
+
+    def copy(self) -> CountMinSketch:
+        clone = CountMinSketch(self.width, self.depth, self.seed, 0)
+        clone._table = self._table.copy()
+        clone._flat = clone._table.reshape(-1)
+        return clone
+
+    def __getstate__(self):
+        return {"width": self.width, "depth": self.depth, "seed": self.seed, "table": self._table}
+
+    def __setstate__(self, state):
+        self.__init__(state["width"], state["depth"], state["seed"], 0)
+        self._table = np.array(state["table"], dtype=float)
+        self._flat = self._table.reshape(-1)
+
+    def _check(self) -> None:
+        assert self._table.shape[0] == self.depth * self.width
+        assert np.all(self._table >= 0)
+        # every update adds its weight once per row: the rows hold the same class totals
+        per_row = self._table.reshape(self.depth, self.width, -1).sum(axis=1)
+        assert np.allclose(per_row, per_row[0], rtol=1e-9, atol=1e-9)
+
+
+@dataclasses.dataclass(slots=True)
+class Slot:
+    """One monitored value of ``SpaceSaving``.
+
+    ``count`` over-estimates the value's weight by at most ``error``; ``class_counts`` is the weight
+    per class received while monitored (the exact class counts when ``error == 0``); ``cells`` caches
+    the value's count-min cells.
+    """
+
+    count: float
+    error: float
+    class_counts: list
+    cells: tuple
+
+
+class SpaceSaving:
+    """SpaceSaving heavy hitters (Metwally, Agrawal & El Abbadi 2005), weighted, with class counts.
+
+    At most ``capacity`` values are monitored. A monitored value's count grows with its weight; a
+    new value, when all slots are taken, replaces the value with the smallest count ``m`` and
+    starts at ``m + w`` with error ``m``. Guarantee: each monitored count over-estimates the true
+    weight by at most its ``error`` ≤ ``N / capacity``, and every value of weight
+    > ``N / capacity`` is monitored (N = total weight).
+
+    Design note: the minimum is found with a lazy min-heap holding one ``(count, seq, value)``
+    entry per slot. Counts only grow, so an entry's count is a lower bound of its slot's count;
+    on eviction stale entries at the top are refreshed until the top is exact. Cost: O(1) to
+    update a monitored value, O(log capacity) amortised to replace one.
+
+    Examples
+    --------
+    >>> heavy = SpaceSaving(capacity=2)
+    >>> for value in "aabacad":
+    ...     heavy.update(value, 1.0, 0)
+    >>> [(value, slot.count, slot.error) for value, slot in heavy.items()]
+    [('a', 4.0, 0.0), ('d', 3.0, 2.0)]
+    """
+
+    __slots__ = ("capacity", "_slots", "_heap", "_sequence")
+
+    def __init__(self, capacity: int):
+        if isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral) or capacity < 1:
+            raise ValueError(f"capacity must be an integer >= 1, got {capacity!r}")
+        self.capacity = int(capacity)
+        self._slots: dict = {}
+        self._heap: list = []  # (count when pushed, sequence number, value), one per slot
+        self._sequence = 0
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __contains__(self, value) -> bool:
+        return value in self._slots
+
+    def get(self, value) -> Slot | None:
+        return self._slots.get(value)
+
+    def items(self) -> list[tuple[Any, Slot]]:
+        """Monitored values and their slots, by decreasing count (ties: monitoring order)."""
+        return sorted(self._slots.items(), key=lambda item: -item[1].count)
+
+    @property
+    def full(self) -> bool:
+        return len(self._slots) >= self.capacity
+
+    @property
+    def min_count(self) -> float:
+        """The smallest monitored count when full (an upper bound of any unmonitored value), else 0."""
+        if not self.full:
+            return 0.0
+        return min(slot.count for slot in self._slots.values())
+
+    def _push(self, count: float, value) -> None:
+        self._sequence += 1
+        heapq.heappush(self._heap, (count, self._sequence, value))
+
+    def _evict(self) -> float:
+        """Remove the value with the smallest count; return that count."""
+        heap, slots = self._heap, self._slots
+        while True:
+            count, _, value = heap[0]
+            current = slots[value].count
+            if current == count:
+                break
+            self._sequence += 1
+            heapq.heapreplace(heap, (current, self._sequence, value))
+        heapq.heappop(heap)
+        del slots[value]
+        return count
+
+    def update(self, value, w: float, j: int, cells: tuple = (), slot: Slot | None = None) -> None:
+        """Add weight ``w`` of class ``j`` to ``value``; ``slot`` may pass ``get(value)``."""
+        if slot is None:
+            slot = self._slots.get(value)
+        if slot is None:
+            slot = self._admit(value, w, cells)
+        else:
+            slot.count += w
+        class_counts = slot.class_counts
+        if j >= len(class_counts):
+            class_counts.extend([0.0] * (j + 1 - len(class_counts)))
+        class_counts[j] += w
+
+    def update_counts(self, value, counts: list, cells: tuple = ()) -> None:
+        """Add a vector of per-class weights ``counts`` to ``value`` (one weighted update)."""
+        total = math.fsum(counts)
+        slot = self._slots.get(value)
+        if slot is None:
+            slot = self._admit(value, total, cells)
+        else:
+            slot.count += total
+        class_counts = slot.class_counts
+        if len(counts) > len(class_counts):
+            class_counts.extend([0.0] * (len(counts) - len(class_counts)))
+        for j, c in enumerate(counts):
+            class_counts[j] += c
+
+    def _admit(self, value, w: float, cells: tuple) -> Slot:
+        error = self._evict() if self.full else 0.0
+        slot = Slot(error + w, error, [], cells)
+        self._slots[value] = slot
+        self._push(slot.count, value)
+        return slot
+
+    def merge(self, other: SpaceSaving, columns=None) -> None:
+        """Absorb ``other``, keeping the over-estimate guarantee (counts of both summaries add up).
+
+        A value absent from a full summary is counted there as its ``min_count`` (an upper bound)
+        and that amount is added to its error; absent from a non-full one, as 0 (exactly). The
+        ``capacity`` largest results are kept. ``columns[i]`` is our class column for ``other``'s
+        class ``i``. Cost O((k_a + k_b) log(k_a + k_b)).
+        """
+        if columns is None:
+            columns = list(range(max((len(slot.class_counts) for slot in other._slots.values()), default=0)))
+        columns = list(columns)
+        ours_missing, theirs_missing = other.min_count, self.min_count
+        merged: dict = {}
+        for value, slot in self._slots.items():
+            mine = other._slots.get(value)
+            if mine is None:
+                merged[value] = Slot(slot.count + ours_missing, slot.error + ours_missing, list(slot.class_counts), slot.cells)
+            else:
+                counts = list(slot.class_counts)
+                _add_columns(counts, mine.class_counts, columns)
+                merged[value] = Slot(slot.count + mine.count, slot.error + mine.error, counts, slot.cells or mine.cells)
+        for value, slot in other._slots.items():
+            if value not in merged:
+                counts: list = []
+                _add_columns(counts, slot.class_counts, columns)
+                merged[value] = Slot(slot.count + theirs_missing, slot.error + theirs_missing, counts, slot.cells)
+        kept = sorted(merged.items(), key=lambda item: -item[1].count)[: self.capacity]
+        self._slots = dict(kept)
+        self._rebuild_heap()
+
+    def _rebuild_heap(self) -> None:
+        self._heap = []
+        for value, slot in self._slots.items():
+            self._sequence += 1
+            self._heap.append((slot.count, self._sequence, value))
+        heapq.heapify(self._heap)
+
+    def copy(self) -> SpaceSaving:
+        clone = SpaceSaving(self.capacity)
+        clone._slots = {
+            value: Slot(slot.count, slot.error, list(slot.class_counts), slot.cells) for value, slot in self._slots.items()
+        }
+        clone._rebuild_heap()
+        return clone
+
+    def _check(self) -> None:
+        assert len(self._slots) <= self.capacity
+        assert len(self._heap) == len(self._slots)
+        assert {entry[2] for entry in self._heap} == set(self._slots)
+        for count, _, value in self._heap:
+            assert count <= self._slots[value].count
+        for slot in self._slots.values():
+            assert 0 <= slot.error <= slot.count
+            # the class counts hold what the value received while monitored: count − error
+            received = math.fsum(slot.class_counts)
+            assert math.isclose(received, slot.count - slot.error, rel_tol=1e-9, abs_tol=1e-9 * max(1.0, slot.count))
+
+
+def _add_columns(target: list, source: list, columns: list) -> None:
+    for i, value in enumerate(source):
+        j = columns[i]
+        if j >= len(target):
+            target.extend([0.0] * (j + 1 - len(target)))
+        target[j] += value

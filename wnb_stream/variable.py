@@ -1,0 +1,221 @@
+"""One variable's pipeline: level-1 summary → level-2 model → log p(x | C_j) lookups.
+
+A ``Variable`` owns the summary of one feature and the model level 2 built from it:
+
+- a MODL partition (numeric summaries with bins, categorical summaries): a table of
+  ``log_prob (n_parts, J)`` and a locator that maps a value to its part;
+- per-class Gaussians (``summaries.Gaussian``): analytic log-densities, no parts.
+
+Design note. Prediction is the hot path, so a binned variable compiles its partition into plain
+Python structures once per rebuild — a sorted list of part boundaries for ``bisect`` (numeric) or a
+dict value → part (categorical) — and the classifier gathers rows of a stacked table with them.
+The locators are derived from the partition's public ``part_index`` (so they agree with it by
+construction) and are checked against it in the tests.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import numbers
+
+import numpy as np
+
+from . import modl
+from .summaries import gaussian as gaussian_module
+from .summaries.base import Bins, Categories, Moments, Summary
+
+__all__ = ["Variable", "value_kind"]
+
+#: ``locate`` result for a value that contributes nothing (missing with no missing statistics).
+NOWHERE = -1
+
+
+def value_kind(value) -> str | None:
+    """The kind of variable a value belongs to: "numeric", "categorical", or None if missing.
+
+    Numbers (Python or NumPy ints and floats, not bools) are numeric; strings, bools and any other
+    hashable value are categorical. None and NaN are missing; ±inf are numeric values that the
+    summaries count as missing.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool | np.bool_):
+        return "categorical"
+    if isinstance(value, numbers.Real):
+        return None if value != value else "numeric"
+    return "categorical"
+
+
+class Variable:
+    """One feature: its summary, its level-2 model and the lookups built from them.
+
+    Parameters
+    ----------
+    name
+        The feature name.
+    kind
+        "numeric" or "categorical".
+    summary
+        A fresh level-1 summary (a clone of the classifier's prototype).
+    """
+
+    __slots__ = (
+        "name",
+        "kind",
+        "summary",
+        "density",
+        "model",
+        "log_prob",
+        "level",
+        "prior_cost",
+        "n_parts",
+        "_bounds",
+        "_bound_parts",
+        "_missing_part",
+        "_groups",
+        "_star_part",
+        "_moments",
+    )
+
+    def __init__(self, name, kind: str, summary: Summary):
+        self.name = name
+        self.kind = kind
+        self.summary = summary
+        self.density = isinstance(summary, gaussian_module.Gaussian)
+        self.model = None
+        self.log_prob = None  # (n_parts, J) for binned variables
+        self.level = 0.0
+        self.prior_cost = 0.0
+        self.n_parts = 0
+        self._bounds: list = []
+        self._bound_parts: list = []
+        self._missing_part = NOWHERE
+        self._groups: dict = {}
+        self._star_part = NOWHERE
+        self._moments: Moments | None = None
+
+    # ------------------------------------------------------------------ level 2
+    def rebuild(self, classes: tuple, selection_cost: float, criterion: str | None = None) -> None:
+        """Rebuild the level-2 model from the summary, with the class axis in ``classes`` order."""
+        table = self.summary.table().aligned(classes)
+        options = {"selection_cost": selection_cost}
+        if criterion is not None:
+            options["criterion"] = criterion
+        if self.density:
+            self._moments = table
+            # algorithms.md §3.3 (b): MODL on virtual bins gives a Level and a B(X) comparable
+            # with binned variables, used by the regularizers and to decide activity.
+            virtual = gaussian_module.virtual_bins(table)
+            partition = modl.discretize(virtual, **options) if len(virtual.upper_bounds) else None
+            self.model = partition
+            self.level = float(partition.level) if partition is not None else 0.0
+            self.prior_cost = float(partition.prior_cost) if partition is not None else selection_cost
+            self.n_parts = 0
+            return
+        if isinstance(table, Bins):
+            partition = modl.discretize(table, **options)
+        elif isinstance(table, Categories):
+            partition = modl.group(table, **options)
+        else:  # pragma: no cover - a summary handing an unknown table is a programming error
+            raise TypeError(f"unsupported table type {type(table).__name__}")
+        self.model = partition
+        self.level = float(partition.level)
+        self.prior_cost = float(partition.prior_cost)
+        self.log_prob = np.asarray(partition.log_prob, dtype=float)
+        self.n_parts = self.log_prob.shape[0]
+        self._compile_locator(partition, table)
+
+    def _compile_locator(self, partition, table) -> None:
+        if isinstance(table, Bins):
+            bounds = np.asarray(table.upper_bounds, dtype=float)
+            parts = partition.part_index(bounds) if len(bounds) else np.zeros(0, dtype=int)
+            # Parts are runs of consecutive bins: keep each run's last bound (right-closed).
+            keep = np.ones(len(parts), dtype=bool)
+            if len(parts) > 1:
+                keep[:-1] = parts[1:] != parts[:-1]
+            self._bounds = bounds[keep].tolist()
+            self._bound_parts = parts[keep].tolist()
+            self._missing_part = int(partition.part_index(np.array([np.nan]))[0])
+        else:
+            values = np.empty(len(table.values), dtype=object)
+            values[:] = list(table.values)
+            parts = partition.part_index(values) if len(values) else np.zeros(0, dtype=int)
+            self._groups = dict(zip(table.values, parts.tolist()))
+            unseen = np.empty(1, dtype=object)
+            unseen[0] = _Unseen()
+            self._star_part = int(partition.part_index(unseen)[0])
+            missing = np.empty(1, dtype=object)
+            missing[0] = None
+            self._missing_part = int(partition.part_index(missing)[0])
+
+    # ------------------------------------------------------------------ lookups
+    def locate(self, value) -> int:
+        """Part of one value (``NOWHERE`` if it contributes nothing). Binned variables only.
+
+        The value must already be of this variable's kind or missing. O(log n_parts).
+        """
+        if self.kind == "numeric":
+            if value is None or value != value or value in (math.inf, -math.inf):
+                return self._missing_part
+            if not self._bounds:
+                return self._missing_part if self.n_parts == 0 else NOWHERE
+            i = bisect.bisect_left(self._bounds, value)
+            if i == len(self._bounds):
+                i -= 1
+            return self._bound_parts[i]
+        if value is None or (isinstance(value, float) and value != value):
+            return self._missing_part
+        return self._groups.get(value, self._star_part)
+
+    def locate_many(self, values: np.ndarray) -> np.ndarray:
+        """Parts of an array of values, ``(n,)`` ints (``NOWHERE`` where nothing is contributed)."""
+        if self.model is None:
+            return np.full(len(values), NOWHERE, dtype=np.intp)
+        return np.asarray(self.model.part_index(values), dtype=np.intp)
+
+    def log_lik_many(self, values: np.ndarray) -> np.ndarray:
+        """ℓ_j(x) for an array of values, ``(n, J)`` (zeros where nothing is contributed)."""
+        if self.density:
+            if self._moments is None:
+                return np.zeros((len(values), 0))
+            return gaussian_module.log_likelihood(self._moments, np.asarray(values, dtype=float))
+        if self.log_prob is None:
+            return np.zeros((len(values), 0))
+        parts = self.locate_many(values)
+        out = np.zeros((len(values), self.log_prob.shape[1]))
+        ok = parts >= 0
+        out[ok] = self.log_prob[parts[ok]]
+        return out
+
+    def log_lik_one(self, value) -> np.ndarray | None:
+        """ℓ_j(x) of one value, ``(J,)``, or None if it contributes nothing."""
+        if self.density:
+            if self._moments is None:
+                return None
+            return gaussian_module.log_likelihood(self._moments, np.array([value], dtype=float))[0]
+        if self.log_prob is None:
+            return None
+        part = self.locate(value)
+        return None if part < 0 else self.log_prob[part]
+
+    def memory_usage(self) -> int:
+        size = int(self.summary.memory_usage())
+        if self.log_prob is not None:
+            size += int(self.log_prob.nbytes) + 16 * (len(self._bounds) + len(self._groups))
+        return size
+
+
+class _Unseen:
+    """A value equal to nothing: probes the part of values never seen (the star value)."""
+
+    __slots__ = ()
+
+    def __hash__(self):
+        return 0x5EED
+
+    def __eq__(self, other):
+        return False
+
+    def __lt__(self, other):  # sortable with anything, for NumPy code paths that sort values
+        return False

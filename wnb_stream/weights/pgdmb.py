@@ -1,0 +1,412 @@
+"""PGDMB: projected gradient descent with mini-batches (HBL17 Algorithm 1, algorithms.md §9.2).
+
+Design note. HBL17 runs one descent over a stream: iteration t takes the next batch of L rows,
+makes one projected Rprop step with the batch gradient, then judges the new point on the history
+window (the last N rows, ending with the batch); an improvement stores the point as the best
+w*, and the descent stops after ``tolerance`` successive degradations or ``max_iterations``
+steps. Here one ``learn`` call is one iteration, and the readings of algorithms.md §9.2 are taken:
+
+- *Improvement* means ``CR(w^{t+1}) < CR(w_best) − ε`` with both evaluated on the same, current
+  window (one pass over the window's ℓ for the two points), w_best the best point of the running
+  descent (w* itself when the descent started from w*). HBL17 compares with the previous
+  iterate's value, computed on the previous window; windows slide, so that number is not
+  comparable, and comparing with w* makes the kept criterion monotone.
+- The degradation counter is reset by an improvement (HBL17 calls them *successive*
+  degradations; its pseudo-code never resets the counter).
+- The step uses ``(1/L) Σ_batch ∇NLL + (λ/N) ∇R`` (§8.4) rather than HBL17's ``(1/L) ∇CR^{batch}``,
+  so the regularizer weighs the same in the step and in the criterion that judges it.
+- An endless stream: when a descent ends, a new one starts from w* (Rprop steps back to η0,
+  counters cleared) and judges its points against w* re-evaluated on the window, so the weights
+  keep adapting to drift and to level-2 rebuilds.
+- Anytime prediction: ``weights`` is w*, the best point judged so far. The plain naive Bayes
+  (w = 1) is the first incumbent w*, so predictions start as plain NB (algorithms.md §9.2) and
+  change only when a step beats it on the window. The first descent starts from
+  ``initial_weight`` (0.5, HBL17 §1.4), which is its own first reference: a step is accepted when
+  it improves on the descent's best, and replaces w* when it also improves on w*.
+- Variables whose ``Context.active`` is False (Level 0) are pinned at 0 in every vector. A variable
+  that becomes active, or appears through ``resize``, restarts at ``initial_weight`` in the
+  current iterate with a fresh Rprop step. ``resize`` gives it 1 in w* while w* is still the
+  plain NB start and ``initial_weight`` afterwards (the neutral start of HBL17); a previously
+  inactive variable keeps 0 in w* until an accepted step includes it.
+
+Cost per ``learn``: O(L·K·J) for the gradient + O(N·K·J) to judge two points on the window.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .base import Batch, Context, Optimizer
+from .criterion import criterion, criterion_gradient, scores
+from .regularizers import DEFAULT_DELTA, Regularizer
+from .rprop import VARIANTS, RpropState, project, rprop_step
+
+__all__ = ["PGDMB"]
+
+
+@dataclasses.dataclass(slots=True)
+class _Descent:
+    """One PGDMB run: its best point, counters, and whether that best is also the global w*."""
+
+    best: np.ndarray  # (K,) best point of this descent (its start point at first)
+    from_best: bool  # True when ``best`` equals the global w* (descent started at w* or beat it)
+    improved: bool = False  # the descent improved the global w* at least once
+    degradations: int = 0  # successive non-improving steps
+    iterations: int = 0
+
+
+class PGDMB(Optimizer):
+    """Projected mini-batch Rprop on the regularized criterion (HBL17 Algorithm 1).
+
+    Parameters
+    ----------
+    batch_size
+        L, the rows per ``learn`` call the learner asks for (HBL17 §1.4 retains 1000).
+    regularizer
+        ``"r2"`` (HB24, default, algorithms.md §13), ``"r1"`` (HBL17) or None (plain likelihood).
+    penalty
+        λ ≥ 0, the regularization weight (HBL17's recommended 0.1).
+    exponent
+        p of the penalty; None means 1 for R1 and 0.95 for R2. R1 accepts p > 0 (p < 1 through
+        ξ_δ), R2 accepts p in (0, 1].
+    tolerance
+        Tol ≥ 1, successive degradations that end a descent (HBL17: 5).
+    max_iterations
+        Max ≥ 1, steps per descent (HBL17: 100).
+    epsilon
+        ε ≥ 0, the least decrease of the criterion that counts as an improvement (HBL17: 1e-4).
+    initial_weight
+        w0 in [0, 1], the start of the first descent (HBL17: 0.5).
+    initial_step
+        η0 > 0, the initial Rprop step of every coordinate (HBL17: 1e-2).
+    step_increase, step_decrease
+        Rprop factors η+ > 1 and η− in (0, 1) (HBL17: 1.2 and 0.5).
+    step_min, step_max
+        Bounds 0 < Δmin ≤ Δmax of the Rprop steps (1e-6 and 1.0, algorithms.md §9.1).
+    zero_threshold
+        Weights below it are set to 0 after each step (HBL17: 1e-3), in [0, 1).
+    delta
+        δ of the ξ_δ smoothing of concave penalties (algorithms.md §8.3), in (0, 1).
+    rprop
+        ``"irprop-"`` (default) or ``"rprop-"`` (HBL17's plain Rprop); see :mod:`.rprop`.
+
+    Examples
+    --------
+    Five variables carry the class, five are noise; after 40 batches of 200 rows the noise
+    variables are dropped.
+
+    >>> import numpy as np
+    >>> from wnb_stream.weights import Batch, Context, PGDMB
+    >>> rng = np.random.default_rng(42)
+    >>> def rows(n):
+    ...     y = rng.integers(0, 2, n)
+    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 10)))       # (n, 10, 2) noise
+    ...     log_lik[:, :5, :] = np.log(np.where(np.arange(2) == y[:, None, None], 0.7, 0.3)
+    ...                                * np.ones((n, 5, 2)))
+    ...     flip = rng.random((n, 5)) < 0.3                               # 30 % label noise
+    ...     log_lik[:, :5, :][flip] = log_lik[:, :5, ::-1][flip]
+    ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
+    >>> model = PGDMB(batch_size=200)
+    >>> model.reset(n_variables=10, n_classes=2)
+    >>> context = Context(prior_costs=np.full(10, np.log(10) + 1), active=np.ones(10, bool))
+    >>> history = rows(1000)
+    >>> for _ in range(40):
+    ...     model.learn(rows(200), history, context)
+    >>> model.weights.round(1).tolist()
+    [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    """
+
+    def __init__(
+        self,
+        batch_size: int = 1000,
+        regularizer: str | None = "r2",
+        penalty: float = 0.1,
+        exponent: float | None = None,
+        tolerance: int = 5,
+        max_iterations: int = 100,
+        epsilon: float = 1e-4,
+        initial_weight: float = 0.5,
+        initial_step: float = 1e-2,
+        step_increase: float = 1.2,
+        step_decrease: float = 0.5,
+        step_min: float = 1e-6,
+        step_max: float = 1.0,
+        zero_threshold: float = 1e-3,
+        delta: float = DEFAULT_DELTA,
+        rprop: str = "irprop-",
+    ):
+        self.batch_size = batch_size
+        self.regularizer = regularizer
+        self.penalty = penalty
+        self.exponent = exponent
+        self.tolerance = tolerance
+        self.max_iterations = max_iterations
+        self.epsilon = epsilon
+        self.initial_weight = initial_weight
+        self.initial_step = initial_step
+        self.step_increase = step_increase
+        self.step_decrease = step_decrease
+        self.step_min = step_min
+        self.step_max = step_max
+        self.zero_threshold = zero_threshold
+        self.delta = delta
+        self.rprop = rprop
+        self._validate()
+        self._regularizer = (
+            None if regularizer is None else Regularizer(regularizer, penalty, exponent, delta)
+        )
+        self._n_variables = 0
+        self._n_classes = 0
+        self._ready = False  # set by reset
+
+    # ------------------------------------------------------------------ configuration
+
+    def _validate(self) -> None:
+        def integer_at_least(name: str, value, low: int) -> None:
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+
+        integer_at_least("batch_size", self.batch_size, 1)
+        integer_at_least("tolerance", self.tolerance, 1)
+        integer_at_least("max_iterations", self.max_iterations, 1)
+        if self.regularizer not in ("r1", "r2", None):
+            raise ValueError(f"regularizer must be 'r1', 'r2' or None, got {self.regularizer!r}")
+        if not self.epsilon >= 0:
+            raise ValueError(f"epsilon must be >= 0, got {self.epsilon}")
+        if not 0.0 <= self.initial_weight <= 1.0:
+            raise ValueError(f"initial_weight must be in [0, 1], got {self.initial_weight}")
+        if not self.initial_step > 0:
+            raise ValueError(f"initial_step must be > 0, got {self.initial_step}")
+        if not self.step_increase > 1.0:
+            raise ValueError(f"step_increase must be > 1, got {self.step_increase}")
+        if not 0.0 < self.step_decrease < 1.0:
+            raise ValueError(f"step_decrease must be in (0, 1), got {self.step_decrease}")
+        if not 0.0 < self.step_min <= self.step_max:
+            raise ValueError(
+                f"step_min and step_max must satisfy 0 < step_min <= step_max, "
+                f"got {self.step_min} and {self.step_max}"
+            )
+        if not 0.0 <= self.zero_threshold < 1.0:
+            raise ValueError(f"zero_threshold must be in [0, 1), got {self.zero_threshold}")
+        if self.rprop not in VARIANTS:
+            raise ValueError(f"rprop must be one of {VARIANTS}, got {self.rprop!r}")
+        if self.regularizer is not None:  # checks penalty, exponent and delta
+            Regularizer(self.regularizer, self.penalty, self.exponent, self.delta)
+        elif not 0.0 < self.delta < 1.0:
+            raise ValueError(f"delta must be in (0, 1), got {self.delta}")
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"batch_size": 50}
+        yield {"batch_size": 20, "regularizer": "r1", "exponent": 0.5, "rprop": "rprop-"}
+
+    # ------------------------------------------------------------------ protocol
+
+    def reset(self, n_variables: int, n_classes: int, seed: int | None = None) -> None:
+        """Fresh state for ``n_variables`` variables and ``n_classes`` classes (seed unused)."""
+        self._n_variables = int(n_variables)
+        self._n_classes = int(n_classes)
+        # HBL17: w0 = 0.5 (projected, so a tiny w0 is zeroed like any weight below the threshold)
+        start = project(np.full(self._n_variables, float(self.initial_weight)), self.zero_threshold)
+        self._best = np.ones(self._n_variables)  # (K,) w*: the plain naive Bayes until a step beats it
+        self._incumbent_is_nb = True
+        self._active = np.ones(self._n_variables, dtype=bool)
+        self._steps = 0
+        self._descents = 0
+        self._start_descent(start, from_best=bool(np.array_equal(start, self._best)))
+        self._ready = True
+
+    def resize(self, n_variables: int, n_classes: int) -> None:
+        """Grow to ``n_variables`` and ``n_classes``; O(K).
+
+        New variables start at ``initial_weight`` in the iterate, and in w* too once a step has
+        replaced the plain naive Bayes start (at 1 before).
+        """
+        if not self._ready:
+            self.reset(n_variables, n_classes)
+            return
+        extra = int(n_variables) - self._n_variables
+        if extra > 0:
+            fill = np.full(extra, self._initial_value)
+            best_fill = np.ones(extra) if self._incumbent_is_nb else fill
+            self._iterate = np.concatenate([self._iterate, fill])
+            self._best = np.concatenate([self._best, best_fill])
+            self._descent.best = np.concatenate([self._descent.best, best_fill if self._descent.from_best else fill])
+            self._rprop = RpropState(
+                np.concatenate([self._rprop.step, np.full(extra, float(self.initial_step))]),
+                np.concatenate([self._rprop.previous_gradient, np.zeros(extra)]),
+            )
+            self._active = np.concatenate([self._active, np.ones(extra, dtype=bool)])
+            self._n_variables = int(n_variables)
+        self._n_classes = max(self._n_classes, int(n_classes))
+
+    def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
+        """One PGDMB iteration on ``batch``, judged on ``history`` (default: the batch).
+
+        Cost O(L·K·J + N·K·J).
+        """
+        n_variables, n_classes = batch.log_lik.shape[1], batch.log_lik.shape[2]
+        if not self._ready:
+            self.reset(n_variables, n_classes)
+        elif n_variables > self._n_variables or n_classes > self._n_classes:
+            self.resize(n_variables, n_classes)
+        if float(np.sum(batch.sample_weight)) <= 0:
+            return  # nothing to learn from
+        history = batch if history is None else history
+        self._prepare(history)
+        prior_costs, active = self._context(context)
+        self._apply_active(active)
+
+        reference_size = float(np.sum(history.sample_weight))
+        gradient = criterion_gradient(
+            self._iterate, batch, prior_costs, self._regularizer, reference_size
+        )
+        gradient[~active] = 0.0
+        self._iterate, self._rprop = rprop_step(
+            self._iterate,
+            gradient,
+            self._rprop,
+            variant=self.rprop,
+            step_increase=self.step_increase,
+            step_decrease=self.step_decrease,
+            step_min=self.step_min,
+            step_max=self.step_max,
+            zero_threshold=self.zero_threshold,
+            movable=active,
+        )
+        self._steps += 1
+        self._judge(history, prior_costs)
+
+    def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+        """``(n, J)`` scores ``log_prior + Σ_k w*_k ℓ_k``; O(n·K·J)."""
+        return scores(log_lik, log_prior, self._prediction_weights(log_lik.shape[1]))
+
+    def coefficients(self, n_variables: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per-(variable, class) multipliers ``(K, J)`` (w*_k on every class) and offsets ``(J,)`` (0).
+
+        ``scores = log_prior + offsets + Σ_k coefficients_kj ℓ_kj``; variables the learner has not
+        been resized to yet get the weight ``resize`` would give them. O(K·J).
+        """
+        weights = self._prediction_weights(int(n_variables))
+        return np.repeat(weights[:, None], int(n_classes), axis=1), np.zeros(int(n_classes))
+
+    @property
+    def weights(self) -> np.ndarray:
+        """``(K,)`` anytime best weights w* (all ones until a step beats the plain naive Bayes)."""
+        return self._best.copy() if self._ready else np.zeros(0)
+
+    # ------------------------------------------------------------------ diagnostics
+
+    @property
+    def iterate(self) -> np.ndarray:
+        """``(K,)`` the current point of the running descent (w^t)."""
+        return self._iterate.copy() if self._ready else np.zeros(0)
+
+    @property
+    def n_steps(self) -> int:
+        """Number of Rprop steps made since ``reset``."""
+        return self._steps if self._ready else 0
+
+    @property
+    def n_descents(self) -> int:
+        """Number of descents started since ``reset`` (the running one included)."""
+        return self._descents if self._ready else 0
+
+    # ------------------------------------------------------------------ internals
+
+    def _context(self, context: Context | None) -> tuple[np.ndarray | None, np.ndarray]:
+        k = self._n_variables
+        active = np.ones(k, dtype=bool)
+        if context is None:
+            return None, active
+        given = np.asarray(context.active, dtype=bool)[:k]
+        active[: len(given)] = given
+        # a context older than the last resize: unknown costs are log K + 1 (criterion._default_costs)
+        prior_costs = np.full(k, np.log(max(k, 1)) + 1.0)
+        given_costs = np.asarray(context.prior_costs, dtype=float)[:k]
+        prior_costs[: len(given_costs)] = given_costs
+        return prior_costs, active
+
+    def _apply_active(self, active: np.ndarray) -> None:
+        """Pin inactive variables at 0; restart newly active ones at ``initial_weight``."""
+        woken = active & ~self._active
+        if woken.any():
+            self._iterate[woken] = self._initial_value
+            self._rprop.step[woken] = self.initial_step
+            self._rprop.previous_gradient[woken] = 0.0
+        asleep = ~active
+        if asleep.any():
+            for vector in (self._iterate, self._best, self._descent.best, self._rprop.previous_gradient):
+                vector[asleep] = 0.0
+        self._active = active
+
+    @property
+    def _initial_value(self) -> float:
+        return 0.0 if self.initial_weight < self.zero_threshold else float(self.initial_weight)
+
+    def _prediction_weights(self, n_variables: int) -> np.ndarray:
+        """``(n_variables,)`` weights to predict with: w*."""
+        if not self._ready:
+            return np.ones(n_variables)
+        if n_variables <= self._n_variables:
+            return self._best[:n_variables]
+        # variables not resized to yet: the value resize would give them
+        fill = 1.0 if self._incumbent_is_nb else self._initial_value
+        return np.concatenate([self._best, np.full(n_variables - self._n_variables, fill)])
+
+    def _prepare(self, history: Batch) -> None:
+        """Hook run before each step (VNS fixes its session budget here)."""
+
+    def _start_descent(self, start: np.ndarray, from_best: bool) -> None:
+        self._iterate = start.copy()
+        self._rprop = RpropState.initial(len(start), self.initial_step)
+        self._descent = _Descent(best=start.copy(), from_best=from_best)
+        self._descents += 1
+
+    def _judge(self, history: Batch, prior_costs: np.ndarray | None) -> None:
+        """Compare w^{t+1} with the descent's best on the window; end the descent if it stalls."""
+        descent = self._descent
+        candidates = np.stack([self._iterate, descent.best])  # (2, K), one pass over the window
+        new_value, best_value = criterion(candidates, history, prior_costs, self._regularizer)
+        descent.iterations += 1
+        if new_value < best_value - self.epsilon:
+            descent.best = self._iterate.copy()
+            descent.degradations = 0
+            if descent.from_best:
+                self._best = self._iterate.copy()
+                descent.improved = True
+                self._incumbent_is_nb = False
+            else:
+                global_value = criterion(self._best, history, prior_costs, self._regularizer)
+                if new_value < global_value - self.epsilon:
+                    self._best = self._iterate.copy()
+                    descent.from_best = True
+                    descent.improved = True
+                    self._incumbent_is_nb = False
+        else:
+            descent.degradations += 1
+        if descent.degradations >= self.tolerance or descent.iterations >= self.max_iterations:
+            self._end_descent(history, prior_costs)
+
+    def _end_descent(self, history: Batch, prior_costs: np.ndarray | None) -> None:
+        """PGDMB in an endless stream: start again from w*."""
+        self._start_descent(self._best, from_best=True)
+
+    def _check(self) -> None:
+        """Assert the invariants of the state."""
+        if not self._ready:
+            return
+        k = self._n_variables
+        for vector in (self._iterate, self._best, self._descent.best):
+            assert vector.shape == (k,)
+            assert np.all((vector >= 0.0) & (vector <= 1.0))
+            assert not np.any((vector > 0.0) & (vector < self.zero_threshold))
+            assert np.all(vector[~self._active] == 0.0)
+        assert np.all((self._rprop.step >= self.step_min) & (self._rprop.step <= self.step_max))
+        assert self._rprop.previous_gradient.shape == (k,)
+        assert 0 <= self._descent.degradations < self.tolerance
+        assert 0 <= self._descent.iterations < self.max_iterations
+        if self._descent.from_best:
+            assert np.array_equal(self._descent.best, self._best)

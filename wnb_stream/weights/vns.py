@@ -1,0 +1,211 @@
+"""PGDMB-VNS: PGDMB restarted by a variable neighbourhood search (HBL17 Algorithm 2, §9.3).
+
+Design note. A *session* has an iteration budget ``T = log(K·N) · 2^opti_level`` (HBL17 §1.4,
+natural log, N the history depth when the session starts). Its first descent starts from the
+best weights w* (from ``initial_weight`` = 0.5 in the very first session, HBL17's w^0_1, while
+w* is the plain naive Bayes as in :class:`PGDMB`); every later descent starts from a random point
+of the neighbourhood of w*:
+``P_[0,1]^K(w* + U[−s, s]^K)``, s the neighbourhood size (``multi_start=True``: a uniform point of
+the whole cube, HBL17's multi-start comparison). A descent is the PGDMB run of :class:`PGDMB`
+(one step per ``learn`` call); when it ends, its steps are charged to the budget and
+
+- if it improved w* (judged on the window, as in PGDMB), the neighbourhood is reduced: s ← max(s/2, s0);
+- otherwise it is enlarged: s ← min(2s, 1) (HBL17 Algorithm 2),
+
+with s0 = ``neighbourhood`` (1/16, HBL17 §1.4). When the budget is spent the session ends and a
+new one starts from w* with s = s0 and a budget recomputed from the current K and N, so that an
+endless stream keeps adapting. A perturbed descent that beats w* on the window replaces it at
+once (anytime). Perturbations can give a zero weight back to a variable ("a variable can
+re-appear", HBL17 §1.3). All randomness comes from the seed given to ``reset``.
+
+Reading of the seed: HBL17's Algorithm 2 writes the next start as a perturbation of the last
+descent's result w*_m, its prose as a perturbation of "the current optimal weight vector"; the
+prose (the usual VNS shaking of the incumbent) is implemented: the start perturbs the global w*.
+
+Cost: that of PGDMB per ``learn``, plus O(K) per restart; O(T·(L + N)·K·J) per session.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .base import Batch
+from .pgdmb import PGDMB
+from .regularizers import DEFAULT_DELTA
+from .rprop import project
+
+__all__ = ["VNS"]
+
+
+class VNS(PGDMB):
+    """PGDMB with variable-neighbourhood restarts around the best weights (HBL17 Algorithm 2).
+
+    Parameters
+    ----------
+    batch_size, regularizer, penalty, exponent, tolerance, max_iterations, epsilon, initial_weight, initial_step, step_increase, step_decrease, step_min, step_max, zero_threshold, delta, rprop
+        As in :class:`PGDMB`.
+    opti_level
+        OptiLevel ≥ 0 in the session budget ``T = log(K·N)·2^OptiLevel`` (HBL17 retains 5).
+    neighbourhood
+        s0 in (0, 1], the initial (and smallest) neighbourhood size (HBL17: 1/16).
+    multi_start
+        If True, every restart is a uniform point of [0, 1]^K (PGDMB-MS, for comparison).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from wnb_stream.weights import Batch, Context, VNS
+    >>> rng = np.random.default_rng(42)
+    >>> def rows(n):
+    ...     y = rng.integers(0, 2, n)
+    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 6)))          # (n, 6, 2) noise
+    ...     agree = rng.random((n, 3)) < 0.7                                # 3 informative variables
+    ...     hot = np.where(agree, y[:, None], 1 - y[:, None])
+    ...     log_lik[:, :3, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
+    ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
+    >>> model = VNS(batch_size=100, opti_level=1)
+    >>> model.reset(n_variables=6, n_classes=2, seed=42)
+    >>> context = Context(prior_costs=np.full(6, np.log(6) + 1), active=np.ones(6, bool))
+    >>> history = rows(2000)
+    >>> for _ in range(60):
+    ...     model.learn(rows(100), history, context)
+    >>> model.weights.round(1).tolist()
+    [0.9, 0.9, 0.8, 0.0, 0.1, 0.0]
+    >>> model.n_sessions, model.n_descents
+    (3, 4)
+    """
+
+    def __init__(
+        self,
+        batch_size: int = 1000,
+        regularizer: str | None = "r2",
+        penalty: float = 0.1,
+        exponent: float | None = None,
+        tolerance: int = 5,
+        max_iterations: int = 100,
+        epsilon: float = 1e-4,
+        initial_weight: float = 0.5,
+        initial_step: float = 1e-2,
+        step_increase: float = 1.2,
+        step_decrease: float = 0.5,
+        step_min: float = 1e-6,
+        step_max: float = 1.0,
+        zero_threshold: float = 1e-3,
+        delta: float = DEFAULT_DELTA,
+        rprop: str = "irprop-",
+        opti_level: int = 5,
+        neighbourhood: float = 1 / 16,
+        multi_start: bool = False,
+    ):
+        super().__init__(
+            batch_size=batch_size,
+            regularizer=regularizer,
+            penalty=penalty,
+            exponent=exponent,
+            tolerance=tolerance,
+            max_iterations=max_iterations,
+            epsilon=epsilon,
+            initial_weight=initial_weight,
+            initial_step=initial_step,
+            step_increase=step_increase,
+            step_decrease=step_decrease,
+            step_min=step_min,
+            step_max=step_max,
+            zero_threshold=zero_threshold,
+            delta=delta,
+            rprop=rprop,
+        )
+        if isinstance(opti_level, bool) or not isinstance(opti_level, (int, np.integer)) or opti_level < 0:
+            raise ValueError(f"opti_level must be an integer >= 0, got {opti_level!r}")
+        if not 0.0 < neighbourhood <= 1.0:
+            raise ValueError(f"neighbourhood must be in (0, 1], got {neighbourhood}")
+        self.opti_level = opti_level
+        self.neighbourhood = neighbourhood
+        self.multi_start = multi_start
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"batch_size": 50, "opti_level": 1}
+        yield {"batch_size": 20, "opti_level": 0, "multi_start": True, "regularizer": "r1"}
+
+    @staticmethod
+    def session_budget(n_variables: int, history_size: int, opti_level: int) -> float:
+        """HBL17's budget ``T = log(K·N) · 2^OptiLevel`` (natural log), at least 1 iteration.
+
+        >>> round(VNS.session_budget(n_variables=20, history_size=10_000, opti_level=5), 1)
+        390.6
+        """
+        return max(1.0, math.log(max(n_variables * history_size, 1)) * 2.0**opti_level)
+
+    # ------------------------------------------------------------------ protocol
+
+    def reset(self, n_variables: int, n_classes: int, seed: int | None = None) -> None:
+        """Fresh state; ``seed`` drives every perturbation (``np.random.default_rng(seed)``)."""
+        self._rng = np.random.default_rng(seed)
+        self._budget: float | None = None  # fixed when the session meets its first history
+        self._spent = 0  # SumT: steps charged to the running session
+        self._neighbourhood = float(self.neighbourhood)
+        self._sessions = 1
+        super().reset(n_variables, n_classes, seed)
+
+    # ------------------------------------------------------------------ diagnostics
+
+    @property
+    def neighbourhood_size(self) -> float:
+        """Current neighbourhood size s, in [s0, 1]."""
+        return self._neighbourhood if self._ready else float(self.neighbourhood)
+
+    @property
+    def budget(self) -> float | None:
+        """Iteration budget T of the running session (None before the first ``learn``)."""
+        return self._budget if self._ready else None
+
+    @property
+    def spent(self) -> int:
+        """Steps charged to the running session by its finished descents (SumT)."""
+        return self._spent if self._ready else 0
+
+    @property
+    def n_sessions(self) -> int:
+        """Number of sessions started since ``reset`` (the running one included)."""
+        return self._sessions if self._ready else 0
+
+    # ------------------------------------------------------------------ internals
+
+    def _prepare(self, history: Batch) -> None:
+        if self._budget is None:
+            self._budget = self.session_budget(self._n_variables, len(history), self.opti_level)
+
+    def _end_descent(self, history: Batch, prior_costs: np.ndarray | None) -> None:
+        descent = self._descent
+        self._spent += descent.iterations
+        if descent.improved:  # HBL17 §1.3: "the size of the neighbourhood is reduced"
+            self._neighbourhood = max(self._neighbourhood / 2.0, float(self.neighbourhood))
+        else:  # HBL17 Algorithm 2: NeighSize = min(2 · NeighSize, 1)
+            self._neighbourhood = min(2.0 * self._neighbourhood, 1.0)
+        if self._spent >= self._budget:  # new session from w* (endless stream)
+            self._sessions += 1
+            self._spent = 0
+            self._neighbourhood = float(self.neighbourhood)
+            self._budget = self.session_budget(self._n_variables, len(history), self.opti_level)
+            self._start_descent(self._best, from_best=True)
+            return
+        k = self._n_variables
+        if self.multi_start:
+            start = self._rng.random(k)  # (K,) uniform in [0, 1]^K
+        else:
+            s = self._neighbourhood
+            start = self._best + self._rng.uniform(-s, s, size=k)  # (K,)
+        start = project(start, self.zero_threshold)
+        start[~self._active] = 0.0
+        self._start_descent(start, from_best=False)
+
+    def _check(self) -> None:
+        super()._check()
+        if not self._ready:
+            return
+        assert float(self.neighbourhood) <= self._neighbourhood <= 1.0
+        assert self._spent >= 0
+        assert self._budget is None or self._budget >= 1.0
