@@ -469,6 +469,7 @@ def _document(state) -> str:
         "wnb_stream..x:A",
         "wnb_stream.persistence",
         "wnb_stream.persistence:to_state",  # a function, not a class
+        "wnb_stream.__main__:main",  # importing it would run the command line
     ],
 )
 def test_loading_refuses_classes_outside_wnb_stream(path):
@@ -500,11 +501,18 @@ def test_loading_never_imports_foreign_modules():
         ({"$": "dict", "items": [[1]]}, "pair"),
         ({"$": "tuple"}, "missing"),
         ({"$": "generator", "bit_generator": "Evil", "state": {}}, "bit generator"),
+        ({"$": "ndarray", "dtype": "object", "shape": [10**12], "items": []}, "fill the shape"),
     ],
 )
 def test_malformed_states_give_value_errors(state, message):
     with pytest.raises(ValueError, match=message):
         persistence.loads(_document(state))
+
+
+def test_deep_nesting_is_a_value_error():
+    text = '{"format": "wnb_stream", "version": 1, "state": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(ValueError, match="nested too deeply"):
+        persistence.loads(text)
 
 
 def test_envelope_is_checked():
@@ -630,3 +638,58 @@ def test_load_rejects_non_utf8(tmp_path):
     path.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ValueError, match="UTF-8"):
         persistence.load(path)
+
+
+# ------------------------------------------------------------------------------------------------
+# The classifier
+
+
+def _rows(n: int, seed: int):
+    """Mixed rows: numeric with missing values, a many-valued categorical, a late third class."""
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        y = int(rng.integers(0, 3 if i > n // 2 else 2))
+        x = {
+            "a": float(rng.normal(y)),
+            "b": None if rng.random() < 0.1 else float(rng.exponential(1 + y)),
+            "c": f"v{rng.integers(0, 40) if y else rng.integers(20, 60)}",
+            "d": bool(rng.random() < 0.3 + 0.2 * y),
+        }
+        if i % 50 == 0:
+            x["late"] = float(i)  # a feature that appears now and then
+        yield x, y
+
+
+def _configurations():
+    from wnb_stream import WeightedNaiveBayes, summaries, weights
+
+    yield WeightedNaiveBayes(seed=5)
+    yield WeightedNaiveBayes(numeric=summaries.CPiD(), optimizer=weights.Uniform(), history_size=150)
+    yield WeightedNaiveBayes(
+        numeric=summaries.Gaussian(), categorical=summaries.Categorical(max_values=8, top_k=4),
+        optimizer=weights.Graphical(), history_size=100, seed=2,
+    )
+    yield WeightedNaiveBayes(optimizer=weights.PGDMB(batch_size=20), history_size=100, seed=1)
+
+
+@pytest.mark.parametrize("model", list(_configurations()), ids=["default", "cpid-uniform", "gaussian-sketch-graphical", "pgdmb"])
+def test_classifier_round_trip_is_exact_and_keeps_learning(model, tmp_path):
+    rows = list(_rows(900, seed=8))
+    for x, y in rows[:600]:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    path = tmp_path / "model.json"
+    persistence.save(model, path)
+    back = persistence.load(path)
+    assert type(back) is type(model) and repr(back) == repr(model)
+    assert back.weights == model.weights and back.classes == model.classes
+    assert abs(back.memory_usage() - model.memory_usage()) <= 0.01 * model.memory_usage()  # getsizeof-based
+    assert persistence.dumps(back) == persistence.dumps(model)
+    # Both go on with the same examples and stay identical, state included.
+    for x, y in rows[600:]:
+        assert back.predict_proba_one(x) == model.predict_proba_one(x)
+        model.learn_one(x, y)
+        back.learn_one(x, y)
+    assert persistence.dumps(back) == persistence.dumps(model)
+    fresh = back.clone()
+    assert repr(fresh) == repr(model) and fresh.predict_proba_one(rows[0][0]) == {}

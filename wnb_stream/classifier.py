@@ -136,7 +136,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._optimizer = optimizer.clone()
         self._optimizer.reset(0, 0, self.seed)
         self._classes = ClassIndex()
-        self._class_counts = np.zeros(0)
+        self._class_counts = np.zeros(0)  # (J,) weighted class counts (the prior)
+        self._class_seen = np.zeros(0)  # (J,) examples per class (the rebuild schedule)
+        self._class_next = np.zeros(0)  # (J,) class count at which level 2 is rebuilt again
         self._variables: list[Variable] = []
         self._index: dict = {}  # feature name → variable index
         self._column: list[int] = []  # variable index → column in the history's raw arrays
@@ -149,11 +151,13 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._step_size = 0  # size of the next learner batch (grows up to batch_size)
         self._n_seen = 0
         self._shape = (0, 0)  # (K, J) the history and the learner are sized for
-        # Compiled prediction tables (see _compile).
+        # Compiled prediction state: the stacked tables change with level 2 (_compile), the
+        # learner's coefficients after each of its steps (_refresh).
         self._stale = True
+        self._stale_coef = True
+        self._context_cache: Context | None = None
         self._offsets = np.zeros(0, dtype=np.intp)
         self._table = np.zeros((0, 0))  # (R, J) stacked log_prob of binned variables
-        self._weighted = np.zeros((0, 0))  # (R, J) the same, times the learner's coefficients
         self._coef = np.zeros((0, 0))  # (K, J) learner coefficients
         self._bias = np.zeros(0)  # (J,) log prior + learner bias
 
@@ -194,7 +198,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
 
     def memory_usage(self) -> int:
         """Bytes held by the model's arrays and summaries (cheap; no object-graph walk)."""
-        size = self._history.memory_usage() + self._table.nbytes + self._weighted.nbytes + self._coef.nbytes
+        size = self._history.memory_usage() + self._table.nbytes + self._coef.nbytes
         size += sum(v.memory_usage() for v in self._variables)
         size += 64 * len(self._index)
         return int(size)
@@ -250,11 +254,10 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         y = _python_scalar(y)
         parsed = self._parse(x, learning=True)
         # -- from here on the model changes.
-        j = self._add_class(y)
-        new_class = len(self._class_counts) < len(self._classes)
-        if new_class:
-            self._class_counts = np.append(self._class_counts, 0.0)
+        j = self._classes.encode(y)
+        self._grow_classes()
         self._class_counts[j] += w
+        self._class_seen[j] += 1
         self._n_seen += 1
         present = self._register(parsed)
         for (name, variable, kind, value), k in zip(parsed, present):
@@ -264,18 +267,36 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         ks = [k for k in present if k is not None]
         if ks:
             self._count[ks] += 1
-        if new_class:
-            self._rebuild(range(len(self._variables)))
-        else:
-            due = np.flatnonzero(self._count >= self._next_rebuild)
-            if len(due):
-                self._rebuild(due)
+        self._rebuild_due()
         self._push_one(parsed, present, j, w)
+        self._stale_coef = True  # the class prior moved
         self._maybe_step()
 
-    def _add_class(self, y) -> int:
-        j = self._classes.encode(y)
-        return j
+    def _grow_classes(self) -> None:
+        extra = len(self._classes) - len(self._class_counts)
+        if extra > 0:
+            self._class_counts = np.append(self._class_counts, np.zeros(extra))
+            self._class_seen = np.append(self._class_seen, np.zeros(extra))
+            self._class_next = np.append(self._class_next, np.zeros(extra))
+
+    def _rebuild_due(self) -> None:
+        """Rebuild level 2 where the schedule says so.
+
+        Every variable when a class is new or its count has grown by ``rebuild_growth`` (J changes
+        every MODL cost, and a young class needs dense rebuilds, pitfall 10); otherwise each
+        variable whose own count has grown by ``rebuild_growth``.
+        """
+        if np.any(self._class_seen >= self._class_next):
+            self._rebuild(range(len(self._variables)))
+            self._class_next = self._class_seen + self._gap(self._class_seen)
+            return
+        due = np.flatnonzero(self._count >= self._next_rebuild)
+        if len(due):
+            self._rebuild(due)
+
+    def _gap(self, count):
+        """Observations until the next rebuild: every one early, then a growth factor, capped."""
+        return np.maximum(1.0, np.minimum(np.floor(count * self.rebuild_growth), float(self.rebuild_every)))
 
     def _register(self, parsed: list) -> list:
         """Create the variables of new features (in a deterministic order); their indices."""
@@ -300,6 +321,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._next_rebuild = np.append(self._next_rebuild, 1.0)
         self._offsets = np.append(self._offsets, 0)
         self._stale = True
+        self._context_cache = None
         return k
 
     def _resize(self) -> None:
@@ -322,11 +344,10 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             if variable.summary.n <= 0:
                 continue
             variable.rebuild(classes, selection_cost)
-            count = self._count[k]
-            gap = max(1.0, min(math.floor(count * self.rebuild_growth), float(self.rebuild_every)))
-            self._next_rebuild[k] = count + gap
+            self._next_rebuild[k] = self._count[k] + self._gap(self._count[k])
             self._reencode(k)
         self._stale = True
+        self._context_cache = None
 
     def _raw_column(self, k: int) -> np.ndarray:
         if self._variables[k].kind == "numeric":
@@ -378,9 +399,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         return np.log((self._class_counts + eps) / (n + J * eps))
 
     def _context(self) -> Context:
-        prior_costs = np.array([v.prior_cost for v in self._variables], dtype=float)
-        active = np.array([v.level > 0 for v in self._variables], dtype=bool)
-        return Context(prior_costs=prior_costs, active=active)
+        """Variables' prior costs and activity, cached until the next rebuild or new variable."""
+        if self._context_cache is None or len(self._context_cache.active) != len(self._variables):
+            prior_costs = np.array([v.prior_cost for v in self._variables], dtype=float)
+            active = np.array([v.level > 0 for v in self._variables], dtype=bool)
+            self._context_cache = Context(prior_costs=prior_costs, active=active)
+        return self._context_cache
 
     def _step(self, m: int) -> None:
         """One learner step on the ``m`` most recent rows, judged on the whole history."""
@@ -392,7 +416,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         filled = h.filled()
         window = Batch(h.log_lik[filled, :K, :J], h.y[filled], h.sample_weight[filled], log_prior)
         self._optimizer.learn(batch, window, self._context())
-        self._stale = True
+        self._stale_coef = True
 
     # ------------------------------------------------------------------ prediction
     def _coefficients(self) -> tuple[np.ndarray, np.ndarray]:
@@ -401,12 +425,11 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         return self._optimizer.coefficients(K, J)
 
     def _compile(self) -> None:
-        """Stack the binned variables' tables, unweighted and weighted, for fast lookups."""
+        """Stack the binned variables' ``log_prob`` tables into one ``(R, J)`` array."""
         K, J = len(self._variables), len(self._classes)
         self._resize()
-        coef, bias = self._coefficients()
         offsets = np.zeros(K, dtype=np.intp)
-        pieces, weighted, start = [], [], 0
+        pieces, start = [], 0
         for k, variable in enumerate(self._variables):
             offsets[k] = start
             if variable.log_prob is None or variable.density:
@@ -414,20 +437,26 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             table = np.zeros((variable.log_prob.shape[0], J))
             table[:, : variable.log_prob.shape[1]] = variable.log_prob
             pieces.append(table)
-            weighted.append(table * coef[k])
             start += table.shape[0]
         self._offsets = offsets
         self._table = np.concatenate(pieces) if pieces else np.zeros((0, J))
-        self._weighted = np.concatenate(weighted) if weighted else np.zeros((0, J))
-        self._coef = coef
-        self._bias = self._log_prior() + bias
         self._stale = False
+        self._stale_coef = True
 
-    def _scores_one(self, parsed) -> np.ndarray:
+    def _refresh(self) -> None:
+        """Bring the compiled tables and the learner's coefficients up to date."""
         if self._stale:
             self._compile()
+        if self._stale_coef:
+            coef, bias = self._coefficients()
+            self._coef = np.asarray(coef, dtype=float)
+            self._bias = self._log_prior() + bias
+            self._stale_coef = False
+
+    def _scores_one(self, parsed) -> np.ndarray:
+        self._refresh()
         scores = self._bias.copy()
-        rows = []
+        rows, ks = [], []
         for name, variable, kind, value in parsed:
             if variable is None:
                 continue
@@ -441,9 +470,11 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
                 continue
             part = variable.locate(value)
             if part != NOWHERE:
-                rows.append(self._offsets[self._index[name]] + part)
+                k = self._index[name]
+                ks.append(k)
+                rows.append(self._offsets[k] + part)
         if rows:
-            scores += self._weighted[rows].sum(axis=0)
+            scores += (self._coef[ks] * self._table[rows]).sum(axis=0)
         return scores
 
     @staticmethod
@@ -466,8 +497,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         if not len(self._classes):
             return "no class seen yet"
         parsed = self._parse(x, learning=False)
-        if self._stale:
-            self._compile()
+        self._refresh()
         classes = [str(c) for c in self._classes.labels]
         width = max([len("prior + bias")] + [len(str(name)) for name, *_ in parsed]) + 2
         lines = [" " * width + " ".join(f"{c:>12}" for c in classes)]
@@ -533,7 +563,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         i = self._index.get(name)
         known = self._variables[i].kind if i is not None else None
         if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype):
-            values = column.to_numpy(dtype=float, na_value=np.nan)
+            values = np.array(column.to_numpy(dtype=float, na_value=np.nan), dtype=float, copy=True)
             values[np.isinf(values)] = np.nan
             kinds = np.where(np.isnan(values), 0, 1)
         else:
@@ -584,13 +614,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
 
     def _learn_chunks(self, columns: list, labels: np.ndarray, sample_weight: np.ndarray) -> None:
         n = len(labels)
-        # Rows where a new class appears (the per-row loop rebuilds every variable there).
-        new_class_rows = []
-        seen = set(self._classes.labels)
+        # Row positions of each label: a class count reaching its rebuild threshold ends a chunk
+        # (a new class has threshold 1, so its first row ends one).
+        positions: dict = {}
         for r, label in enumerate(labels):
-            if label not in seen:
-                seen.add(label)
-                new_class_rows.append(r)
+            positions.setdefault(label, []).append(r)
+        positions = {label: np.array(rows) for label, rows in positions.items()}
         # A feature takes part from the first row where it is known (a new one: its first value).
         starts = []
         for name, kind, values, first in columns:
@@ -598,10 +627,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         t = 0
         while t < n:
             end = n - 1
-            for r in new_class_rows:
-                if r >= t:
-                    end = min(end, r)
-                    break
+            for label, rows in positions.items():
+                j, new = self._classes.peek(label)
+                need = 1 if new else int(self._class_next[j] - self._class_seen[j])
+                i = int(np.searchsorted(rows, t)) + max(need, 1) - 1
+                if i < len(rows):
+                    end = min(end, int(rows[i]))
             # New variables are created at their first row: end the chunk there.
             for (name, kind, values, first), start in zip(columns, starts):
                 if kind is not None and name not in self._index and start >= t:
@@ -627,10 +658,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         chunk_weight = sample_weight[lo:hi]
         m = hi - lo
         class_index = np.array([self._classes.encode(label) for label in chunk_labels], dtype=np.intp)
-        new_class = len(self._class_counts) < len(self._classes)
-        if new_class:
-            self._class_counts = np.append(self._class_counts, np.zeros(len(self._classes) - len(self._class_counts)))
+        self._grow_classes()
         np.add.at(self._class_counts, class_index, chunk_weight)
+        np.add.at(self._class_seen, class_index, 1.0)
         self._n_seen += m
         new = [(name, kind) for (name, kind, _, _), start in zip(columns, starts) if name not in self._index and kind is not None and lo <= start < hi]
         for name, kind in sorted(new, key=lambda item: _feature_order(item[0])):
@@ -644,12 +674,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             self._variables[k].summary.update_many(values[a:hi], labels[a:hi], sample_weight[a:hi])
             self._count[k] += hi - a
             active.append((k, values, a))
-        if new_class:
-            self._rebuild(range(len(self._variables)))
-        else:
-            due = np.flatnonzero(self._count >= self._next_rebuild)
-            if len(due):
-                self._rebuild(due)
+        self._rebuild_due()
         self._resize()
         K, J = len(self._variables), len(self._classes)
         present = np.zeros((m, K), dtype=bool)
@@ -674,6 +699,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         categorical = (cat_cols, np.column_stack(cat_vals) if cat_vals else np.zeros((m, 0), dtype=object))
         self._history.push_many(numeric, categorical, present, log_lik, class_index, chunk_weight)
         self._pending += m
+        self._stale_coef = True  # the class prior moved
         self._maybe_step()
 
     def predict_proba_many(self, X):
@@ -688,8 +714,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         return pd.DataFrame(self._softmax(scores), index=X.index, columns=list(self._classes.labels))
 
     def _scores_many(self, X) -> np.ndarray:
-        if self._stale:
-            self._compile()
+        self._refresh()
         n = len(X)
         scores = np.tile(self._bias, (n, 1))
         for name in X.columns:
@@ -697,7 +722,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             if k is None:
                 continue
             variable = self._variables[k]
-            values = self._column_values(X[name], variable, name)
+            values = self._parse_column(name, X[name])[2]
             if variable.density:
                 ll = variable.log_lik_many(values)
                 if ll.shape[1]:
@@ -708,35 +733,5 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             parts = variable.locate_many(values)
             ok = parts != NOWHERE
             if ok.any():
-                scores[ok] += self._weighted[self._offsets[k] + parts[ok]]
+                scores[ok] += self._table[self._offsets[k] + parts[ok]] * self._coef[k]
         return scores
-
-    def _column_values(self, column, variable: Variable, name) -> np.ndarray:
-        """A DataFrame column as the array ``locate_many`` expects, validated for its kind."""
-        if variable.kind == "numeric":
-            try:
-                values = column.to_numpy(dtype=float, na_value=np.nan)
-            except (TypeError, ValueError):
-                values = np.array([self._numeric_or_missing(v, name) for v in column], dtype=float)
-            values[np.isinf(values)] = np.nan
-            return values
-        values = column.to_numpy(dtype=object)
-        out = np.empty(len(values), dtype=object)
-        for i, v in enumerate(values):
-            kind = value_kind(v)
-            if kind == "numeric":
-                if self.on_type_change == "raise":
-                    raise ValueError(f"feature {name!r} is categorical but got {v!r}")
-                v = None
-            out[i] = None if kind is None else (v.item() if isinstance(v, np.generic) else v)
-        return out
-
-    def _numeric_or_missing(self, v, name) -> float:
-        kind = value_kind(v)
-        if kind is None:
-            return np.nan
-        if kind != "numeric":
-            if self.on_type_change == "raise":
-                raise ValueError(f"feature {name!r} is numeric but got {v!r}")
-            return np.nan
-        return float(v)

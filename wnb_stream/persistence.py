@@ -147,7 +147,9 @@ def _resolve_class(path: Any) -> type:
     module_name, qualname = path.split(":")
     module_parts = module_name.split(".")
     qual_parts = qualname.split(".")
-    if not _is_allowed_module(module_name) or not all(_IDENTIFIER.match(p) for p in module_parts):
+    if not _is_allowed_module(module_name) or not all(
+        _IDENTIFIER.match(p) and not p.startswith("__") for p in module_parts
+    ):  # no dunder modules: importing wnb_stream.__main__ would run the command line
         raise ValueError(f"refusing to load class {path!r}: only {_ALLOWED_ROOT} classes may be loaded")
     if not all(_IDENTIFIER.match(p) and not p.startswith("__") for p in qual_parts):
         raise ValueError(f"refusing to load class {path!r}: malformed qualified name")
@@ -519,10 +521,11 @@ class _Decoder:
     def tag_ndarray(self, node):
         shape = _shape(node["shape"])
         if node["dtype"] == "object":
+            items = node["items"]
+            if not isinstance(items, list) or len(items) != math.prod(shape):
+                raise ValueError(f"malformed object array: items do not fill the shape {list(shape)}")
             array = self.remember(np.empty(shape, dtype=object))
             values = self.items(node)
-            if len(values) != array.size:
-                raise ValueError(f"object array has {len(values)} items, expected {array.size}")
             flat = array.reshape(-1)
             for i, value in enumerate(values):
                 flat[i] = value
@@ -710,6 +713,8 @@ def loads(text: str | bytes) -> Any:
     """
     try:
         document = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("not a wnb_stream file: JSON nested too deeply") from None
     except json.JSONDecodeError as error:
         raise ValueError(f"not a wnb_stream file: invalid JSON ({error})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
@@ -725,7 +730,10 @@ def loads(text: str | bytes) -> Any:
         )
     if "state" not in document:
         raise ValueError("malformed wnb_stream file: no state")
-    return from_state(document["state"])
+    try:
+        return from_state(document["state"])
+    except RecursionError:
+        raise ValueError("malformed wnb_stream file: nested too deeply") from None
 
 
 def _reject_constant(name: str):

@@ -258,6 +258,15 @@ def test_auto_picks_exact_for_small_tables_and_greedy_for_large_ones():
     assert modl.discretize(large, method="auto").method == "greedy"
 
 
+def test_exact_refuses_tables_too_large_for_its_cost_matrix():
+    from wnb_stream.modl.discretization import EXACT_LIMIT_ATOMS
+
+    counts = np.tile([[1, 2], [2, 1]], (EXACT_LIMIT_ATOMS // 2 + 1, 1))
+    with pytest.raises(ValueError, match="method='exact'"):
+        modl.discretize(bins(counts), method="exact")
+    assert modl.discretize(bins(counts)).method == "greedy"
+
+
 def test_a_strong_signal_is_found_by_both_searches_on_many_bins():
     rng = np.random.default_rng(11)
     x = np.linspace(0, 1, 400)

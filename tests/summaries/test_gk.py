@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wnb_stream.summaries.base import Bins
-from wnb_stream.summaries.gk import GKClass, budget_pairs, compress_runs, merge_tuples
+from wnb_stream.summaries.gk import GKClass, budget_pairs, compress_runs, insert_batch, merge_tuples
 
 SETTINGS = settings(max_examples=60, deadline=None)
 KINDS = ("random", "sorted", "reversed", "duplicates", "constant")
@@ -432,6 +432,23 @@ def test_merge_tuples_with_ties_uses_the_tighter_bound():
     v, g, d, e, c = merge_tuples(a, b)
     np.testing.assert_array_equal(v, [1.0, 1.5, 2.0, 2.5, 3.0])
     np.testing.assert_array_equal(d, [0.0, 0.0, 3.0 + 2.0 - 1.0, 2.0 + 0.0, 0.0])
+
+
+def test_insert_batch_groups_new_values_within_the_threshold():
+    empty = (np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 1)))
+    values = np.arange(10.0)
+    v, g, d, e, c = insert_batch(empty, values, np.ones(10), np.ones((10, 1)), threshold=2.5)
+    assert v[0] == 0.0 and g[0] == 1.0 and v[-1] == 9.0  # the minimum alone, the maximum kept
+    assert len(v) < 10 and g.sum() == 10.0 and np.all(g + d <= 2.5) and np.all(d == 0.0)
+    np.testing.assert_array_equal(e, np.ones(len(v)))
+    # between two tuples, new values inherit h of their successor and group within the room left
+    state = (np.array([0.0, 100.0]), np.array([1.0, 5.0]), np.array([0.0, 0.0]), np.array([1.0, 1.0]), np.ones((2, 1)))
+    v, g, d, e, c = insert_batch(state, np.arange(1.0, 21.0), np.ones(20), np.ones((20, 1)), threshold=9.0)
+    inner = (v > 0.0) & (v < 100.0)
+    assert np.all(d[inner] == 4.0) and np.all(g[inner] + d[inner] <= 9.0) and g.sum() == 26.0
+    # no threshold (budget mode): one tuple per new value
+    v, g, d, e, c = insert_batch(state, np.arange(1.0, 21.0), np.ones(20), np.ones((20, 1)), threshold=None)
+    assert len(v) == 22
 
 
 # --------------------------------------------------------------------------------------------

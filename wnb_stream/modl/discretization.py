@@ -13,19 +13,21 @@ grouping (spec §6.2):
   total (prior suffix minimum + the best unconstrained sum of part costs is a lower bound).
 - ``"greedy"``: bottom-up merges of adjacent intervals then post-optimisation by Split,
   MergeSplit and MergeMergeSplit moves (spec §5.6, Khiops' ``OptimizedGreedyMerge``),
-  O(B log B) merges plus O(B · J) vectorised work per post-optimisation move.
+  O(B log B) merges, then O(B · J) vectorised work to price every move once and only local
+  re-pricing after each move applied.
 
 Both first merge adjacent bins that are pure in the same class (spec §5.6 step 1): the part cost
 is concave along such a block, so an optimal cut never falls inside it, and the searches are
 unchanged in result but run on fewer atoms.
 
 Where the automatic switch is, and why: ``method="auto"`` runs the exact programme when at most
-:data:`EXACT_MAX_ATOMS` (= 40) atoms remain after the pure-bin merge, and the greedy search
-otherwise. Measured with ``benchmarks/bench_modl.py`` on this project's 2-core machines, the
-exact programme costs about the same as the greedy search (~1 ms) at 40 atoms and grows as B³
-beyond (≈ 6–15 ms at 100 atoms, ≈ 0.1–0.4 s at 300 depending on how soon the bound stops it),
-while the greedy search grows as B log B and met the optimum on every random table of the
-property tests where both could be compared. Below the switch the exact answer is free.
+:data:`EXACT_MAX_ATOMS` (= 100) atoms remain after the pure-run merge, and the greedy search
+otherwise. Measured with ``benchmarks/bench_modl.py`` on this project's 2-core machines, the exact
+programme costs the same as the greedy search up to about 100 atoms (0.7–1.5 ms, 2 or 10 classes)
+and grows as B³ beyond it (5–17 ms at 300 atoms, about 0.1 s at 1,000), while the greedy search
+stays at 1.5–5 ms for 300 bins, meeting the 5 ms budget of a 300-bin rebuild; it is not always
+optimal there (within a fraction of a nat of the exact cost on the benchmark tables), and is
+never better than the exact programme (property-tested). Below the switch the exact answer is free.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from ._common import check_options, is_informative, level, observed_columns, pri
 
 __all__ = [
     "EXACT_MAX_ATOMS",
+    "EXACT_LIMIT_ATOMS",
     "discretize",
     "discretization_prior",
     "search_intervals",
@@ -51,6 +54,8 @@ __all__ = [
 #: Largest number of atoms (bins left after merging pure runs) that ``method="auto"`` gives to the
 #: exact dynamic programme; see the module docstring for the measurements behind it.
 EXACT_MAX_ATOMS = 100
+#: ``method="exact"`` refuses more atoms than this: its (B, B) cost matrix would pass 32 MB.
+EXACT_LIMIT_ATOMS = 2000
 
 CRITERIA = ("bins", "boulle2006")
 
@@ -358,6 +363,11 @@ def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto")
         return last, method
     prefix = np.concatenate([np.zeros((1, merged.shape[1])), np.cumsum(merged, axis=0)])
     cost = part_cost_function(merged)
+    if method == "exact" and n > EXACT_LIMIT_ATOMS:
+        raise ValueError(
+            f"method='exact' is O(B³) in time and O(B²) in memory and accepts at most {EXACT_LIMIT_ATOMS} bins "
+            f"after merging pure runs, got {n}; use method='auto' or 'greedy'"
+        )
     if method == "exact":
         ends = _optimal_ends(prefix, prior, cost)
     elif method == "greedy":

@@ -41,7 +41,7 @@ LOG_DENSITY_FLOOR = -1e150
 
 
 def numeric_value(x) -> float | None:
-    """One numeric value as a float, or ``None`` when missing (None, NaN, ±inf).
+    """One numeric value as a float, or ``None`` when missing (None, NaN, ±inf, pandas NA).
 
     Raises ``ValueError`` for anything that is not a real number (a string, for instance).
     Booleans are accepted as 0/1.
@@ -57,7 +57,14 @@ def numeric_value(x) -> float | None:
         except OverflowError:  # an int beyond the float range behaves as ±inf: missing
             return None
         return x if x - x == 0.0 else None
+    if is_pandas_missing(x):
+        return None
     raise ValueError(f"a numeric summary needs real numbers (or None/NaN), got {x!r}")
+
+
+def is_pandas_missing(x) -> bool:
+    """True for pandas' ``NA`` and ``NaT`` (recognised by type name: pandas is not a dependency)."""
+    return type(x).__name__ in ("NAType", "NaTType")
 
 
 def _check_real(x) -> float:

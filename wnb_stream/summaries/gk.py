@@ -20,7 +20,8 @@ every operation below keeps
 ``Σ_j (R_j(v_i) − Ĉ_j(i)) ≤ Δ_i``. (c) is the weighted form of the GK ε-invariant: the weight
 of values ``< v_i`` is at most ``L_{i−1} + h_i``, so a rank is known within ``h ≤ 2εn`` and
 every rank or quantile query is answered within ``εn``. For unit weights and distinct values
-``e_i = 1`` and (c) also gives the textbook ``g_i + Δ_i ≤ max(⌊2εn⌋, 1)``.
+(``e_i = 1``) the rules below also keep the textbook ``g_i + Δ_i ≤ max(⌊2εn⌋, 1)``; with
+weights or repeated values that form cannot hold (one value may weigh more than ``2εn``).
 
 Equal values. A value already held by a tuple is added to that tuple (``g``, ``e`` and ``c``
 grow, ``Δ`` is unchanged), so tuple values stay distinct and ``table()`` needs no collapsing
@@ -35,11 +36,15 @@ of older values ``≤ x`` charged right of ``x`` is at most the weight ``< v_u``
 ``g_u + Δ_u − 1`` (§1.2 step 3).
 
 Buffering. ``update`` appends to a small typed buffer; every ``buffer_size`` values the buffer is
-sorted, collapsed into an exact summary and merged with the tuples by the §1.6 rule, then
-compressed (§1.3). A batch needs no per-value Python work, and ``update_many`` feeds the very
-same buffer, so it produces exactly the tuples of a loop of ``update`` (bit for bit). Every
-query flushes the buffer first. The guarantee never depends on the buffer: each flush keeps
-(a)–(c); the buffer only adds ``buffer_size`` pending values to the memory.
+sorted, collapsed into an exact summary (one tuple per distinct value, ``Δ = 0``) and inserted
+by the rule above, which is §1.6 with an exact summary; new values that share a successor are
+grouped while the group keeps ``g + Δ ≤ 2εn`` (``insert_batch``); then the tuples are compressed
+(§1.3). A batch needs no per-value Python work, and ``update_many`` feeds the very same buffer,
+so it produces exactly the tuples of a loop of ``update`` (bit for bit). Every query flushes the
+buffer first. The guarantee never depends on the buffer: each flush keeps (a)–(c); the buffer
+only adds ``buffer_size`` pending values (24 bytes each) to the memory, and compressing once
+per flush rather than every ``⌊1/(2ε)⌋`` values (§1.2 step 5) only changes the size between
+two flushes.
 
 Merging (§1.6, tight form). For a tuple of one summary, the other summary's observations
 ``≤ v`` charged to its tuples after ``v`` weigh at most ``h`` of its first tuple above ``v``
@@ -214,9 +219,9 @@ def insert_batch(state: tuple, values: np.ndarray, weights: np.ndarray, counts: 
     A value already held is absorbed by its tuple. A new value with successor ``u`` gets
     ``Δ = h_u = g_u + Δ_u − e_u`` (0 for a new minimum or maximum). With a ``threshold``
     (``2εn``, guarantee mode), consecutive new values sharing the same successor are grouped
-    into one tuple (held by the largest) while the grouped weight below it stays
-    ``≤ threshold − h_u``, so every new tuple has ``g + Δ − e ≤ threshold``; a new minimum
-    stays alone. Returns new arrays. Cost O((s + k)·J).
+    into one tuple (held by the largest) in windows of cumulative weight of width
+    ``threshold − h_u − max(weights)``, so a grouped tuple has ``g + Δ < threshold``; a new
+    minimum stays alone. Returns new arrays. Cost O((s + k)·J).
     """
     v, g, delta, at_value, class_counts = state
     s = len(v)
@@ -246,7 +251,9 @@ def insert_batch(state: tuple, values: np.ndarray, weights: np.ndarray, counts: 
         gap_start = np.ones(k, dtype=bool)
         gap_start[1:] = position[1:] != position[:-1]
         within = before - before[np.maximum.accumulate(np.where(gap_start, index, 0))]
-        room = threshold - new_delta
+        # A group never reaches `room` before its last value is added, so g + Δ ≤ threshold
+        # (the textbook form, stronger than g + Δ − e ≤ threshold).
+        room = threshold - new_delta - weights.max()
         with np.errstate(divide="ignore", invalid="ignore"):
             slot = np.where(room > 0.0, np.floor(within / room), index)
         ends[:-1] = gap_start[1:] | (slot[1:] != slot[:-1])
@@ -387,16 +394,16 @@ class GKClass(Summary):
     ...     gk.update(x, y)
     >>> gk.update(None, "pos")  # a missing value
     >>> gk.n, gk.n_tuples, GKClass.max_tuples_bound(0.01, 5000)
-    (5001.0, 74, 3655)
+    (5001.0, 73, 3655)
     >>> round(gk.quantile(0.5), 3), round(float(np.median(values)), 3)
-    (0.006, -0.004)
+    (-0.014, -0.004)
     >>> gk.rank(0.0), int((values <= 0.0).sum())  # within εn = 50
-    (2483.0, 2507)
+    (2533.5, 2507)
     >>> table = gk.table()
     >>> table.classes, table.counts.shape, table.missing.tolist()
-    (('pos', 'neg'), (74, 2), [1.0, 0.0])
+    (('pos', 'neg'), (73, 2), [1.0, 0.0])
     >>> table.upper_bounds[:3].round(3).tolist(), table.counts[:3].tolist()
-    ([-3.648, -2.117, -1.842], [[0.0, 1.0], [0.0, 95.0], [0.0, 47.0]])
+    ([-3.648, -2.132, -1.89], [[0.0, 1.0], [0.0, 91.0], [0.0, 9.0]])
 
     """
 
@@ -409,7 +416,8 @@ class GKClass(Summary):
         max_tuples: int | None = None,
         buffer_size: int | None = None,
     ):
-        given = [name for name, value in (("epsilon", epsilon), ("quantiles", quantiles), ("max_tuples", max_tuples)) if value is not None]
+        modes = (("epsilon", epsilon), ("quantiles", quantiles), ("max_tuples", max_tuples))
+        given = [name for name, value in modes if value is not None]
         if len(given) > 1:
             raise ValueError(f"give at most one of epsilon, quantiles and max_tuples, got {', '.join(given)}")
         if epsilon is not None:

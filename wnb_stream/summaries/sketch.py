@@ -4,19 +4,27 @@ with per-class counters (CM05) and SpaceSaving heavy hitters (Metwally et al. 20
 Design note. The sketches must give the same result in every process, so that they are
 reproducible and mergeable across workers (algorithms.md §4.2, §12.7). Python's ``hash`` is
 salted per process for strings and is never used: a value is first turned into a canonical byte
-string (``canonical_bytes``), hashed with keyed BLAKE2b (the seed is the key) into 64 bits, and
-row ``r`` of the count-min sketch maps that to a column with the pairwise-independent family
-``((a_r·h + b_r) mod p) mod width`` of CM05, ``p = 2^61 − 1``, where ``a_r, b_r`` come from
-``numpy.random.default_rng(seed)`` (a stable generator).
+string (``canonical_bytes``), then hashed with keyed BLAKE2b (the seed is the key). The count-min
+sketch asks for a ``4·depth``-byte digest and row ``r`` uses its ``r``-th 32-bit word modulo the
+width (one more digest, with its own personalisation, per further 16 rows). A keyed cryptographic
+hash makes the rows behave as independent random functions, more than the pairwise independence
+CM05's bound needs, and costs one digest per value (measured ~2 µs for 5 rows, against 4.3 µs
+for 5 rows of the ``(a·h + b) mod p`` family in Python integers).
+
+The table lives in an ``array.array('d')`` with a NumPy view on the same memory: a single update
+touches it through the array (measured 0.5 µs for 5 increments, 0.95 µs through NumPy item
+access) and merges and queries use the view.
 """
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import hashlib
 import heapq
 import math
 import numbers
+import operator
 import struct
 from typing import Any, Hashable
 
@@ -24,7 +32,8 @@ import numpy as np
 
 __all__ = ["canonical_bytes", "stable_hash", "CountMinSketch", "SpaceSaving"]
 
-_MERSENNE_61 = (1 << 61) - 1
+_ROWS_PER_DIGEST = 16  # BLAKE2b digests are at most 64 bytes: sixteen 32-bit words
+_MAX_WIDTH = 1 << 32
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -113,28 +122,37 @@ class CountMinSketch:
     [0.0, 20.0]
     """
 
-    __slots__ = ("width", "depth", "seed", "_key", "_a", "_b", "_table", "_flat")
+    __slots__ = ("width", "depth", "seed", "_key", "_digests", "_offsets", "_widths", "_cells", "_table")
 
     def __init__(self, width: int, depth: int, seed: int = 0, n_classes: int = 0):
-        if isinstance(width, bool) or not isinstance(width, numbers.Integral) or width < 1:
-            raise ValueError(f"width must be an integer >= 1, got {width!r}")
+        if isinstance(width, bool) or not isinstance(width, numbers.Integral) or not 1 <= width <= _MAX_WIDTH:
+            raise ValueError(f"width must be an integer in [1, 2**32], got {width!r}")
         if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
             raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
         self.width = int(width)
         self.depth = int(depth)
         self.seed = check_seed(seed)
         self._key = _seed_key(self.seed)
-        rng = np.random.default_rng(self.seed)
-        self._a = rng.integers(1, _MERSENNE_61, size=self.depth).tolist()
-        self._b = rng.integers(0, _MERSENNE_61, size=self.depth).tolist()
-        self._table = np.zeros((self.depth * self.width, n_classes))  # (depth·width, n_classes)
-        self._flat = self._table.reshape(-1)
+        # one (digest size, personalisation, unpacker) per group of up to 16 rows
+        self._digests = []
+        for group, first in enumerate(range(0, self.depth, _ROWS_PER_DIGEST)):
+            rows = min(_ROWS_PER_DIGEST, self.depth - first)
+            self._digests.append((4 * rows, group.to_bytes(16, "little"), struct.Struct(f"<{rows}I")))
+        self._offsets = tuple(r * self.width for r in range(self.depth))
+        self._widths = (self.width,) * self.depth
+        self._set_table(np.zeros((self.depth * self.width, n_classes)))
+
+    def _set_table(self, table: np.ndarray) -> None:
+        """Store ``table (depth·width, n_classes)`` in an array.array with a NumPy view on it."""
+        self._cells = array.array("d")
+        self._cells.frombytes(np.ascontiguousarray(table, dtype=float).tobytes())
+        self._table = np.frombuffer(self._cells, dtype=float).reshape(table.shape)
 
     @staticmethod
     def dimensions(epsilon: float, delta: float) -> tuple[int, int]:
         """``(width, depth) = (⌈e/ε⌉, ⌈ln(1/δ)⌉)`` for error ``ε·N_j`` with probability ``1 − δ``."""
-        if not 0 < epsilon < 1:
-            raise ValueError(f"epsilon must be in (0, 1), got {epsilon!r}")
+        if not math.e / _MAX_WIDTH <= epsilon < 1:
+            raise ValueError(f"epsilon must be in [e/2**32, 1), got {epsilon!r}")
         if not 0 < delta < 1:
             raise ValueError(f"delta must be in (0, 1), got {delta!r}")
         return math.ceil(math.e / epsilon), max(1, math.ceil(math.log(1.0 / delta)))
@@ -156,24 +174,29 @@ class CountMinSketch:
 
     def cells(self, value: Hashable) -> tuple[int, ...]:
         """Flat cell index ``r·width + h_r(value)`` of ``value`` in each row, ``(depth,)``."""
-        digest = hashlib.blake2b(canonical_bytes(value), digest_size=8, key=self._key).digest()
-        h = int.from_bytes(digest, "little") % _MERSENNE_61
-        width = self.width
-        return tuple(r * width + (a * h + b) % _MERSENNE_61 % width for r, (a, b) in enumerate(zip(self._a, self._b)))
+        data = canonical_bytes(value)
+        if len(self._digests) == 1:
+            size, person, words = self._digests[0]
+            hashes = words.unpack(hashlib.blake2b(data, digest_size=size, key=self._key, person=person).digest())
+        else:
+            hashes = []
+            for size, person, words in self._digests:
+                digest = hashlib.blake2b(data, digest_size=size, key=self._key, person=person).digest()
+                hashes.extend(words.unpack(digest))
+        return tuple(map(operator.add, self._offsets, map(operator.mod, hashes, self._widths)))
 
     def grow(self, n_classes: int) -> None:
         """Add zero counters so the table has ``n_classes`` class columns."""
         if n_classes > self.n_classes:
             extra = np.zeros((self._table.shape[0], n_classes - self.n_classes))
-            self._table = np.hstack((self._table, extra))
-            self._flat = self._table.reshape(-1)
+            self._set_table(np.hstack((self._table, extra)))
 
     def add(self, cells: tuple[int, ...], j: int, w: float) -> None:
         """Add weight ``w`` of class ``j`` at ``cells``. Cost O(depth)."""
-        flat = self._flat
+        table = self._cells
         n_classes = self._table.shape[1]
         for cell in cells:
-            flat[cell * n_classes + j] += w
+            table[cell * n_classes + j] += w
 
     def add_counts(self, cells: np.ndarray, counts: np.ndarray) -> None:
         """Add many values at once: ``cells (n, depth)`` ints and ``counts (n, n_classes)``."""
@@ -205,17 +228,15 @@ class CountMinSketch:
 
     def copy(self) -> CountMinSketch:
         clone = CountMinSketch(self.width, self.depth, self.seed, 0)
-        clone._table = self._table.copy()
-        clone._flat = clone._table.reshape(-1)
+        clone._set_table(self._table)
         return clone
 
     def __getstate__(self):
-        return {"width": self.width, "depth": self.depth, "seed": self.seed, "table": self._table}
+        return {"width": self.width, "depth": self.depth, "seed": self.seed, "table": np.array(self._table)}
 
     def __setstate__(self, state):
         self.__init__(state["width"], state["depth"], state["seed"], 0)
-        self._table = np.array(state["table"], dtype=float)
-        self._flat = self._table.reshape(-1)
+        self._set_table(np.asarray(state["table"], dtype=float))
 
     def _check(self) -> None:
         assert self._table.shape[0] == self.depth * self.width

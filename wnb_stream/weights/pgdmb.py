@@ -80,7 +80,7 @@ class PGDMB(Optimizer):
     initial_weight
         w0 in [0, 1], the start of the first descent (HBL17: 0.5).
     initial_step
-        η0 > 0, the initial Rprop step of every coordinate (HBL17: 1e-2).
+        η0 in [Δmin, Δmax], the initial Rprop step of every coordinate (HBL17: 1e-2).
     step_increase, step_decrease
         Rprop factors η+ > 1 and η− in (0, 1) (HBL17: 1.2 and 0.5).
     step_min, step_max
@@ -94,24 +94,23 @@ class PGDMB(Optimizer):
 
     Examples
     --------
-    Five variables carry the class, five are noise; after 40 batches of 200 rows the noise
-    variables are dropped.
+    Five variables carry the class, five are noise; after 40 batches of 200 rows, judged on a
+    window of 5,000 rows, the noise variables are dropped.
 
     >>> import numpy as np
     >>> from wnb_stream.weights import Batch, Context, PGDMB
     >>> rng = np.random.default_rng(42)
     >>> def rows(n):
     ...     y = rng.integers(0, 2, n)
-    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 10)))       # (n, 10, 2) noise
-    ...     log_lik[:, :5, :] = np.log(np.where(np.arange(2) == y[:, None, None], 0.7, 0.3)
-    ...                                * np.ones((n, 5, 2)))
-    ...     flip = rng.random((n, 5)) < 0.3                               # 30 % label noise
-    ...     log_lik[:, :5, :][flip] = log_lik[:, :5, ::-1][flip]
+    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 10)))          # (n, 10, 2) noise
+    ...     agree = rng.random((n, 5)) < 0.7                                # 5 informative variables
+    ...     hot = np.where(agree, y[:, None], 1 - y[:, None])
+    ...     log_lik[:, :5, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
     ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
     >>> model = PGDMB(batch_size=200)
     >>> model.reset(n_variables=10, n_classes=2)
     >>> context = Context(prior_costs=np.full(10, np.log(10) + 1), active=np.ones(10, bool))
-    >>> history = rows(1000)
+    >>> history = rows(5000)
     >>> for _ in range(40):
     ...     model.learn(rows(200), history, context)
     >>> model.weights.round(1).tolist()
@@ -177,8 +176,6 @@ class PGDMB(Optimizer):
             raise ValueError(f"epsilon must be >= 0, got {self.epsilon}")
         if not 0.0 <= self.initial_weight <= 1.0:
             raise ValueError(f"initial_weight must be in [0, 1], got {self.initial_weight}")
-        if not self.initial_step > 0:
-            raise ValueError(f"initial_step must be > 0, got {self.initial_step}")
         if not self.step_increase > 1.0:
             raise ValueError(f"step_increase must be > 1, got {self.step_increase}")
         if not 0.0 < self.step_decrease < 1.0:
@@ -187,6 +184,11 @@ class PGDMB(Optimizer):
             raise ValueError(
                 f"step_min and step_max must satisfy 0 < step_min <= step_max, "
                 f"got {self.step_min} and {self.step_max}"
+            )
+        if not self.step_min <= self.initial_step <= self.step_max:
+            raise ValueError(
+                f"initial_step must be in [step_min, step_max] = [{self.step_min}, {self.step_max}], "
+                f"got {self.initial_step}"
             )
         if not 0.0 <= self.zero_threshold < 1.0:
             raise ValueError(f"zero_threshold must be in [0, 1), got {self.zero_threshold}")
@@ -255,6 +257,7 @@ class PGDMB(Optimizer):
         if float(np.sum(batch.sample_weight)) <= 0:
             return  # nothing to learn from
         history = batch if history is None else history
+        batch, history = self._padded(batch), self._padded(history)
         self._prepare(history)
         prior_costs, active = self._context(context)
         self._apply_active(active)
@@ -355,6 +358,14 @@ class PGDMB(Optimizer):
         # variables not resized to yet: the value resize would give them
         fill = 1.0 if self._incumbent_is_nb else self._initial_value
         return np.concatenate([self._best, np.full(n_variables - self._n_variables, fill)])
+
+    def _padded(self, data: Batch) -> Batch:
+        """``data`` with ℓ = 0 (no evidence) for variables it was encoded without."""
+        missing = self._n_variables - data.log_lik.shape[1]
+        if missing <= 0:
+            return data
+        log_lik = np.pad(data.log_lik, ((0, 0), (0, missing), (0, 0)))
+        return Batch(log_lik, data.y, data.sample_weight, data.log_prior)
 
     def _prepare(self, history: Batch) -> None:
         """Hook run before each step (VNS fixes its session budget here)."""

@@ -1,0 +1,84 @@
+"""What every learner owes the classifier (weights/base.py), checked on each of them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from synthetic_weights import context_for, make_rows
+
+from wnb_stream.weights import PGDMB, VNS, Batch, Graphical, Optimizer, Uniform
+
+LEARNERS = [Uniform, PGDMB, VNS, Graphical]
+
+
+def configurations():
+    for cls in LEARNERS:
+        for params in cls._unit_test_params():
+            yield pytest.param(cls, params, id=f"{cls.__name__}-{params}")
+
+
+@pytest.mark.parametrize("cls, params", list(configurations()))
+def test_a_stream_that_grows_from_nothing(cls, params):
+    """The classifier's life cycle: reset(0, 0), resize as variables and classes appear, learn."""
+    model = cls(**params)
+    assert isinstance(model, Optimizer) and model.batch_size >= 1
+    model.reset(0, 0, seed=1)
+    assert model.weights.shape == (0,)
+    rng = np.random.default_rng(0)
+    k, j = 0, 0
+    for step, (new_k, new_j) in enumerate([(3, 2), (3, 2), (5, 2), (5, 3), (8, 3), (8, 3)]):
+        k, j = new_k, new_j
+        model.resize(k, j)
+        data = make_rows(rng, 40, n_informative=2, n_noise=k - 2, n_classes=j)
+        model.learn(data, data, context_for(k))
+        model._check()
+        w = model.weights
+        assert w.shape == (k,) and np.all(np.isfinite(w))
+        log_lik = data.log_lik
+        s = model.scores(log_lik, data.log_prior)
+        assert s.shape == (40, j) and np.all(np.isfinite(s))
+        coefficients, offsets = model.coefficients(k, j)
+        assert coefficients.shape == (k, j) and offsets.shape == (j,)
+        np.testing.assert_allclose(s, data.log_prior + offsets + np.einsum("nkj,kj->nj", log_lik, coefficients))
+
+
+@pytest.mark.parametrize("cls", LEARNERS)
+def test_a_batch_encoded_before_the_last_resize_is_accepted(cls):
+    model = cls()
+    model.reset(6, 2, seed=0)
+    data = make_rows(np.random.default_rng(1), 30, n_informative=2, n_noise=2)  # 4 of the 6 variables
+    model.learn(data, data, context_for(4))
+    model._check()
+    assert model.weights.shape == (6,)
+
+
+@pytest.mark.parametrize("cls", LEARNERS)
+def test_clone_and_repr(cls):
+    model = cls()
+    model.reset(3, 2, seed=0)
+    data = make_rows(np.random.default_rng(2), 30, n_informative=2, n_noise=1)
+    model.learn(data, data, context_for(3))
+    clone = model.clone()
+    assert type(clone) is cls and repr(clone) == repr(model)
+    assert clone._get_params() == model._get_params()
+    assert clone.weights.shape == (0,)  # a fresh, unreset prototype
+
+
+@pytest.mark.parametrize("cls", LEARNERS)
+def test_prediction_before_any_reset_is_plain_naive_bayes(cls):
+    data = make_rows(np.random.default_rng(3), 10, n_informative=2, n_noise=1)
+    s = cls().scores(data.log_lik, data.log_prior)
+    np.testing.assert_allclose(s, data.log_prior + data.log_lik.sum(axis=1))
+
+
+@pytest.mark.parametrize("cls", [PGDMB, VNS, Graphical])
+def test_learning_changes_the_model_and_zero_weights_do_not(cls):
+    data = make_rows(np.random.default_rng(4), 200, n_informative=2, n_noise=3)
+    model = cls(batch_size=200) if cls is not Graphical else cls(adaptive=True)
+    model.reset(5, 2, seed=0)
+    before = model.scores(data.log_lik, data.log_prior)
+    model.learn(Batch(data.log_lik, data.y, np.zeros(200), data.log_prior), None, context_for(5))
+    np.testing.assert_array_equal(model.scores(data.log_lik, data.log_prior), before)
+    for _ in range(5):
+        model.learn(data, data, context_for(5))
+    assert not np.allclose(model.scores(data.log_lik, data.log_prior), before)
