@@ -199,7 +199,8 @@ def main(argv=None) -> None:
         if noop_rate is None:
             noop_rate = rate
         rows.append(
-            dict(meta, summary=name, data=data_name, method="update", n=n, repeat=args.repeat, seconds=round(seconds, 4),
+            dict(meta, summary=name, data=data_name, method="update", n=n, repeat=args.repeat,
+                 seconds=round(seconds, 4),
                  updates_per_second=round(rate), ratio_to_noop_loop=round(rate / noop_rate, 3),
                  kept=_kept(summary), memory_bytes=summary.memory_usage() if hasattr(summary, "memory_usage") else "")
         )
@@ -226,7 +227,10 @@ def main(argv=None) -> None:
         writer.writerows(rows)
 
     print(f"\n{meta['date']}  commit {meta['commit']}  {meta['machine']}  n = {n:,}")
-    header = f"{'summary':36s} {'data':22s} {'method':20s} {'updates/s':>12s} {'x no-op':>8s} {'kept':>14s} {'memory':>10s}"
+    header = (
+        f"{'summary':36s} {'data':22s} {'method':20s} {'updates/s':>12s} {'x no-op':>8s} {'kept':>14s} "
+        f"{'memory':>10s}"
+    )
     print(header)
     print("-" * len(header))
     for row in rows:

@@ -118,6 +118,13 @@ def fmt(value, digits: int = 3) -> str:
     return str(value)
 
 
+def rate(value) -> str:
+    """Examples per second, as an integer with thousands separators."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:,.0f}"
+
+
 def markdown(rows: Sequence[Sequence], header: Sequence[str]) -> str:
     """A GitHub markdown table (first column left-aligned, the others right-aligned)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|"]

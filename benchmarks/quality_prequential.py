@@ -28,7 +28,7 @@ import sys
 import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
-from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance
+from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate
 
 from wnb_stream import datasets, evaluation
 
@@ -100,14 +100,14 @@ def main(argv=None) -> int:
             results.add(row)
             selected = "—" if result.selected is None else f"{result.selected}/{result.n_features}"
             table.append([result.model, fmt(result.accuracy, 4), fmt(result.log_loss, 4), fmt(result.macro_auc, 4),
-                          fmt(result.compression_rate, 4), selected, fmt(result.examples_per_second)])  # fmt: skip
+                          fmt(result.compression_rate, 4), selected, rate(result.examples_per_second)])  # fmt: skip
         for peer in ANCHOR_PEERS:
             row = anchors.get((dataset.anchor, peer))
             if row is not None:
                 same_n = int(row["n_instances"]) == run.n
                 label = f"anchor {peer}" + ("" if same_n else f" (n={int(row['n_instances']):,})")
                 table.append([label, fmt(number(row["accuracy"]), 4), fmt(number(row["log_loss"]), 4),
-                              fmt(number(row["macro_auc"]), 4), "—", "—", fmt(number(row["inst_per_s"]))])  # fmt: skip
+                              fmt(number(row["macro_auc"]), 4), "—", "—", rate(number(row["inst_per_s"]))])  # fmt: skip
         print(markdown(table, ["model", "accuracy", "log loss", "AUC", "compression", "selected", "examples/s"]))
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     report = summary(results.rows, anchors)
@@ -138,14 +138,14 @@ def summary(rows: list[dict], anchors: dict) -> str:
                           fmt(mean(r["log_loss"] for r in mine), 4), fmt(mean(r["macro_auc"] for r in mine), 4),
                           fmt(mean(r["compression_rate"] for r in mine), 4),
                           fmt(mean(sel), 2) if sel else "—", f"{wins}/{len(mine)}" if nb and model != "nb" else "—",
-                          fmt(mean(r["examples_per_second"] for r in mine))])  # fmt: skip
+                          rate(mean(r["examples_per_second"] for r in mine))])  # fmt: skip
         for peer in ANCHOR_PEERS:
             found = [anchors[(s, peer)] for s in stream_names if (s, peer) in anchors]
             if found:
                 table.append([f"anchor {peer}", len(found), fmt(mean(number(r["accuracy"]) for r in found), 4),
                               fmt(mean(number(r["log_loss"]) for r in found), 4),
                               fmt(mean(number(r["macro_auc"]) for r in found), 4), "—", "—", "—",
-                              fmt(mean(number(r["inst_per_s"]) for r in found))])  # fmt: skip
+                              rate(mean(number(r["inst_per_s"]) for r in found))])  # fmt: skip
         parts.append(f"### {group}: means over {len(stream_names)} streams\n\n" + markdown(
             table, ["model", "streams", "accuracy", "log loss", "AUC", "compression", "selected share",
                     "log loss < nb", "examples/s"]))  # fmt: skip

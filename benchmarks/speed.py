@@ -31,7 +31,7 @@ import time
 import tracemalloc
 
 import common  # noqa: F401  (puts the checkout on sys.path)
-from common import RESULTS, ResultFile, fmt, markdown, names, provenance
+from common import RESULTS, ResultFile, fmt, markdown, names, provenance, rate
 
 from wnb_stream import evaluation
 
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--k", type=names, default=["10", "100", "1000"], help="numbers of variables")
     parser.add_argument("--n", type=int, default=5000, help="examples per stream (capped by --max-cells / K)")
-    parser.add_argument("--max-cells", type=int, default=2_000_000, help="cap on n·K per stream")
+    parser.add_argument("--max-cells", type=int, default=1_000_000, help="cap on n·K per stream")
     parser.add_argument("--models", type=names, default=list(LABELS))
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--lengths", type=names, default=["1000", "10000", "50000"], help="segment ends at K=10 ('' = skip)")
@@ -123,7 +123,7 @@ def main(argv=None) -> int:
                 if callable(getattr(models[name], "memory_usage", None)):
                     row["model_memory_bytes"] = models[name].memory_usage()
                 results.add(row)
-                lines.append([k, path, LABELS[name], f"{n:,}", fmt(row["examples_per_second"]),
+                lines.append([k, path, LABELS[name], f"{n:,}", rate(row["examples_per_second"]),
                               fmt(row.get("time_vs_river_gnb"), 2), fmt(row.get("time_vs_noop"), 1),
                               fmt(row.get("peak_memory_bytes", float("nan")) / 2**20, 2)])  # fmt: skip
             print(markdown(lines[-len(timings):], ["K", "path", "model", "n", "examples/s", "time ÷ GaussianNB",
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
                 row = {"k": 10, "path": "one/segment", "model": LABELS[name], "n": end, "segment_start": start,
                        "seconds": seconds, "examples_per_second": (end - start) / seconds}  # fmt: skip
                 results.add(row)
-                growth.append([LABELS[name], f"{start:,}–{end:,}", fmt(row["examples_per_second"])])
+                growth.append([LABELS[name], f"{start:,}–{end:,}", rate(row["examples_per_second"])])
                 start = end
         print(markdown(growth, ["model (K=10)", "examples", "examples/s in the segment"]))
     report = (

@@ -214,10 +214,18 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         if not isinstance(x, dict):
             raise ValueError(f"x must be a dict of features, got {type(x).__name__}")
         parsed = []
+        index, variables = self._index, self._variables
         for name, value in x.items():
+            i = index.get(name)
+            variable = variables[i] if i is not None else None
+            if type(value) is float and variable is not None and variable.kind == "numeric":
+                # The common case, validated with two type checks.
+                if value != value or value in (math.inf, -math.inf):
+                    parsed.append((name, variable, None, None))
+                else:
+                    parsed.append((name, variable, "numeric", value))
+                continue
             kind = value_kind(value)
-            i = self._index.get(name)
-            variable = self._variables[i] if i is not None else None
             if kind == "categorical":
                 try:
                     hash(value)
@@ -359,9 +367,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             self._history.reencode(k, self._raw_column(k), self._variables[k].log_lik_many)
 
     def _push_one(self, parsed, present, j: int, w: float) -> None:
+        """Encode the row with the current level 2 and append it to the history."""
         self._resize()
+        self._refresh()
         K, J = len(self._variables), len(self._classes)
         num_cols, num_vals, cat_cols, cat_vals, ks = [], [], [], [], []
+        binned, rows = [], []
         row = np.zeros((K, J))
         for (name, _, kind, value), k in zip(parsed, present):
             if k is None:
@@ -374,9 +385,17 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             else:
                 cat_cols.append(self._column[k])
                 cat_vals.append(value)
-            ll = variable.log_lik_one(value)
-            if ll is not None:
-                row[k, : len(ll)] = ll
+            if variable.density:
+                ll = variable.log_lik_one(value)
+                if ll is not None:
+                    row[k, : len(ll)] = ll
+            elif variable.log_prob is not None:
+                part = variable.locate(value)
+                if part != NOWHERE:
+                    binned.append(k)
+                    rows.append(self._offsets[k] + part)
+        if rows:
+            row[binned] = self._table[rows]
         self._history.push((num_cols, num_vals), (cat_cols, cat_vals), ks, row, j, w)
         self._pending += 1
 

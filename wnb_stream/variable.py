@@ -38,6 +38,14 @@ def value_kind(value) -> str | None:
     hashable value are categorical. None and NaN are missing; ±inf are numeric values that the
     summaries count as missing.
     """
+    kind = type(value)
+    # Exact-type fast paths first: this runs once per feature per example.
+    if kind is float:
+        return None if value != value else "numeric"
+    if kind is int:
+        return "numeric"
+    if kind is str:
+        return "categorical"
     if value is None:
         return None
     if isinstance(value, bool | np.bool_):

@@ -481,3 +481,24 @@ def test_null_partition_is_the_one_interval_model():
     assert null.counts.tolist() == [[21.0, 23.0]]
     with pytest.raises(TypeError):
         modl.null_partition([1, 2])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_random_tables_give_valid_intervals(seed):
+    rng = np.random.default_rng(seed)
+    n_classes, n_bins = int(rng.integers(1, 6)), int(rng.integers(0, 80))
+    counts = rng.integers(0, 20, (n_bins, n_classes)) * (rng.random((n_bins, n_classes)) < 0.6)
+    if rng.random() < 0.3:
+        counts = counts * rng.random((n_bins, n_classes))  # fractional
+    missing = rng.integers(0, 5, n_classes) * (rng.random() < 0.4)
+    bounds = np.sort(rng.integers(0, max(1, n_bins), n_bins)).astype(float)  # ties are common
+    table = Bins(upper_bounds=bounds, counts=counts, classes=tuple(range(n_classes)), missing=missing)
+    values = np.concatenate([rng.uniform(-10, n_bins + 10, 20), [np.nan, np.inf, -np.inf]])
+    for method in ("auto", "exact", "greedy", "null"):
+        for criterion in ("bins", "boulle2006"):
+            result = modl.discretize(table, method=method, criterion=criterion, selection_cost=float(rng.random()))
+            result._check()
+            assert result.counts.sum() == pytest.approx(table.n)
+            log_lik = result.log_likelihood(values)
+            assert log_lik.shape == (len(values), n_classes) and np.all(np.isfinite(log_lik))

@@ -468,3 +468,29 @@ def test_null_partition_is_the_one_group_model():
     assert null.n_parts == 1 and null.level == 0.0 and null.missing_part == 0 and null.star_part == 0
     assert null.cost == pytest.approx(modl.group(table).null_cost)
     assert null.cost == modl.group(table, method="null").cost
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_random_tables_give_valid_groups(seed):
+    rng = np.random.default_rng(seed)
+    n_classes, n_values = int(rng.integers(1, 6)), int(rng.integers(0, 40))
+    counts = rng.integers(0, 20, (n_values, n_classes)) * (rng.random((n_values, n_classes)) < 0.6)
+    if rng.random() < 0.3:
+        counts = counts * rng.random((n_values, n_classes))  # fractional
+    missing = rng.integers(0, 5, n_classes) * (rng.random() < 0.4)
+    star = rng.integers(0, 5, n_classes) * (rng.random() < 0.4)
+    table = categories(counts.reshape(n_values, n_classes), missing=missing, star=star) if n_values else Categories(
+        (), np.zeros((0, n_classes)), tuple(range(n_classes)), missing, star
+    )
+    values = np.array(["v0", "v1", "unseen", None, math.nan], dtype=object)
+    methods = ("auto", "greedy", "null") + (("exact",) if _inputs(table) <= 8 else ())
+    for method in methods:
+        for criterion in ("khiops", "boulle2005"):
+            result = modl.group(table, method=method, criterion=criterion)
+            result._check()
+            assert result.counts.sum() == pytest.approx(table.n)
+            members = sorted(v for g in result.groups for v in g if v is not STAR and v is not MISSING)
+            assert members == sorted(table.values)
+            log_lik = result.log_likelihood(values)
+            assert log_lik.shape == (len(values), n_classes) and np.all(np.isfinite(log_lik))

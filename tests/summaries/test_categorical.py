@@ -376,7 +376,8 @@ def test_merge_with_itself_doubles():
     table = summary.table()
     summary.merge(summary)
     summary._check()
-    assert np.allclose(summary.table().counts.sum(axis=0) + summary.table().star, 2 * (table.counts.sum(axis=0) + table.star))
+    doubled = summary.table()
+    assert np.allclose(doubled.counts.sum(axis=0) + doubled.star, 2 * (table.counts.sum(axis=0) + table.star))
 
 
 # -- reproducibility, serialisation, memory ----------------------------------------------------
@@ -393,7 +394,8 @@ def _reproducibility_script() -> str:
         table = summary.table()
         print(repr(table.values))
         print(table.counts.tolist(), table.star.tolist())
-        print(summary._sketch._table.sum(axis=1).tolist(), float(summary._sketch._table[:, 0] @ np.arange(summary._sketch._table.shape[0])))
+        cells = summary._sketch._table
+        print(cells.sum(axis=1).tolist(), float(cells[:, 0] @ np.arange(cells.shape[0])))
         """
     )
 

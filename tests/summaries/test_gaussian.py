@@ -14,6 +14,7 @@ from wnb_stream.summaries.base import Moments
 from wnb_stream.summaries.gaussian import (
     LOG_DENSITY_FLOOR,
     Gaussian,
+    GaussianDensity,
     log_likelihood,
     pooled_moments,
     prior_cost,
@@ -292,3 +293,21 @@ def test_virtual_bins_of_a_constant_feature():
     assert np.all(np.isfinite(bins.upper_bounds)) and np.all(np.diff(bins.upper_bounds) > 0)
     assert bins.counts.sum() == pytest.approx(50.0)
     assert bins.upper_bounds[0] < 2.5 + 1e-3 and bins.upper_bounds[-1] > 2.5
+
+
+@pytest.mark.parametrize("n_classes", [2, 12])  # the Python path (<= 8 classes) and the NumPy one
+def test_density_one_value_path_equals_the_batch_path(n_classes):
+    rng = np.random.default_rng(12)
+    summary = Gaussian()
+    labels = rng.integers(0, n_classes, size=500)
+    summary.update_many(rng.normal(labels, 1 + labels), labels)
+    summary.update_many(np.full(5, 3.0), np.full(5, n_classes))  # a constant class
+    density = GaussianDensity(summary.table(), var_smoothing=1e-6)
+    values = [0.0, -2.5, 3.0, 1e10, -1e308, 1e308, None, math.nan, math.inf, 7]
+    batch = density.log_likelihood(values)
+    assert np.array_equal(batch, log_likelihood(summary.table(), values, var_smoothing=1e-6))
+    for value, row in zip(values, batch):
+        assert np.allclose(density.log_likelihood_one(value), row, rtol=1e-12, atol=0)
+    assert np.all(np.isfinite(batch))
+    with pytest.raises(ValueError):
+        density.log_likelihood_one("3.0")

@@ -233,10 +233,38 @@ def _pure_labels(counts: np.ndarray) -> np.ndarray:
     return _compact(key)
 
 
+#: ``_few_groups`` leaves at least this many initial groups (and at least ⌈√N⌉).
+FEW_GROUPS_MIN = 64
+
+
+def _few_groups(counts: np.ndarray, labels: np.ndarray, cost) -> np.ndarray:
+    """Spec §6.2 step 2: when more than ⌈√N⌉ initial groups remain, keep the ⌈√N⌉ most frequent
+    (at least :data:`FEW_GROUPS_MIN`) and send every other one to the kept group whose Δ part is the
+    least. Khiops merges the small groups by a frequency threshold (``MergeSmallGroups``); joining
+    the closest frequent group keeps their class profile, and the value moves of the
+    post-optimisation can still take any value elsewhere. Bounds the O(I²) pair table.
+    """
+    n_groups = int(labels.max()) + 1
+    keep = max(int(math.ceil(math.sqrt(counts.sum()))), FEW_GROUPS_MIN)
+    if n_groups <= keep:
+        return labels
+    groups = np.zeros((n_groups, counts.shape[1]))
+    np.add.at(groups, labels, counts)
+    order = np.argsort(-groups.sum(axis=1), kind="stable")
+    kept, small = order[:keep], order[keep:]
+    part = cost(groups)
+    # (small, kept) Δ part of joining each small group to each kept group
+    delta = cost(groups[small][:, None, :] + groups[kept][None, :, :]) - part[small][:, None] - part[kept][None, :]
+    target = np.empty(n_groups, dtype=np.intp)
+    target[kept] = kept
+    target[small] = kept[delta.argmin(axis=1)]
+    return _compact(target[labels])
+
+
 def _greedy(counts: np.ndarray, criterion: _Criterion) -> np.ndarray:
     """Spec §6.2 steps 1 and 3: merge the best pair down to one group, keep the best state."""
     cost = criterion.part_costs
-    labels = _pure_labels(counts)
+    labels = _few_groups(counts, _pure_labels(counts), cost)
     n_groups = int(labels.max()) + 1
     groups = np.zeros((n_groups, counts.shape[1]))
     np.add.at(groups, labels, counts)

@@ -5,7 +5,8 @@ squared deviations ``M2`` (algorithms.md §3.1), plus one pooled accumulator ove
 Level 2 never sees the values: it reads ``table() -> Moments`` and the pure functions of this
 module turn those moments into what the classifier needs:
 
-- ``log_likelihood(moments, values)``: ``(n_values, n_classes)`` log densities ℓ_j(x) (§3.2);
+- ``log_likelihood(moments, values)``: ``(n_values, n_classes)`` log densities ℓ_j(x) (§3.2),
+  or ``GaussianDensity(moments)`` to precompute them for many queries;
 - ``prior_cost(moments)``: a BIC-like prior cost ``J·log N`` (§3.3 option (a));
 - ``virtual_bins(moments)``: expected class counts on a grid of pooled quantiles, a ``Bins``
   table MODL can read (§3.3 option (b)).
@@ -23,7 +24,15 @@ import numpy as np
 
 from .base import Bins, ClassIndex, Moments, Summary, as_weights, check_weight
 
-__all__ = ["Gaussian", "log_likelihood", "pooled_moments", "prior_cost", "virtual_bins"]
+__all__ = [
+    "Gaussian",
+    "GaussianDensity",
+    "log_likelihood",
+    "pooled_moments",
+    "prior_cost",
+    "smoothed_parameters",
+    "virtual_bins",
+]
 
 _LOG_2PI = math.log(2.0 * math.pi)
 #: Relative variance floor: σ̃² ≥ 1e-12·(1 + μ²) keeps a constant feature finite (§3.2, [OURS]).
@@ -397,6 +406,7 @@ def log_likelihood(
     a pdf), with the means and variance floors of ``smoothed_parameters`` (algorithms.md §3.2).
     The result is always finite: missing values (None, NaN, ±inf) give 0 for every class, and the
     log density is clamped at ``LOG_DENSITY_FLOOR`` for values absurdly far from the mean.
+    For repeated queries on the same table, build a ``GaussianDensity`` once.
 
     Parameters
     ----------
@@ -421,18 +431,70 @@ def log_likelihood(
     >>> log_likelihood(m, [0.0, 1.0, None]).round(2).tolist()
     [[-0.92, -666666657.08], [-1.42, 9.59], [0.0, 0.0]]
     """
-    x = numeric_batch(values)
-    means, variances = smoothed_parameters(moments, var_smoothing, max_variance)
-    out = np.zeros((len(x), len(means)))  # (n_values, n_classes)
-    present = ~np.isnan(x)
-    if not present.any() or len(means) == 0:
+    return GaussianDensity(moments, var_smoothing, max_variance).log_likelihood(values)
+
+
+class GaussianDensity:
+    """The class-conditional log densities of a ``Moments`` table, precomputed for queries.
+
+    Holds ``means`` and floored ``variances`` ``(n_classes,)`` from ``smoothed_parameters`` and the
+    log normalisers ``−½ log(2π σ̃_j²)``; ``log_likelihood(values) -> (n, n_classes)`` and
+    ``log_likelihood_one(x) -> (n_classes,)`` (the per-example prediction path, no NumPy call
+    for up to 8 classes) give the same values as the module's ``log_likelihood``.
+
+    >>> m = Moments([10.0, 10.0], [0.0, 1.0], [1.0, 4.0], ("a", "b"), [0.0, 0.0])
+    >>> density = GaussianDensity(m)
+    >>> density.log_likelihood_one(1.0).round(3).tolist(), density.log_likelihood_one(None).tolist()
+    ([-1.419, -1.612], [0.0, 0.0])
+    """
+
+    __slots__ = ("classes", "means", "variances", "_log_normalizers", "_inverse_sigmas", "_python")
+
+    def __init__(self, moments: Moments, var_smoothing: float = 1e-9, max_variance: float | None = None):
+        means, variances = smoothed_parameters(moments, var_smoothing, max_variance)
+        self.classes = moments.classes
+        self.means = means  # (n_classes,)
+        self.variances = variances  # (n_classes,)
+        self._log_normalizers = -0.5 * (_LOG_2PI + np.log(variances))  # (n_classes,)
+        self._inverse_sigmas = 1.0 / np.sqrt(variances)  # (n_classes,)
+        # plain Python lists serve the one-value path for a few classes
+        self._python = (
+            list(zip(self._log_normalizers.tolist(), means.tolist(), self._inverse_sigmas.tolist()))
+            if len(means) <= 8
+            else None
+        )
+
+    def log_likelihood(self, values) -> np.ndarray:
+        """``(n_values, n_classes)`` log densities; 0 rows for missing values."""
+        x = numeric_batch(values)
+        out = np.zeros((len(x), len(self.means)))  # (n_values, n_classes)
+        present = ~np.isnan(x)
+        if not present.any() or len(self.means) == 0:
+            return out
+        out[present] = self._evaluate(x[present, None])
         return out
-    with np.errstate(over="ignore", invalid="ignore"):
-        z = (x[present, None] - means[None, :]) / np.sqrt(variances)[None, :]
-        values_ = -0.5 * (_LOG_2PI + np.log(variances))[None, :] - 0.5 * z * z
-    values_ = np.nan_to_num(values_, nan=LOG_DENSITY_FLOOR, neginf=LOG_DENSITY_FLOOR)
-    out[present] = np.maximum(values_, LOG_DENSITY_FLOOR)
-    return out
+
+    def _evaluate(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = (x - self.means) * self._inverse_sigmas
+            values = self._log_normalizers - 0.5 * z * z
+        # fmax ignores NaN (from overflowing inputs), so the floor also replaces them
+        return np.fmax(values, LOG_DENSITY_FLOOR)
+
+    def log_likelihood_one(self, x) -> np.ndarray:
+        """``(n_classes,)`` log densities of one value (zeros if it is missing)."""
+        if type(x) is not float or not x - x == 0.0:
+            x = numeric_value(x)
+            if x is None:
+                return np.zeros(len(self.means))
+        if self._python is None:
+            return self._evaluate(np.array([x]))
+        out = []
+        for log_normalizer, mean, inverse_sigma in self._python:
+            z = (x - mean) * inverse_sigma  # Python floats overflow to inf without an error
+            value = log_normalizer - 0.5 * (z * z)
+            out.append(value if value > LOG_DENSITY_FLOOR else LOG_DENSITY_FLOOR)
+        return np.array(out)
 
 
 def prior_cost(moments: Moments) -> float:

@@ -359,8 +359,8 @@ class GKClass(Summary):
     every tuple has ``g_i + Δ_i − e_i ≤ 2εn``, so ``rank(x)`` is within ``εn`` of the true
     weight of values ``≤ x`` and ``quantile(φ)`` returns a value whose rank range is within
     ``εn`` of ``φn``; the class counts of bins ``0..i`` are lower bounds of the true class counts
-    of values ``≤ v_i`` with a total deficit ``≤ Δ_i ≤ 2εn``. Size: a few ``1/ε`` tuples in
-    practice; GK01's worst-case figure ``max_tuples_bound(ε, n) = (11/(2ε))·log2(2εn)`` is proved
+    of values ``≤ v_i`` with a total deficit ``≤ Δ_i ≤ 2εn``. Size: about ``0.7/ε`` tuples
+    measured over 10^6 uniform or sorted values (``benchmarks/bench_gk.py``); GK01's worst-case figure ``max_tuples_bound(ε, n) = (11/(2ε))·log2(2εn)`` is proved
     for the band compress, not for the simple compress used here (§1.3).
 
     Cost: ``update`` O(1) amortised plus a flush every ``buffer_size`` values, each

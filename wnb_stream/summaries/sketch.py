@@ -386,7 +386,9 @@ class SpaceSaving:
         for value, slot in self._slots.items():
             mine = other._slots.get(value)
             if mine is None:
-                merged[value] = Slot(slot.count + ours_missing, slot.error + ours_missing, list(slot.class_counts), slot.cells)
+                merged[value] = Slot(
+                    slot.count + ours_missing, slot.error + ours_missing, list(slot.class_counts), slot.cells
+                )
             else:
                 counts = list(slot.class_counts)
                 _add_columns(counts, mine.class_counts, columns)
@@ -410,7 +412,8 @@ class SpaceSaving:
     def copy(self) -> SpaceSaving:
         clone = SpaceSaving(self.capacity)
         clone._slots = {
-            value: Slot(slot.count, slot.error, list(slot.class_counts), slot.cells) for value, slot in self._slots.items()
+            value: Slot(slot.count, slot.error, list(slot.class_counts), slot.cells)
+            for value, slot in self._slots.items()
         }
         clone._rebuild_heap()
         return clone

@@ -66,7 +66,7 @@ def _log_normaliser(values: np.ndarray) -> np.ndarray:
     """``LSE`` over the last axis with the max shift, shape ``values.shape[:-1]``.
 
     Loops over the (few) classes: NumPy reduces a short last axis slowly, a column at a time is
-    faster (2–8× for J ∈ {2, 10}, N = 10^4, ``benchmarks/bench_weights.py``). A row of −inf gets −inf.
+    faster (2.5–10× for J ∈ {2, 10}, N = 10^4, ``benchmarks/bench_weights.py``). A row of −inf gets −inf.
     """
     n_classes = values.shape[-1]
     top = values[..., 0].copy()
