@@ -35,6 +35,7 @@ import resource
 import sys
 import tempfile
 import time
+import tracemalloc
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
@@ -147,6 +148,9 @@ def main(argv=None) -> int:
     parser.add_argument("--capacity", type=int, default=10_000, help="runner mode: pending table capacity")
     parser.add_argument("--checkpoint-every", type=int, default=200_000, help="runner mode: messages per checkpoint")
     parser.add_argument("--history-size", type=int, default=None, help="model history depth N (default: the model's)")
+    parser.add_argument("--tracemalloc", action="store_true",
+                        help="also record the bytes Python allocated and still holds (slower; tells a leak from "
+                             "allocator growth)")
     args = parser.parse_args(argv)
 
     from wnb_stream import WeightedNaiveBayes
@@ -158,8 +162,11 @@ def main(argv=None) -> int:
     stream = Stream(args.n, args.seed)
     every = max(1, args.n // args.samples)
     meta = {**provenance(), "mode": args.mode, "n": args.n, "seed": args.seed, "model": repr(model).replace("\n", " ")}
-    out = ResultFile(RESULTS / ("soak.csv" if args.mode == "model" else "soak_runner.csv"), meta)
+    name = "soak" + ("" if args.mode == "model" else "_runner") + ("_traced" if args.tracemalloc else "")
+    out = ResultFile(RESULTS / f"{name}.csv", meta)
     samples: list[dict] = []
+    if args.tracemalloc:
+        tracemalloc.start()
     start = time.perf_counter()
     baseline = rss_bytes()
 
@@ -171,13 +178,16 @@ def main(argv=None) -> int:
             "rss_bytes": rss,
             "rss_above_start": rss - baseline,
             "model_bytes": model_of().memory_usage(),
+            **({"traced_bytes": tracemalloc.get_traced_memory()[0]} if args.tracemalloc else {}),
             **(extra or {}),
         }
         samples.append(row)
         out.add(row)
         print(
             f"{examples:>9,} ex  {row['seconds']:>8.1f} s  RSS {row['rss_bytes'] / 2**20:8.1f} MiB  "
-            f"model {row['model_bytes'] / 2**20:8.2f} MiB" + "".join(f"  {k} {v}" for k, v in (extra or {}).items()),
+            f"model {row['model_bytes'] / 2**20:8.2f} MiB"
+            + (f"  traced {row['traced_bytes'] / 2**20:8.2f} MiB" if args.tracemalloc else "")
+            + "".join(f"  {k} {v}" for k, v in (extra or {}).items()),
             flush=True,
         )
 
@@ -224,7 +234,7 @@ def main(argv=None) -> int:
     elapsed = time.perf_counter() - start
     print(f"\n{args.n:,} examples in {elapsed:.0f} s ({args.n / elapsed:,.0f} examples/s, mode {args.mode})")
     warmup = int(args.warmup * args.n)
-    for column in ("rss_bytes", "model_bytes"):
+    for column in ("rss_bytes", "model_bytes") + (("traced_bytes",) if args.tracemalloc else ()):
         rel, slope = growth(samples, column, warmup)
         verdict = "flat" if abs(rel) <= args.tolerance else "GROWING"
         print(f"{column:12s} after {warmup:,} examples: {rel:+.1%} to the end, slope {slope / 2**10:+,.1f} KiB "

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import functools
 import importlib.util
 import io
 import itertools
@@ -503,7 +502,6 @@ def dataset_names(group: str | None = None) -> tuple[str, ...]:
     return tuple(names)
 
 
-@functools.lru_cache(maxsize=64)
 def get_dataset(name: str, seed: int = 42) -> Dataset:
     """A named stream by name (case-insensitive; the anchor name also works) with its seed.
 

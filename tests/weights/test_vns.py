@@ -51,7 +51,7 @@ def stream(model, seed, steps, batch_size=200, depth=5, n_informative=3, n_noise
 
 @pytest.mark.parametrize("multi_start", [False, True])
 def test_neighbourhood_and_budget_follow_the_seed_schedule(multi_start):
-    model = SpyVNS(batch_size=200, opti_level=4, tolerance=2, max_iterations=8, multi_start=multi_start)
+    model = SpyVNS(batch_size=200, opti_level=4, tolerance=2, max_iterations=8, multi_start=multi_start, replay_level=None)
     model.reset(8, 2, seed=11)
     # a fixed window: descents converge, so both failures and successes happen
     data = make_rows(np.random.default_rng(0), 300, n_informative=3, n_noise=5)
@@ -175,3 +175,36 @@ def test_resize_keeps_the_weights():
     model._check()
     np.testing.assert_array_equal(model.weights[:8], weights)
     assert model.weights.shape == (10,)
+
+
+def test_replay_runs_one_session_per_doubling_of_the_window_and_stops_when_it_is_full():
+    """While the window fills, VNS replays mini-batches from it; a full window means single pass."""
+    from wnb_stream.weights import Batch, Context
+
+    rng = np.random.default_rng(0)
+
+    def rows(n):
+        y = rng.integers(0, 2, n)
+        log_lik = np.log(rng.dirichlet([1, 1], size=(n, 4)))
+        return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
+
+    data = rows(400)
+    context = Context(prior_costs=np.full(4, np.log(4) + 1), active=np.ones(4, bool))
+    model = VNS(batch_size=50, opti_level=1, replay_level=1)
+    model.reset(4, 2, seed=1)
+    counts = []
+    for end in (32, 64, 100, 128, 256, 400, 400, 400):
+        window = Batch(data.log_lik[:end], data.y[:end], data.sample_weight[:end], data.log_prior)
+        model.learn(Batch(window.log_lik[-32:], window.y[-32:], window.sample_weight[-32:], window.log_prior), window, context)
+        counts.append(model.n_replay_steps)
+        model._check()
+    budget = lambda n: int(VNS.session_budget(4, n, 1))
+    expected = [budget(32), budget(32) + budget(64), budget(32) + budget(64), budget(32) + budget(64) + budget(128),
+                budget(32) + budget(64) + budget(128) + budget(256)]
+    assert counts[:5] == expected
+    # 400 < 2 × 256: no more replay, and none once the window stops growing.
+    assert counts[5] == counts[6] == counts[7] == expected[-1]
+    off = VNS(batch_size=50, replay_level=None)
+    off.reset(4, 2, seed=1)
+    off.learn(data, data, context)
+    assert off.n_replay_steps == 0 and off.n_steps == 1

@@ -52,6 +52,11 @@ class VNS(PGDMB):
         s0 in (0, 1], the initial (and smallest) neighbourhood size (HBL17: 1/16).
     multi_start
         If True, every restart is a uniform point of [0, 1]^K (PGDMB-MS, for comparison).
+    replay_level
+        While the history window is still filling, each time it has doubled (from 32 rows on), run
+        ``session_budget(K, N, replay_level)`` extra steps on mini-batches drawn without
+        replacement from the window (HBL17 §1.4 reuses instances across shuffled mini-batches when
+        the data is shorter than the budget). None turns replay off: single pass, as PGDMB.
 
     Examples
     --------
@@ -98,6 +103,7 @@ class VNS(PGDMB):
         opti_level: int = 5,
         neighbourhood: float = 1 / 16,
         multi_start: bool = False,
+        replay_level: int | None = 3,
     ):
         super().__init__(
             batch_size=batch_size,
@@ -121,9 +127,14 @@ class VNS(PGDMB):
             raise ValueError(f"opti_level must be an integer >= 0, got {opti_level!r}")
         if not 0.0 < neighbourhood <= 1.0:
             raise ValueError(f"neighbourhood must be in (0, 1], got {neighbourhood}")
+        if replay_level is not None and (
+            isinstance(replay_level, bool) or not isinstance(replay_level, (int, np.integer)) or replay_level < 0
+        ):
+            raise ValueError(f"replay_level must be None or an integer >= 0, got {replay_level!r}")
         self.opti_level = opti_level
         self.neighbourhood = neighbourhood
         self.multi_start = multi_start
+        self.replay_level = replay_level
 
     @classmethod
     def _unit_test_params(cls):
@@ -148,7 +159,35 @@ class VNS(PGDMB):
         self._spent = 0  # SumT: steps charged to the running session
         self._neighbourhood = float(self.neighbourhood)
         self._sessions = 1
+        self._replayed_at = 0  # window length at the last replay session
+        self._replay_steps = 0
         super().reset(n_variables, n_classes, seed)
+
+    def learn(self, batch: Batch, history: Batch | None = None, context=None) -> None:
+        """One PGDMB iteration on ``batch``, then a replay session if the window has doubled.
+
+        Cost O(L·K·J + N·K·J) per iteration; a replay session costs its budget in iterations, and
+        replay sessions stop once the window has stopped growing (O(log N) sessions in all).
+        """
+        super().learn(batch, history, context)
+        if self.replay_level is None or history is None or not self._ready:
+            return
+        n = len(history)
+        if n < 32 or n < 2 * self._replayed_at:
+            return
+        self._replayed_at = n
+        size = min(int(self.batch_size), n)
+        budget = int(self.session_budget(self._n_variables, n, self.replay_level))
+        for _ in range(budget):
+            rows = self._rng.choice(n, size=size, replace=False)  # (size,) a shuffled mini-batch
+            replayed = Batch(history.log_lik[rows], history.y[rows], history.sample_weight[rows], history.log_prior)
+            super().learn(replayed, history, context)
+            self._replay_steps += 1
+
+    @property
+    def n_replay_steps(self) -> int:
+        """Steps made on mini-batches replayed from the history window."""
+        return self._replay_steps if self._ready else 0
 
     # ------------------------------------------------------------------ diagnostics
 
