@@ -222,3 +222,37 @@ def test_vns_finds_the_irrelevant_led_variables():
     assert all(w[k] < 0.05 for k in irrelevant), {k: w[k] for k in irrelevant}
     assert all(w[k] > 0.2 for k in relevant), {k: w[k] for k in relevant}
     assert acc_vns.get() >= acc_plain.get()
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_persistence_round_trips_predict_and_keep_learning_identically(name, tmp_path):
+    import json
+
+    rows = _mixed_stream(500, seed=4)
+    model = WeightedNaiveBayes(optimizer=OPTIMIZERS[name](), history_size=200, seed=5)
+    for x, y in rows[:300]:
+        model.learn_one(x, y)
+    path = tmp_path / "model.json"
+    model.save(path)
+    copies = [
+        pickle.loads(pickle.dumps(model)),
+        WeightedNaiveBayes.from_dict(json.loads(json.dumps(model.to_dict()))),
+        WeightedNaiveBayes.load(path),
+    ]
+    for x, y in rows[300:]:
+        expected = model.predict_proba_one(x)
+        for other in copies:
+            assert other.predict_proba_one(x) == expected
+            other.learn_one(x, y)
+        model.learn_one(x, y)
+    for other in copies:
+        assert other.weights == model.weights
+
+
+def test_a_newer_format_version_is_a_clear_error():
+    model = WeightedNaiveBayes(seed=1)
+    model.learn_one({"a": 1.0}, True)
+    d = model.to_dict()
+    d["version"] = d["version"] + 1
+    with pytest.raises(ValueError, match="version"):
+        WeightedNaiveBayes.from_dict(d)

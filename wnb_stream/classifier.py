@@ -203,6 +203,45 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         size += 64 * len(self._index)
         return int(size)
 
+    # ------------------------------------------------------------------ persistence
+    def to_dict(self) -> dict:
+        """The whole model as a JSON-safe dict with a format version (no pickle).
+
+        ``WeightedNaiveBayes.from_dict(model.to_dict())`` predicts and keeps learning exactly as
+        ``model`` does. Loading a file of a newer, unknown format version is a ``ValueError``.
+        """
+        from . import persistence
+
+        return {"format": persistence.FORMAT, "version": persistence.VERSION, "state": persistence.to_state(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> WeightedNaiveBayes:
+        """The model saved by ``to_dict``."""
+        import json
+
+        from . import persistence
+
+        model = persistence.loads(json.dumps(d))
+        if not isinstance(model, cls):
+            raise ValueError(f"the dict holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+    def save(self, path) -> None:
+        """Write the model to ``path`` atomically (temporary file, fsync, rename)."""
+        from . import persistence
+
+        persistence.save(self, path)
+
+    @classmethod
+    def load(cls, path) -> WeightedNaiveBayes:
+        """The model saved at ``path`` by ``save``."""
+        from . import persistence
+
+        model = persistence.load(path)
+        if not isinstance(model, cls):
+            raise ValueError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
     # ------------------------------------------------------------------ input parsing
     def _parse(self, x: dict, learning: bool) -> list:
         """Validate ``x`` without touching the model: a list of (name, variable or None, kind, value).

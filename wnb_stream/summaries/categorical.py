@@ -24,6 +24,7 @@ from .sketch import CountMinSketch, SpaceSaving, check_seed
 
 __all__ = ["Categorical"]
 
+
 def _missing(x) -> bool:
     return is_missing(x) or is_pandas_missing(x)
 
@@ -53,13 +54,14 @@ class Categorical(Summary):
     otherwise, and the star counts ``N_j − Σ_kept ĉ_j(v)``, clipped at 0; when the kept estimates
     exceed ``N_j`` they are scaled down so that each column sums to the class total (§4.3).
 
-    Values may be any hashable (str, int, bool, tuples, …); None, NaN and pandas' NA are missing. Values equal
-    as dict keys are one value (``1``, ``1.0`` and ``True``), in both modes.
+    Values may be any hashable (str, int, bool, tuples, …); None, NaN and pandas' NA are missing.
+    Values equal as dict keys are one value (``1``, ``1.0`` and ``True``), in both modes.
 
-    Cost: ``update`` O(1) in exact mode, O(depth) in sketch mode (one BLAKE2b hash unless the value
-    is monitored: its cells are cached in its slot); ``update_many`` factorises the batch (``np.unique``
-    for numeric arrays, a dict for object and string arrays) and counts with ``bincount``; ``table`` O(V·J) or
-    O(k·(depth + J)). Memory: O(V·J) exact, ``8·depth·width·J`` bytes + O(k·J) sketched.
+    Cost: ``update`` O(1) in exact mode, O(depth) in sketch mode (one BLAKE2b hash unless the
+    value is monitored: its cells are cached in its slot); ``update_many`` factorises the batch
+    (``np.unique`` for numeric arrays, a dict for object and string arrays) and counts with
+    ``bincount``; ``table`` O(V·J) or O(k·(depth + J)). Memory: O(V·J) exact,
+    ``8·depth·width·J`` bytes + O(k·J) sketched.
 
     In sketch mode ``update_many`` adds each distinct value of the batch to SpaceSaving once with
     its aggregated weight (in order of first appearance), so the monitored set may differ slightly
