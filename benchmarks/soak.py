@@ -17,7 +17,10 @@ Along the stream, ``--samples`` times, the process RSS (``VmRSS`` of /proc/self/
 ``model.memory_usage()`` are recorded to ``benchmarks/results/soak.csv`` (mode ``runner`` writes
 ``soak_runner.csv``). After the warm-up (the first ``--warmup`` share of the stream) the growth of
 each from the first post-warm-up sample to the last is reported, and called flat when it is
-below ``--tolerance`` (relative). At the end the model is written once with
+below ``--tolerance`` (relative). RSS also moves with the C allocator (glibc raises its mmap
+threshold as large NumPy buffers come and go, and keeps freed heap pages), so ``--tracemalloc``
+records the bytes Python itself still holds (``traced_bytes``): flat traced bytes with stepping RSS
+mean allocator growth, not a leak (it slows the run down about fivefold). At the end the model is written once with
 ``wnb_stream.persistence`` (size, dump and load times).
 
 Usage (from the repository root)::
@@ -25,6 +28,7 @@ Usage (from the repository root)::
     python benchmarks/soak.py --n 100000          # a quick look
     python benchmarks/soak.py                     # 10^6 examples
     python benchmarks/soak.py --mode runner --n 300000
+    python benchmarks/soak.py --n 700000 --tracemalloc   # leak or allocator?
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import modl
 from .summaries import gaussian as gaussian_module
-from .summaries.base import Bins, Categories, Moments, Summary
+from .summaries.base import Bins, Categories, Summary
 
 __all__ = ["Variable", "value_kind"]
 
@@ -83,7 +83,7 @@ class Variable:
         "_missing_part",
         "_groups",
         "_star_part",
-        "_moments",
+        "_density",
     )
 
     def __init__(self, name, kind: str, summary: Summary):
@@ -101,7 +101,7 @@ class Variable:
         self._missing_part = NOWHERE
         self._groups: dict = {}
         self._star_part = NOWHERE
-        self._moments: Moments | None = None
+        self._density: gaussian_module.GaussianDensity | None = None
 
     # ------------------------------------------------------------------ level 2
     def rebuild(self, classes: tuple, selection_cost: float, criterion: str | None = None) -> None:
@@ -111,7 +111,7 @@ class Variable:
         if criterion is not None:
             options["criterion"] = criterion
         if self.density:
-            self._moments = table
+            self._density = gaussian_module.GaussianDensity(table)
             # algorithms.md §3.3 (b): MODL on virtual bins gives a Level and a B(X) comparable
             # with binned variables, used by the regularizers and to decide activity.
             virtual = gaussian_module.virtual_bins(table)
@@ -185,9 +185,9 @@ class Variable:
     def log_lik_many(self, values: np.ndarray) -> np.ndarray:
         """ℓ_j(x) for an array of values, ``(n, J)`` (zeros where nothing is contributed)."""
         if self.density:
-            if self._moments is None:
+            if self._density is None:
                 return np.zeros((len(values), 0))
-            return gaussian_module.log_likelihood(self._moments, np.asarray(values, dtype=float))
+            return self._density.log_likelihood(np.asarray(values, dtype=float))
         if self.log_prob is None:
             return np.zeros((len(values), 0))
         parts = self.locate_many(values)
@@ -199,9 +199,9 @@ class Variable:
     def log_lik_one(self, value) -> np.ndarray | None:
         """ℓ_j(x) of one value, ``(J,)``, or None if it contributes nothing."""
         if self.density:
-            if self._moments is None:
+            if self._density is None:
                 return None
-            return gaussian_module.log_likelihood(self._moments, np.array([value], dtype=float))[0]
+            return self._density.log_likelihood_one(value)
         if self.log_prob is None:
             return None
         part = self.locate(value)

@@ -228,7 +228,9 @@ class ClassIndex:
         return i, False
 
     def encode(self, y) -> int:
-        """Index of ``y``, registering it if new."""
+        """Index of ``y``, registering it if new (NumPy scalars are stored as Python values)."""
+        if isinstance(y, np.generic):
+            y = y.item()
         i = self.position.get(y)
         if i is None:
             i = len(self.labels)
