@@ -204,55 +204,40 @@ def test_debug_one_lists_each_feature():
     assert "num" in text and "cat" in text and "probability" in text
 
 
-def test_vns_finds_the_irrelevant_led_variables():
-    """LED with 17 irrelevant variables: after 20,000 examples VNS zeroes them and keeps the 7 relevant."""
-    stream = list(datasets.synth.LED(noise_percentage=0.1, irrelevant_features=True, seed=42).take(20_000))
-    vns = WeightedNaiveBayes(optimizer=weights.VNS(), seed=42)
-    plain = WeightedNaiveBayes(optimizer=weights.Uniform(), seed=42)
-    acc_vns, acc_plain = metrics.Accuracy(), metrics.Accuracy()
+def _led_run(optimizer):
+    stream = datasets.synth.LED(noise_percentage=0.1, irrelevant_features=True, seed=42).take(20_000)
+    model = WeightedNaiveBayes(optimizer=optimizer, seed=42)
+    accuracy, cross_entropy = metrics.Accuracy(), metrics.CrossEntropy()
     for x, y in stream:
-        acc_vns.update(y, vns.predict_one(x))
-        acc_plain.update(y, plain.predict_one(x))
-        vns.learn_one(x, y)
-        plain.learn_one(x, y)
-    w = vns.weights
+        p = model.predict_proba_one(x)
+        accuracy.update(y, max(p, key=p.get) if p else None)
+        cross_entropy.update(y, p)
+        model.learn_one(x, y)
+    return model.weights, accuracy.get(), cross_entropy.get()
+
+
+@pytest.fixture(scope="module")
+def led_plain():
+    return _led_run(weights.Uniform())
+
+
+@pytest.mark.parametrize("replay_level", [1, None], ids=["replay", "single-pass"])
+def test_vns_finds_the_irrelevant_led_variables(led_plain, replay_level):
+    """LED with 17 irrelevant variables: after 20,000 examples VNS zeroes them and keeps the 7 relevant.
+
+    LED is naive Bayes's own generative model (segments flipped independently given the digit),
+    so weights can only match plain NB's accuracy up to noise; the weighted model must do better
+    on the likelihood it optimises. Single pass (HBL17 as written) also meets NB's accuracy.
+    """
+    _, acc_plain, ce_plain = led_plain
+    w, acc_vns, ce_vns = _led_run(weights.VNS(replay_level=replay_level))
     relevant = [k for k in w if int(k) < 7]
     irrelevant = [k for k in w if int(k) >= 7]
     assert len(relevant) == 7 and len(irrelevant) == 17
     assert all(w[k] < 0.05 for k in irrelevant), {k: w[k] for k in irrelevant}
-    assert all(w[k] > 0.2 for k in relevant), {k: w[k] for k in relevant}
-    assert acc_vns.get() >= acc_plain.get()
-
-
-@pytest.mark.parametrize("name", list(OPTIMIZERS))
-def test_persistence_round_trips_predict_and_keep_learning_identically(name, tmp_path):
-    import json
-
-    rows = _mixed_stream(500, seed=4)
-    model = WeightedNaiveBayes(optimizer=OPTIMIZERS[name](), history_size=200, seed=5)
-    for x, y in rows[:300]:
-        model.learn_one(x, y)
-    path = tmp_path / "model.json"
-    model.save(path)
-    copies = [
-        pickle.loads(pickle.dumps(model)),
-        WeightedNaiveBayes.from_dict(json.loads(json.dumps(model.to_dict()))),
-        WeightedNaiveBayes.load(path),
-    ]
-    for x, y in rows[300:]:
-        expected = model.predict_proba_one(x)
-        for other in copies:
-            assert other.predict_proba_one(x) == expected
-            other.learn_one(x, y)
-        model.learn_one(x, y)
-    for other in copies:
-        assert other.weights == model.weights
-
-
-def test_a_newer_format_version_is_a_clear_error():
-    model = WeightedNaiveBayes(seed=1)
-    model.learn_one({"a": 1.0}, True)
-    d = model.to_dict()
-    d["version"] = d["version"] + 1
-    with pytest.raises(ValueError, match="version"):
-        WeightedNaiveBayes.from_dict(d)
+    assert all(w[k] > 0.5 for k in relevant), {k: w[k] for k in relevant}
+    if replay_level is None:
+        assert acc_vns >= acc_plain
+    else:
+        assert ce_vns < ce_plain
+        assert acc_vns >= acc_plain - 0.002

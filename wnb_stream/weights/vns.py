@@ -40,6 +40,7 @@ __all__ = ["VNS"]
 
 
 class VNS(PGDMB):
+    _REPLAY_START = 32  # rows seen before the first replay session
     """PGDMB with variable-neighbourhood restarts around the best weights (HBL17 Algorithm 2).
 
     Parameters
@@ -53,10 +54,12 @@ class VNS(PGDMB):
     multi_start
         If True, every restart is a uniform point of [0, 1]^K (PGDMB-MS, for comparison).
     replay_level
-        While the history window is still filling, each time it has doubled (from 32 rows on), run
+        Each time the number of rows seen has doubled (from 32 rows on), run
         ``session_budget(K, N, replay_level)`` extra steps on mini-batches drawn without
-        replacement from the window (HBL17 §1.4 reuses instances across shuffled mini-batches when
-        the data is shorter than the budget). None turns replay off: single pass, as PGDMB.
+        replacement from the history window (HBL17 §1.4 reuses instances across shuffled
+        mini-batches when the data is shorter than the budget). Short streams thus get optimised
+        weights early, and later sessions refit them on the current level 2; there are
+        O(log n) sessions in all. None turns replay off: single pass, as PGDMB.
 
     Examples
     --------
@@ -103,7 +106,7 @@ class VNS(PGDMB):
         opti_level: int = 5,
         neighbourhood: float = 1 / 16,
         multi_start: bool = False,
-        replay_level: int | None = 3,
+        replay_level: int | None = 1,
     ):
         super().__init__(
             batch_size=batch_size,
@@ -159,23 +162,25 @@ class VNS(PGDMB):
         self._spent = 0  # SumT: steps charged to the running session
         self._neighbourhood = float(self.neighbourhood)
         self._sessions = 1
-        self._replayed_at = 0  # window length at the last replay session
+        self._replayed_at = 0  # rows seen at the last replay session
+        self._rows_seen = 0  # rows of the arriving batches
         self._replay_steps = 0
         super().reset(n_variables, n_classes, seed)
 
     def learn(self, batch: Batch, history: Batch | None = None, context=None) -> None:
-        """One PGDMB iteration on ``batch``, then a replay session if the window has doubled.
+        """One PGDMB iteration on ``batch``, then a replay session if the rows seen have doubled.
 
-        Cost O(L·K·J + N·K·J) per iteration; a replay session costs its budget in iterations, and
-        replay sessions stop once the window has stopped growing (O(log N) sessions in all).
+        Cost O(L·K·J + N·K·J) per iteration; a replay session costs its budget in iterations
+        (O(log n) sessions over a stream of n rows).
         """
         super().learn(batch, history, context)
         if self.replay_level is None or history is None or not self._ready:
             return
-        n = len(history)
-        if n < 32 or n < 2 * self._replayed_at:
+        self._rows_seen += len(batch)
+        if self._rows_seen < self._REPLAY_START or self._rows_seen < 2 * self._replayed_at:
             return
-        self._replayed_at = n
+        self._replayed_at = self._rows_seen
+        n = len(history)
         size = min(int(self.batch_size), n)
         budget = int(self.session_budget(self._n_variables, n, self.replay_level))
         for _ in range(budget):
