@@ -17,11 +17,12 @@ Along the stream, ``--samples`` times, the process RSS (``VmRSS`` of /proc/self/
 ``model.memory_usage()`` are recorded to ``benchmarks/results/soak.csv`` (mode ``runner`` writes
 ``soak_runner.csv``). After the warm-up (the first ``--warmup`` share of the stream) the growth of
 each from the first post-warm-up sample to the last is reported, and called flat when it is
-below ``--tolerance`` (relative). RSS also moves with the C allocator (glibc raises its mmap
-threshold as large NumPy buffers come and go, and keeps freed heap pages), so ``--tracemalloc``
-records the bytes Python itself still holds (``traced_bytes``): flat traced bytes with stepping RSS
-mean allocator growth, not a leak (it slows the run down about fivefold). At the end the model is written once with
-``wnb_stream.persistence`` (size, dump and load times).
+below ``--tolerance`` (relative). RSS is the whole process: besides the model it holds
+module-level tables (``wnb_stream.modl.costs`` keeps a table of lΓ(n) that doubles with the
+largest count seen, up to 2^21 entries = 16 MiB, i.e. until about 2·10^6 examples) and what the C
+allocator keeps after freeing. ``--tracemalloc`` records the bytes Python itself still holds
+(``traced_bytes``; the run is about five times slower) to tell such steps from a leak. At the
+end the model is written once with ``wnb_stream.persistence`` (size, dump and load times).
 
 Usage (from the repository root)::
 
