@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -224,8 +225,7 @@ def main(argv=None) -> int:
         events = 0
         for position, message in source:
             runner.step(position, message)
-            if runner._checkpoint_due():
-                runner.checkpoint(source)
+            runner.maybe_checkpoint(source)
             if "x" in message:
                 events += 1
                 if events % every == 0:
@@ -234,6 +234,9 @@ def main(argv=None) -> int:
         runner.checkpoint(source)
         s = runner.stats
         sample(events, {k: s[k] for k in ("pending", "learned", "correct", "evicted", "checkpoints")})
+        size = os.path.getsize(runner.checkpoint_path)
+        print(f"checkpoint file: {size / 2**20:.1f} MiB (model, {len(runner.pending):,} pending events, position)")
+        shutil.rmtree(directory)
         model = runner.model
 
     elapsed = time.perf_counter() - start

@@ -366,8 +366,7 @@ def test_checkpoint_interval(tmp_path, monkeypatch):
     for position, message in source:
         clock[0] += 1.0
         runner.step(position, message)
-        if runner._checkpoint_due():
-            runner.checkpoint(source)
+        runner.maybe_checkpoint(source)
     assert source.commits == [5, 10]
 
 

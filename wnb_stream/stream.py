@@ -452,6 +452,14 @@ class StreamRunner:
         if commit is not None:
             commit(self.position)
 
+    def maybe_checkpoint(self, source=None) -> None:
+        """Checkpoint if ``checkpoint_every`` messages or ``checkpoint_interval`` seconds have passed.
+
+        ``run`` calls it after every message; a loop of its own calls ``step`` then this.
+        """
+        if self._checkpoint_due():
+            self.checkpoint(source)
+
     def _checkpoint_due(self) -> bool:
         if self.checkpoint_every is not None and self._since_checkpoint >= self.checkpoint_every:
             return True
@@ -475,8 +483,7 @@ class StreamRunner:
             for position, message in source:
                 self.step(position, message)
                 done += 1
-                if self._checkpoint_due():
-                    self.checkpoint(source)
+                self.maybe_checkpoint(source)
                 if max_messages is not None and done >= max_messages:
                     break
         if checkpoint_at_end and self._since_checkpoint:
