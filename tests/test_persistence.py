@@ -245,7 +245,7 @@ def test_dict_keys_and_order():
     value = {"b": 1, "a": 2, "$": 3}  # a str key that is the tag: stored as pairs, still a dict
     back = roundtrip(value)
     assert list(back.items()) == [("b", 1), ("a", 2), ("$", 3)]
-    value = {1: "one", (2, "x"): [3], None: 4, True: 5, frozenset({1, 2}): 6, 2.5: 7}
+    value = {1: "one", (2, "x"): [3], None: 4, False: 5, frozenset({1, 2}): 6, 2.5: 7}
     back = roundtrip(value)
     assert same(back, value)
 
@@ -267,11 +267,11 @@ def test_numpy_arrays_exact_and_native():
         np.array([1 + 2j, np.nan * 1j]),
         np.array([True, False]),
     ]
-    for array in cases:
-        back = roundtrip(array)
-        assert back.dtype.newbyteorder("=") == array.dtype.newbyteorder("=")
+    for values in cases:
+        back = roundtrip(values)
+        assert back.dtype.newbyteorder("=") == values.dtype.newbyteorder("=")
         assert back.dtype.isnative and back.flags.writeable and back.flags.c_contiguous
-        assert same(back, array)
+        assert same(back, values)
 
 
 def test_readonly_flag_and_object_arrays():

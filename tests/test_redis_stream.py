@@ -5,7 +5,6 @@ Skipped when ``redis-server`` or the ``redis`` Python module is not installed.
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import shutil

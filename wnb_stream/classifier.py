@@ -1,27 +1,121 @@
-"""WeightedNaiveBayes: the River classifier in front of the three levels."""
+"""WeightedNaiveBayes: the River classifier in front of the three levels.
+
+Design note (the hot paths). A River model pays per example, so the classifier keeps the work
+done per example to a few NumPy calls whatever the number of variables K:
+
+- *Parsing.* A dict whose keys and value types are those of the previous row (the usual stream)
+  is read through a cached ``_Plan``: its numeric values become one float array in one call. Any
+  other dict goes through the general per-feature validation, which then caches its plan.
+- *Level-2 lookups.* Each rebuild compiles the binned variables into one stacked table
+  ``(R + 1, J)`` of log p(part | C_j) whose last row is zeros (index ``NOWHERE`` = −1 lands
+  there: no contribution), a padded matrix of the numeric variables' cut points, and the table row
+  of each variable's first and missing part; the learner's weights are folded into a weighted copy
+  of the table after each step. One row of numeric values is then located by one comparison with
+  the cut matrix and scored by one gather and one sum.
+- *Numeric summaries are fed in blocks.* The history already holds every row's raw values, so a
+  numeric variable's summary is not updated per example: it takes the rows it has not seen yet
+  with ``update_many`` (the same summary as a loop of ``update``) when its level 2 is rebuilt, and
+  before the history overwrites a row it has not seen. Categorical summaries are updated as the
+  rows come (their ``update_many`` may differ from a loop once they sketch).
+- *Mini-batches* run the same steps on whole chunks: numeric columns are one ``(n, a)`` block,
+  located variable by variable with ``searchsorted``, encoded and scored by one gather.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
-import typing
 
 import numpy as np
 from river import base
 
 from . import history as history_module
-from .summaries.base import ClassIndex, _python_scalar, check_weight, is_missing
+from .summaries.base import ClassIndex, _python_scalar, check_weight
 from .variable import NOWHERE, Variable, value_kind
 from .weights.base import Batch, Context
 
 __all__ = ["WeightedNaiveBayes"]
 
 _POLICIES = ("raise", "missing")
+#: Pending rows up to which a numeric summary is fed by a loop of ``update`` (cheaper than one
+#: ``update_many`` call for a handful of rows; both give the same summary).
+_FEW_ROWS = 8
 
 
 def _feature_order(name) -> tuple:
     """A deterministic order for features first seen in the same row (dict order must not matter)."""
     return (type(name).__name__, repr(name))
+
+
+def _plain_number(kind: type) -> bool:
+    """True for the number types a plan converts in bulk (Python and NumPy ints and floats, not bools)."""
+    return kind is float or kind is int or issubclass(kind, (np.floating, np.integer))
+
+
+@dataclasses.dataclass(slots=True)
+class _Row:
+    """One validated example, by variable.
+
+    ``numeric (a,)`` variable indices with ``values (a,)`` floats (NaN for a missing value);
+    ``categorical`` a list of (variable index, value or None); ``new`` a list of
+    (name, kind, value) for features that have no variable yet (created when learning).
+    """
+
+    numeric: np.ndarray
+    values: np.ndarray
+    categorical: list
+    new: list
+
+
+@dataclasses.dataclass(slots=True)
+class _Plan:
+    """How to read a dict with these keys and value types without per-feature validation.
+
+    Every key is a known variable; numeric variables hold plain numbers and categorical ones
+    strings, so nothing can be invalid. ``numeric_at``/``categorical_at`` are positions in the
+    dict's order (``numeric_at`` None: every value is numeric, in order).
+    """
+
+    keys: tuple
+    types: tuple
+    numeric: np.ndarray  # (a,) variable indices
+    numeric_at: list | None
+    categorical: list  # variable indices
+    categorical_at: list
+
+    def row(self, values: tuple) -> _Row:
+        if self.numeric_at is None:
+            numbers_ = np.array(values, dtype=float)  # (a,)
+        else:
+            numbers_ = np.array([values[i] for i in self.numeric_at], dtype=float)
+        if not np.isfinite(numbers_).all():
+            numbers_[np.isinf(numbers_)] = np.nan  # ±inf counts as missing
+        categorical = [(k, values[i]) for k, i in zip(self.categorical, self.categorical_at)]
+        return _Row(self.numeric, numbers_, categorical, [])
+
+
+@dataclasses.dataclass(slots=True)
+class _Frame:
+    """A validated DataFrame: its numeric columns as one block, its categorical columns apart.
+
+    ``numeric (n, a)`` floats (NaN for missing) of the columns ``numeric_names``, with the first
+    row holding a value in ``numeric_first (a,)`` (−1: none); ``categorical`` a list of
+    (name, ``(n,)`` object values with None for missing, first row). Columns holding no value of
+    a feature not known yet are left out (they create nothing).
+    """
+
+    numeric_names: list
+    numeric: np.ndarray
+    numeric_first: np.ndarray
+    categorical: list
+
+    def columns(self):
+        """(name, kind, first row) of every column."""
+        for name, first in zip(self.numeric_names, self.numeric_first.tolist()):
+            yield name, "numeric", first
+        for name, _, first in self.categorical:
+            yield name, "categorical", first
 
 
 class WeightedNaiveBayes(base.MiniBatchClassifier):
@@ -147,19 +241,49 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._count = np.zeros(0)  # observations per variable (rebuild schedule)
         self._next_rebuild = np.zeros(0)
         self._history = history_module.History(self.history_size)
+        self._stored = 0  # rows ever stored in the history
+        self._synced = np.zeros(0, dtype=np.int64)  # (K,) rows stored when summary k was last fed
         self._pending = 0  # rows since the last learner step
         self._step_size = 0  # size of the next learner batch (grows up to batch_size)
         self._n_seen = 0
         self._shape = (0, 0)  # (K, J) the history and the learner are sized for
-        # Compiled prediction state: the stacked tables change with level 2 (_compile), the
-        # learner's coefficients after each of its steps (_refresh).
+        # Compiled prediction state (see the design note): the level-2 lookups change with level 2
+        # (_compile), the learner's coefficients after each of its steps, the prior with each row.
         self._stale = True
         self._stale_coef = True
+        self._stale_prior = True
         self._context_cache: Context | None = None
-        self._offsets = np.zeros(0, dtype=np.intp)
-        self._table = np.zeros((0, 0))  # (R, J) stacked log_prob of binned variables
+        self._offsets = np.zeros(0, dtype=np.intp)  # (K,) first table row of each variable
+        self._table = np.zeros((1, 0))  # (R + 1, J) stacked log_prob of binned variables, zero last row
+        self._row_variable = np.zeros(1, dtype=np.intp)  # (R + 1,) variable of each table row
+        self._cuts = np.zeros((0, 0))  # (K, P) cut points of numeric binned variables, +inf padded
+        self._first_row = np.zeros(0, dtype=np.intp)  # (K,) row of the first interval, or NOWHERE
+        self._missing_row = np.zeros(0, dtype=np.intp)  # (K,) row of the missing part, or NOWHERE
+        self._density: list[int] = []  # variables scored by a density (Gaussian), not the table
         self._coef = np.zeros((0, 0))  # (K, J) learner coefficients
-        self._bias = np.zeros(0)  # (J,) log prior + learner bias
+        self._learner_bias = np.zeros(0)  # (J,) learner class offsets
+        self._weighted = np.zeros((1, 0))  # (R + 1, J) table rows times their variable's coefficients
+        self._bias = np.zeros(0)  # (J,) log prior + learner offsets
+        self._labels_array: np.ndarray | None = None  # (J,) class labels for update_many
+        self._plan: _Plan | None = None  # how the last plain dict was read (a cache, not state)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_plan"] = None  # a cache of type objects: rebuilt from the next row
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if "_synced" not in state:
+            # Saved before numeric summaries were fed in blocks: they have seen every row. The
+            # attributes added since take their fresh values and the lookups are compiled anew.
+            saved = dict(self.__dict__)
+            self._reset()
+            fresh = self.__dict__
+            self.__dict__ = {**fresh, **saved, "_table": fresh["_table"], "_weighted": fresh["_weighted"]}
+            self._stored = len(self._history)
+            self._synced = np.full(len(self._variables), self._stored, dtype=np.int64)
+            self._stale = self._stale_coef = self._stale_prior = True
 
     @property
     def _multiclass(self) -> bool:
@@ -243,28 +367,37 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         return model
 
     # ------------------------------------------------------------------ input parsing
-    def _parse(self, x: dict, learning: bool) -> list:
-        """Validate ``x`` without touching the model: a list of (name, variable or None, kind, value).
+    def _parse(self, x: dict) -> _Row:
+        """Validate ``x`` without touching the model (the plan cache aside): its ``_Row``.
 
-        ``kind`` is the value's kind, or None for a missing value. Raises ``ValueError`` naming the
-        feature for unusable input (an unhashable categorical value, or a value of the other kind
-        under the "raise" policy).
+        Raises ``ValueError`` naming the feature for unusable input (an unhashable categorical
+        value, or a value of the other kind under the "raise" policy).
         """
         if not isinstance(x, dict):
             raise ValueError(f"x must be a dict of features, got {type(x).__name__}")
-        parsed = []
+        plan = self._plan
+        if plan is not None and tuple(x) == plan.keys:
+            values = tuple(x.values())
+            if tuple(map(type, values)) == plan.types:
+                return plan.row(values)
+        row, plain = self._parse_each(x)
+        if plain:
+            self._plan = self._make_plan(x)
+        return row
+
+    def _parse_each(self, x: dict) -> tuple[_Row, bool]:
+        """Validate ``x`` feature by feature: its ``_Row``, and whether a plan can read it."""
+        numeric, values, categorical, new = [], [], [], []
+        plain = True
         index, variables = self._index, self._variables
         for name, value in x.items():
             i = index.get(name)
             variable = variables[i] if i is not None else None
-            if type(value) is float and variable is not None and variable.kind == "numeric":
-                # The common case, validated with two type checks.
-                if value != value or value in (math.inf, -math.inf):
-                    parsed.append((name, variable, None, None))
-                else:
-                    parsed.append((name, variable, "numeric", value))
-                continue
             kind = value_kind(value)
+            if variable is None:
+                plain = False
+            elif kind != variable.kind or not (_plain_number(type(value)) if kind == "numeric" else type(value) is str):
+                plain = False
             if kind == "categorical":
                 try:
                     hash(value)
@@ -280,17 +413,40 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             if kind == "numeric":
                 value = float(value)
                 if math.isinf(value):
-                    kind = None
+                    kind, value = None, None
             elif kind is None:
                 value = None
             elif isinstance(value, np.generic):
                 value = value.item()
-            parsed.append((name, variable, kind, value))
-        return parsed
+            if variable is None:
+                if kind is not None:  # a feature is created at its first non-missing value
+                    new.append((name, kind, value))
+            elif variable.kind == "numeric":
+                numeric.append(i)
+                values.append(math.nan if value is None else value)
+            else:
+                categorical.append((i, value))
+        row = _Row(np.array(numeric, dtype=np.intp), np.array(values, dtype=float), categorical, new)
+        return row, plain
+
+    def _make_plan(self, x: dict) -> _Plan:
+        """The plan of a dict whose every key is a known variable holding a plain value."""
+        numeric, numeric_at, categorical, categorical_at = [], [], [], []
+        for position, name in enumerate(x):
+            k = self._index[name]
+            if self._variables[k].kind == "numeric":
+                numeric.append(k)
+                numeric_at.append(position)
+            else:
+                categorical.append(k)
+                categorical_at.append(position)
+        every = len(numeric) == len(x)
+        return _Plan(tuple(x), tuple(map(type, x.values())), np.array(numeric, dtype=np.intp),
+                     None if every else numeric_at, categorical, categorical_at)  # fmt: skip
 
     # ------------------------------------------------------------------ learning
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
-        """Update the model with one example. O(K log B) plus amortised level-2 and learner work."""
+        """Update the model with one example. O(K) in a few NumPy calls, plus amortised level-2 and learner work."""
         if y is None:
             raise ValueError("y must not be None")
         try:
@@ -299,24 +455,25 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             raise ValueError(f"y must be a hashable class label, got {y!r}") from None
         w = check_weight(w)
         y = _python_scalar(y)
-        parsed = self._parse(x, learning=True)
+        row = self._parse(x)
         # -- from here on the model changes.
         j = self._classes.encode(y)
         self._grow_classes()
         self._class_counts[j] += w
         self._class_seen[j] += 1
         self._n_seen += 1
-        present = self._register(parsed)
-        for (name, variable, kind, value), k in zip(parsed, present):
-            if k is None:
-                continue
+        self._stale_prior = True
+        if row.new:
+            row = self._register(row)
+        if len(row.numeric):
+            self._count[row.numeric] += 1
+        for k, value in row.categorical:
+            self._count[k] += 1
             self._variables[k].summary.update(value, y, w)
-        ks = [k for k in present if k is not None]
-        if ks:
-            self._count[ks] += 1
+        self._store(row, j, w)  # numeric summaries take the row from the history later
         self._rebuild_due()
-        self._push_one(parsed, present, j, w)
-        self._stale_coef = True  # the class prior moved
+        self._encode_newest(row)
+        self._pending += 1
         self._maybe_step()
 
     def _grow_classes(self) -> None:
@@ -334,7 +491,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         variable whose own count has grown by ``rebuild_growth``.
         """
         if np.any(self._class_seen >= self._class_next):
-            self._rebuild(range(len(self._variables)))
+            self._rebuild(np.arange(len(self._variables)))
             self._class_next = self._class_seen + self._gap(self._class_seen)
             return
         due = np.flatnonzero(self._count >= self._next_rebuild)
@@ -345,13 +502,22 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """Observations until the next rebuild: every one early, then a growth factor, capped."""
         return np.maximum(1.0, np.minimum(np.floor(count * self.rebuild_growth), float(self.rebuild_every)))
 
-    def _register(self, parsed: list) -> list:
-        """Create the variables of new features (in a deterministic order); their indices."""
-        new = [(name, kind) for name, variable, kind, _ in parsed if variable is None and kind is not None]
-        for name, kind in sorted(new, key=lambda item: _feature_order(item[0])):
-            if name not in self._index:
-                self._add_variable(name, kind)
-        return [self._index.get(name) for name, _, _, _ in parsed]
+    def _register(self, row: _Row) -> _Row:
+        """Create the variables of the row's new features (in a deterministic order); the full row."""
+        numeric, values, categorical = [], [], list(row.categorical)
+        for name, kind, value in sorted(row.new, key=lambda item: _feature_order(item[0])):
+            k = self._add_variable(name, kind)
+            if kind == "numeric":
+                numeric.append(k)
+                values.append(value)
+            else:
+                categorical.append((k, value))
+        return _Row(
+            np.concatenate([row.numeric, np.array(numeric, dtype=np.intp)]),
+            np.concatenate([row.values, np.array(values, dtype=float)]),
+            categorical,
+            [],
+        )
 
     def _add_variable(self, name, kind: str) -> int:
         proto = self._numeric_proto if kind == "numeric" else self._categorical_proto
@@ -366,7 +532,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             self._n_categorical += 1
         self._count = np.append(self._count, 0.0)
         self._next_rebuild = np.append(self._next_rebuild, 1.0)
-        self._offsets = np.append(self._offsets, 0)
+        self._synced = np.append(self._synced, self._stored)  # it has seen every row before it
         self._stale = True
         self._context_cache = None
         return k
@@ -379,14 +545,15 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._history.resize(shape[0], shape[1], self._n_numeric, self._n_categorical)
         self._optimizer.resize(*shape)
         self._shape = shape
+        self._stale_coef = True
 
-    def _rebuild(self, indices) -> None:
+    def _rebuild(self, indices: np.ndarray) -> None:
         """Rebuild level 2 of the given variables, then re-encode their history columns."""
         self._resize()
+        self._feed(indices)
         classes = self._classes.classes
         selection_cost = math.log(max(1, len(self._variables)))
-        for k in indices:
-            k = int(k)
+        for k in indices.tolist():
             variable = self._variables[k]
             if variable.summary.n <= 0:
                 continue
@@ -405,38 +572,95 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         if self._history.size:
             self._history.reencode(k, self._raw_column(k), self._variables[k].log_lik_many)
 
-    def _push_one(self, parsed, present, j: int, w: float) -> None:
-        """Encode the row with the current level 2 and append it to the history."""
+    # ------------------------------------------------------------------ numeric summaries, in blocks
+    def _label_values(self) -> np.ndarray:
+        """``(J,)`` the class labels, typed (ints, bools or strings) when they all share that type.
+
+        Summaries register labels through ``np.unique``, which is fast on typed arrays and gives
+        the same Python values back (``.item()``); any other mix stays an object array.
+        """
+        labels = self._classes.labels
+        if self._labels_array is None or len(self._labels_array) != len(labels):
+            kinds = {type(label) for label in labels}
+            array = None
+            if len(kinds) == 1 and kinds <= {int, bool, str}:
+                try:
+                    array = np.array(labels)
+                except OverflowError:  # ints beyond 64 bits
+                    array = None
+                if array is not None and array.dtype.kind not in "iubU":
+                    array = None
+            if array is None:
+                array = np.empty(len(labels), dtype=object)
+                array[:] = labels
+            self._labels_array = array
+        return self._labels_array
+
+    def _feed(self, indices: np.ndarray) -> None:
+        """Give the numeric summaries of ``indices`` the history rows they have not seen yet.
+
+        Variables that last took rows at the same point are fed together from one slice of the
+        history: ``update_many`` per variable (a loop of ``update`` for a handful of rows).
+        """
+        if not len(indices):
+            return
+        lagging = indices[self._synced[indices] < self._stored]
+        numeric = np.array([self._variables[k].kind == "numeric" for k in lagging.tolist()], dtype=bool)
+        self._synced[lagging[~numeric]] = self._stored  # categorical summaries take rows as they come
+        lagging = lagging[numeric]
+        h = self._history
+        for since in np.unique(self._synced[lagging]).tolist():
+            group = lagging[self._synced[lagging] == since]
+            rows = h.recent(self._stored - since)  # (m,) oldest first
+            assert len(rows) == self._stored - since, "a summary missed a row the history dropped"
+            columns = [self._column[k] for k in group.tolist()]
+            present = h.present[np.ix_(rows, group)]  # (m, g)
+            values = h.numeric[np.ix_(rows, columns)]  # (m, g)
+            codes, weights = h.y[rows], h.sample_weight[rows]
+            labels = self._label_values()[codes]
+            for i, k in enumerate(group.tolist()):
+                used = present[:, i]
+                summary = self._variables[k].summary
+                count = int(used.sum())
+                if count <= _FEW_ROWS:
+                    names = self._classes.labels
+                    for r in np.flatnonzero(used).tolist():
+                        summary.update(float(values[r, i]), names[codes[r]], float(weights[r]))
+                elif count == len(used):
+                    summary.update_many(values[:, i], labels, weights)
+                else:
+                    summary.update_many(values[used, i], labels[used], weights[used])
+            self._synced[group] = self._stored
+
+    def _make_room(self, m: int) -> None:
+        """Feed the numeric summaries that have not seen rows the next ``m`` stored rows overwrite."""
+        h = self._history
+        kept = self._stored + m - h.capacity  # rows before this one are overwritten
+        if kept > self._stored - len(h):
+            self._feed(np.flatnonzero(self._synced < kept))
+
+    def _store(self, row: _Row, j: int, w: float) -> None:
+        """Append the row's raw values to the history (its encoding follows the rebuilds)."""
         self._resize()
+        self._make_room(1)
+        columns = [self._column[k] for k in row.numeric.tolist()]
+        categorical = ([self._column[k] for k, _ in row.categorical], [value for _, value in row.categorical])
+        present = np.concatenate([row.numeric, np.array([k for k, _ in row.categorical], dtype=np.intp)])
+        self._history.push((columns, row.values), categorical, present, None, j, w)
+        self._stored += 1
+
+    def _encode_newest(self, row: _Row) -> None:
+        """Write the encoding ℓ_kj of the most recent history row with the current level 2."""
         self._refresh()
-        K, J = len(self._variables), len(self._classes)
-        num_cols, num_vals, cat_cols, cat_vals, ks = [], [], [], [], []
-        binned, rows = [], []
-        row = np.zeros((K, J))
-        for (name, _, kind, value), k in zip(parsed, present):
-            if k is None:
-                continue
-            variable = self._variables[k]
-            ks.append(k)
-            if variable.kind == "numeric":
-                num_cols.append(self._column[k])
-                num_vals.append(np.nan if value is None else value)
-            else:
-                cat_cols.append(self._column[k])
-                cat_vals.append(value)
-            if variable.density:
-                ll = variable.log_lik_one(value)
-                if ll is not None:
-                    row[k, : len(ll)] = ll
-            elif variable.log_prob is not None:
-                part = variable.locate(value)
-                if part != NOWHERE:
-                    binned.append(k)
-                    rows.append(self._offsets[k] + part)
-        if rows:
-            row[binned] = self._table[rows]
-        self._history.push((num_cols, num_vals), (cat_cols, cat_vals), ks, row, j, w)
-        self._pending += 1
+        h = self._history
+        i = h.newest()
+        ks, rows = self._locate(row)
+        J = len(self._classes)
+        h.log_lik[i, ks, :J] = self._table[rows]  # NOWHERE rows are the zero row
+        for k, value in self._density_values(row):
+            ll = self._variables[k].log_lik_one(value)
+            if ll is not None:
+                h.log_lik[i, k, : len(ll)] = ll
 
     def _maybe_step(self) -> None:
         target = self._target_batch
@@ -483,56 +707,119 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         return self._optimizer.coefficients(K, J)
 
     def _compile(self) -> None:
-        """Stack the binned variables' ``log_prob`` tables into one ``(R, J)`` array."""
+        """Compile the binned variables' level 2 into the stacked lookups of the design note."""
         K, J = len(self._variables), len(self._classes)
         self._resize()
         offsets = np.zeros(K, dtype=np.intp)
-        pieces, start = [], 0
+        first_row = np.full(K, NOWHERE, dtype=np.intp)
+        missing_row = np.full(K, NOWHERE, dtype=np.intp)
+        pieces, owners, cuts, density, start = [], [], [], [], 0
         for k, variable in enumerate(self._variables):
             offsets[k] = start
-            if variable.log_prob is None or variable.density:
+            if variable.density:
+                density.append(k)
                 continue
-            table = np.zeros((variable.log_prob.shape[0], J))
+            if variable.log_prob is None:
+                continue
+            n_parts = variable.log_prob.shape[0]
+            table = np.zeros((n_parts, J))
             table[:, : variable.log_prob.shape[1]] = variable.log_prob
             pieces.append(table)
-            start += table.shape[0]
+            owners.append(np.full(n_parts, k, dtype=np.intp))
+            if variable.kind == "numeric" and variable.first_part != NOWHERE:
+                first_row[k] = start + variable.first_part
+                cuts.append((k, variable.cuts))
+            if variable.missing_part != NOWHERE:
+                missing_row[k] = start + variable.missing_part
+            start += n_parts
+        width = max([len(c) for _, c in cuts], default=0)
+        cut_matrix = np.full((K, width), np.inf)  # (K, P)
+        for k, c in cuts:
+            cut_matrix[k, : len(c)] = c
+        pieces.append(np.zeros((1, J)))  # the row of NOWHERE (index -1): no contribution
+        owners.append(np.zeros(1, dtype=np.intp))
         self._offsets = offsets
-        self._table = np.concatenate(pieces) if pieces else np.zeros((0, J))
+        self._table = np.concatenate(pieces)
+        self._row_variable = np.concatenate(owners)
+        self._cuts = cut_matrix
+        self._first_row = first_row
+        self._missing_row = missing_row
+        self._density = density
         self._stale = False
         self._stale_coef = True
 
     def _refresh(self) -> None:
-        """Bring the compiled tables and the learner's coefficients up to date."""
+        """Bring the compiled lookups, the learner's coefficients and the prior up to date."""
         if self._stale:
             self._compile()
         if self._stale_coef:
             coef, bias = self._coefficients()
-            self._coef = np.asarray(coef, dtype=float)
-            self._bias = self._log_prior() + bias
+            self._coef = np.asarray(coef, dtype=float)  # (K, J)
+            self._learner_bias = np.asarray(bias, dtype=float)  # (J,)
+            self._weighted = self._table * self._coef[self._row_variable]  # (R + 1, J)
+            self._weighted[-1] = 0.0
             self._stale_coef = False
+            self._stale_prior = True
+        if self._stale_prior:
+            self._bias = self._log_prior() + self._learner_bias
+            self._stale_prior = False
 
-    def _scores_one(self, parsed) -> np.ndarray:
+    def _locate(self, row: _Row) -> tuple[np.ndarray, np.ndarray]:
+        """Variables of the row and their table rows ``(m,)`` each (``NOWHERE`` → the zero row)."""
+        rows = self._locate_numeric(row.numeric, row.values)
+        if not row.categorical:
+            return row.numeric, rows
+        ks, found = [], []
+        for k, value in row.categorical:
+            part = self._variables[k].locate(value)
+            ks.append(k)
+            found.append(NOWHERE if part == NOWHERE else self._offsets[k] + part)
+        ks = np.concatenate([row.numeric, np.array(ks, dtype=np.intp)])
+        return ks, np.concatenate([rows, np.array(found, dtype=np.intp)])
+
+    def _locate_numeric(self, ks: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Table rows ``(a,)`` of one value of each numeric variable ``ks (a,)``.
+
+        A finite value lies in the first row plus the number of cuts below it (``bisect_left``);
+        a missing value (NaN) in the missing part's row.
+        """
+        count = (self._cuts[ks] < values[:, None]).sum(axis=1)  # (a,) NaN compares False
+        first = self._first_row[ks]
+        rows = np.where(first == NOWHERE, NOWHERE, first + count)
+        missing = np.isnan(values)
+        if missing.any():
+            rows[missing] = self._missing_row[ks[missing]]
+        return rows
+
+    def _locate_block(self, ks: np.ndarray, block: np.ndarray) -> np.ndarray:
+        """Table rows ``(n, a)`` of a block of values ``(n, a)`` of the numeric variables ``ks (a,)``."""
+        rows = np.empty(block.shape, dtype=np.intp)
+        for i, k in enumerate(ks.tolist()):
+            first = self._first_row[k]
+            if first == NOWHERE:
+                rows[:, i] = NOWHERE
+            else:
+                rows[:, i] = first + np.searchsorted(self._cuts[k], block[:, i], side="left")
+        missing = np.isnan(block)
+        if missing.any():
+            rows[missing] = np.broadcast_to(self._missing_row[ks], block.shape)[missing]
+        return rows
+
+    def _density_values(self, row: _Row):
+        """(variable, value or None) of the row's density-scored variables."""
+        if not self._density:
+            return []
+        density = np.isin(row.numeric, self._density)
+        return [(k, None if v != v else v) for k, v in zip(row.numeric[density].tolist(), row.values[density].tolist())]
+
+    def _scores_one(self, row: _Row) -> np.ndarray:
         self._refresh()
-        scores = self._bias.copy()
-        rows, ks = [], []
-        for name, variable, kind, value in parsed:
-            if variable is None:
-                continue
-            if variable.density:
-                ll = variable.log_lik_one(value)
-                if ll is not None:
-                    k = self._index[name]
-                    scores[: len(ll)] += self._coef[k, : len(ll)] * ll
-                continue
-            if variable.log_prob is None:
-                continue
-            part = variable.locate(value)
-            if part != NOWHERE:
-                k = self._index[name]
-                ks.append(k)
-                rows.append(self._offsets[k] + part)
-        if rows:
-            scores += (self._coef[ks] * self._table[rows]).sum(axis=0)
+        _, rows = self._locate(row)
+        scores = self._bias + self._weighted[rows].sum(axis=0)  # (J,)
+        for k, value in self._density_values(row):
+            ll = self._variables[k].log_lik_one(value)
+            if ll is not None:
+                scores[: len(ll)] += self._coef[k, : len(ll)] * ll
         return scores
 
     @staticmethod
@@ -546,31 +833,30 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """{class: probability} over every class seen so far (``{}`` before any learning)."""
         if not len(self._classes):
             return {}
-        parsed = self._parse(x, learning=False)
-        p = self._softmax(self._scores_one(parsed))
+        p = self._softmax(self._scores_one(self._parse(x)))
         return dict(zip(self._classes.labels, p.tolist()))
 
     def debug_one(self, x: dict) -> str:
         """Each feature's weighted log-likelihood contribution per class, as a text table."""
         if not len(self._classes):
             return "no class seen yet"
-        parsed = self._parse(x, learning=False)
+        row = self._parse(x)
         self._refresh()
         classes = [str(c) for c in self._classes.labels]
-        width = max([len("prior + bias")] + [len(str(name)) for name, *_ in parsed]) + 2
+        numeric = [(k, None if v != v else v) for k, v in zip(row.numeric.tolist(), row.values.tolist())]
+        values = dict(numeric + row.categorical)  # variable → value, shown in the dict's order
+        shown = [(name, self._index[name]) for name in x if self._index.get(name) in values]
+        width = max([len("prior + bias")] + [len(str(name)) for name, _ in shown]) + 2
         lines = [" " * width + " ".join(f"{c:>12}" for c in classes)]
         lines.append(f"{'prior + bias':<{width}}" + " ".join(f"{v:12.4f}" for v in self._bias))
-        for name, variable, kind, value in parsed:
-            if variable is None:
-                continue
-            ll = variable.log_lik_one(value)
+        for name, k in shown:
+            ll = self._variables[k].log_lik_one(values[k])
             if ll is None:
                 continue
-            k = self._index[name]
             contribution = np.zeros(len(classes))
             contribution[: len(ll)] = self._coef[k, : len(ll)] * ll
             lines.append(f"{str(name):<{width}}" + " ".join(f"{v:12.4f}" for v in contribution))
-        p = self._softmax(self._scores_one(parsed))
+        p = self._softmax(self._scores_one(row))
         lines.append(f"{'probability':<{width}}" + " ".join(f"{v:12.4f}" for v in p))
         return "\n".join(lines)
 
@@ -581,8 +867,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         NaN cells are missing values. The whole batch is validated first (nothing is learned if a
         row is unusable). Rows are then processed in chunks that end exactly where the per-row loop
         would register a class, rebuild level 2 or step the learner, so both paths go through the
-        same states; within a chunk the summaries take ``update_many`` and the rows are encoded and
-        pushed to the history in bulk.
+        same states; within a chunk the rows are stored, encoded and pushed to the history in bulk.
         """
         import pandas as pd
 
@@ -605,10 +890,38 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             sample_weight = np.asarray(list(w), dtype=float)
             if len(sample_weight) != len(X) or not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
                 raise ValueError("w must hold one finite weight >= 0 per row of X")
-        columns = [self._parse_column(name, X[name]) for name in X.columns]
+        frame = self._parse_frame(X)
         if not len(X):
             return
-        self._learn_chunks(columns, labels, sample_weight)
+        self._learn_chunks(frame, labels, sample_weight)
+
+    def _parse_frame(self, X) -> _Frame:
+        """Validate a DataFrame without touching the model (numeric columns read in one block)."""
+        import pandas as pd
+
+        names, others = [], []
+        for name, dtype in X.dtypes.items():
+            k = self._index.get(name)
+            known = self._variables[k].kind if k is not None else None
+            if known != "categorical" and pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+                names.append(name)
+            else:
+                others.append(self._parse_column(name, X[name]))
+        block = (X if len(names) == X.shape[1] else X[names]).to_numpy(dtype=float, na_value=np.nan)  # (n, a)
+        infinite = np.isinf(block)
+        if infinite.any():  # ±inf counts as missing (on a copy: the block may share X's memory)
+            block = np.where(infinite, np.nan, block)
+        columns, categorical = [block], []
+        for name, kind, values, first in others:
+            if kind == "numeric":
+                names.append(name)
+                columns.append(values[:, None])
+            elif kind == "categorical":
+                categorical.append((name, values, first))
+        numeric = np.concatenate(columns, axis=1) if len(columns) > 1 else block  # (n, a)
+        present = ~np.isnan(numeric)
+        first = np.where(present.any(axis=0), present.argmax(axis=0), -1)  # (a,)
+        return _Frame(names, numeric, first, categorical)
 
     def _parse_column(self, name, column) -> tuple:
         """Validate one DataFrame column: (name, kind, values, first) without touching the model.
@@ -670,7 +983,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         nonmissing = np.flatnonzero(kinds > 0)
         return name, known, values, int(nonmissing[0]) if len(nonmissing) else -1
 
-    def _learn_chunks(self, columns: list, labels: np.ndarray, sample_weight: np.ndarray) -> None:
+    def _learn_chunks(self, frame: _Frame, labels: np.ndarray, sample_weight: np.ndarray) -> None:
         n = len(labels)
         # Row positions of each label: a class count reaching its rebuild threshold ends a chunk
         # (a new class has threshold 1, so its first row ends one).
@@ -679,9 +992,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             positions.setdefault(label, []).append(r)
         positions = {label: np.array(rows) for label, rows in positions.items()}
         # A feature takes part from the first row where it is known (a new one: its first value).
-        starts = []
-        for name, kind, values, first in columns:
-            starts.append(0 if name in self._index else first)
+        columns = [(name, 0 if name in self._index else first) for name, _, first in frame.columns()]
         t = 0
         while t < n:
             end = n - 1
@@ -692,25 +1003,25 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
                 if i < len(rows):
                     end = min(end, int(rows[i]))
             # New variables are created at their first row: end the chunk there.
-            for (name, kind, values, first), start in zip(columns, starts):
-                if kind is not None and name not in self._index and start >= t:
+            for name, start in columns:
+                if name not in self._index and start >= t:
                     end = min(end, start)
             # Learner step.
             target = self._target_batch
             step_size = self._step_size or (min(target, 32) if target > 1 else 1)
             end = min(end, t + max(0, step_size - self._pending - 1))
             # Level-2 rebuild of an existing variable whose count reaches its threshold.
-            for (name, kind, values, first), start in zip(columns, starts):
-                k = self._index.get(name)
-                if k is None or start > t:
-                    continue
-                need = self._next_rebuild[k] - self._count[k]
-                if need <= end - t + 1:
-                    end = min(end, t + int(max(need, 1)) - 1)
-            self._learn_chunk(columns, starts, labels, sample_weight, t, end + 1)
+            known = [(self._index[name], start) for name, start in columns if name in self._index and start <= t]
+            if known:
+                ks = np.array([k for k, _ in known], dtype=np.intp)
+                need = np.maximum(self._next_rebuild[ks] - self._count[ks], 1.0)
+                soon = need <= end - t + 1
+                if soon.any():
+                    end = min(end, t + int(need[soon].min()) - 1)
+            self._learn_chunk(frame, columns, labels, sample_weight, t, end + 1)
             t = end + 1
 
-    def _learn_chunk(self, columns, starts, labels, sample_weight, lo: int, hi: int) -> None:
+    def _learn_chunk(self, frame: _Frame, columns: list, labels, sample_weight, lo: int, hi: int) -> None:
         """Rows ``lo:hi`` in bulk; only the last row may trigger a class, a rebuild or a step."""
         chunk_labels = labels[lo:hi]
         chunk_weight = sample_weight[lo:hi]
@@ -720,44 +1031,71 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         np.add.at(self._class_counts, class_index, chunk_weight)
         np.add.at(self._class_seen, class_index, 1.0)
         self._n_seen += m
-        new = [(name, kind) for (name, kind, _, _), start in zip(columns, starts) if name not in self._index and kind is not None and lo <= start < hi]
+        self._stale_prior = True
+        new = [(name, kind) for (name, kind, _), (_, start) in zip(frame.columns(), columns) if name not in self._index and lo <= start < hi]
         for name, kind in sorted(new, key=lambda item: _feature_order(item[0])):
             self._add_variable(name, kind)
-        active = []
-        for (name, kind, values, first), start in zip(columns, starts):
+        # Columns taking part in the chunk, each from row ``since`` (its first row if it is new).
+        a = len(frame.numeric_names)
+        numeric = [(i, self._index.get(name), max(lo, start)) for i, (name, start) in enumerate(columns[:a])]
+        numeric = [(i, k, since) for i, k, since in numeric if k is not None and since < hi]
+        categorical = []
+        for (name, values, _), (_, start) in zip(frame.categorical, columns[a:]):
             k = self._index.get(name)
-            if k is None or start >= hi:
-                continue
-            a = max(lo, start)
-            self._variables[k].summary.update_many(values[a:hi], labels[a:hi], sample_weight[a:hi])
-            self._count[k] += hi - a
-            active.append((k, values, a))
-        self._rebuild_due()
+            if k is not None and start < hi:
+                since = max(lo, start)
+                self._variables[k].summary.update_many(values[since:hi], labels[since:hi], sample_weight[since:hi])
+                categorical.append((k, values, since))
+        ks = np.array([k for _, k, _ in numeric], dtype=np.intp)
+        at = np.array([i for i, _, _ in numeric], dtype=np.intp)
+        since = np.array([s for _, _, s in numeric], dtype=np.intp)
+        self._count[ks] += hi - since
+        for k, _, s in categorical:
+            self._count[k] += hi - s
         self._resize()
-        K, J = len(self._variables), len(self._classes)
+        K = len(self._variables)
+        # The raw rows go to the history now (numeric summaries take them from there).
         present = np.zeros((m, K), dtype=bool)
-        log_lik = np.zeros((m, K, J))
-        num_cols, num_vals, cat_cols, cat_vals = [], [], [], []
-        for k, values, a in active:
+        present[:, ks] = np.arange(lo, hi)[:, None] >= since[None, :]
+        for k, _, s in categorical:
+            present[s - lo :, k] = True
+        block = frame.numeric[lo:hi][:, at]  # (m, a') NaN before a new variable's first value
+        categories = np.empty((m, len(categorical)), dtype=object)
+        for c, (_, values, _) in enumerate(categorical):
+            categories[:, c] = values[lo:hi]  # None before a new variable's first value
+        numeric_columns = [self._column[k] for k in ks.tolist()]
+        categorical_columns = [self._column[k] for k, _, _ in categorical]
+        h = self._history
+        for start in range(0, m, h.capacity):  # pieces the history can hold at once
+            stop = min(m, start + h.capacity)
+            self._make_room(stop - start)
+            h.push_many((numeric_columns, block[start:stop]), (categorical_columns, categories[start:stop]),
+                        present[start:stop], None, class_index[start:stop], chunk_weight[start:stop])  # fmt: skip
+            self._stored += stop - start
+        self._rebuild_due()
+        # Encode the rows still held with the current level 2.
+        self._refresh()
+        J = len(self._classes)
+        kept = min(m, len(h))
+        slots = h.recent(kept)
+        log_lik = np.zeros((kept, K, J))  # (kept, K, J)
+        rows = self._locate_block(ks, block[m - kept :])
+        rows[~present[m - kept :, ks]] = NOWHERE
+        log_lik[:, ks, :] = self._table[rows]
+        for k, values, _ in categorical:
             variable = self._variables[k]
-            present[a - lo :, k] = True
-            block = values[lo:hi].copy()
-            if a > lo:
-                block[: a - lo] = np.nan if variable.kind == "numeric" else None
-            if variable.kind == "numeric":
-                num_cols.append(self._column[k])
-                num_vals.append(block)
-            else:
-                cat_cols.append(self._column[k])
-                cat_vals.append(block)
-            ll = variable.log_lik_many(values[a:hi])
-            if ll.shape[1]:
-                log_lik[a - lo :, k, : ll.shape[1]] = ll
-        numeric = (num_cols, np.column_stack(num_vals) if num_vals else np.zeros((m, 0)))
-        categorical = (cat_cols, np.column_stack(cat_vals) if cat_vals else np.zeros((m, 0), dtype=object))
-        self._history.push_many(numeric, categorical, present, log_lik, class_index, chunk_weight)
+            parts = variable.locate_many(values[hi - kept : hi]) if variable.log_prob is not None else None
+            if parts is not None:
+                found = np.where(parts == NOWHERE, NOWHERE, self._offsets[k] + parts)
+                found[~present[m - kept :, k]] = NOWHERE
+                log_lik[:, k, :] = self._table[found]
+        for i, k in enumerate(ks.tolist()):
+            if self._variables[k].density:
+                ll = self._variables[k].log_lik_many(block[m - kept :, i])
+                ll[~present[m - kept :, k]] = 0.0
+                log_lik[:, k, : ll.shape[1]] = ll
+        h.log_lik[slots, :K, :J] = log_lik
         self._pending += m
-        self._stale_coef = True  # the class prior moved
         self._maybe_step()
 
     def predict_proba_many(self, X):
@@ -772,24 +1110,45 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         return pd.DataFrame(self._softmax(scores), index=X.index, columns=list(self._classes.labels))
 
     def _scores_many(self, X) -> np.ndarray:
+        frame = self._parse_frame(X)
         self._refresh()
         n = len(X)
-        scores = np.tile(self._bias, (n, 1))
-        for name in X.columns:
+        scores = np.tile(self._bias, (n, 1))  # (n, J)
+        known = [(i, self._index.get(name)) for i, name in enumerate(frame.numeric_names)]
+        known = [(i, k) for i, k in known if k is not None]
+        if known:
+            at = np.array([i for i, _ in known], dtype=np.intp)
+            ks = np.array([k for _, k in known], dtype=np.intp)
+            block = frame.numeric[:, at]  # (n, a)
+            scores += self._weighted[self._locate_block(ks, block)].sum(axis=1)
+            for i, k in enumerate(ks.tolist()):
+                variable = self._variables[k]
+                if variable.density:
+                    ll = variable.log_lik_many(block[:, i])
+                    if ll.shape[1]:
+                        scores[:, : ll.shape[1]] += ll * self._coef[k, : ll.shape[1]]
+        for name, values, _ in frame.categorical:
             k = self._index.get(name)
-            if k is None:
+            if k is None or self._variables[k].log_prob is None:
                 continue
-            variable = self._variables[k]
-            values = self._parse_column(name, X[name])[2]
-            if variable.density:
-                ll = variable.log_lik_many(values)
-                if ll.shape[1]:
-                    scores[:, : ll.shape[1]] += ll * self._coef[k, : ll.shape[1]]
-                continue
-            if variable.log_prob is None:
-                continue
-            parts = variable.locate_many(values)
-            ok = parts != NOWHERE
-            if ok.any():
-                scores[ok] += self._table[self._offsets[k] + parts[ok]] * self._coef[k]
+            parts = self._variables[k].locate_many(values)
+            scores += self._weighted[np.where(parts == NOWHERE, NOWHERE, self._offsets[k] + parts)]
         return scores
+
+    def _check(self) -> None:
+        """Assert the invariants of the bookkeeping (summaries fed in blocks, compiled lookups)."""
+        K, J = len(self._variables), len(self._classes)
+        h = self._history
+        assert len(self._count) == len(self._next_rebuild) == len(self._synced) == K
+        assert np.all(self._synced <= self._stored)
+        # a summary's unseen rows are all still in the history
+        assert np.all(self._synced >= self._stored - len(h))
+        for k, variable in enumerate(self._variables):
+            if variable.kind == "categorical":
+                assert self._synced[k] <= self._stored
+        if not self._stale:
+            assert self._table.shape == (len(self._row_variable), J) and not self._table[-1].any()
+            assert self._cuts.shape[0] == len(self._first_row) == len(self._missing_row) == K
+            assert np.all(self._first_row < len(self._table) - 1) and np.all(self._missing_row < len(self._table) - 1)
+            if not self._stale_coef:
+                assert self._weighted.shape == self._table.shape and not self._weighted[-1].any()

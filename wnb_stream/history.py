@@ -88,20 +88,23 @@ class History:
         """Append one row, overwriting the oldest when full.
 
         ``numeric`` and ``categorical`` are pairs (column indices, values); ``present`` lists the
-        variable indices present in the row; ``log_lik_row`` is ``(K, J)``.
+        variable indices present in the row; ``log_lik_row`` is ``(K, J)``, or None for a row to
+        be encoded later (zeros until then, see ``newest``).
         """
         i = self.cursor
         self.numeric[i] = np.nan
-        self.categorical[i] = None
+        if self.categorical.shape[1]:
+            self.categorical[i] = None
         self.present[i] = False
-        if numeric[0]:
+        if len(numeric[0]):
             self.numeric[i, numeric[0]] = numeric[1]
-        if categorical[0]:
+        if len(categorical[0]):
             self.categorical[i, categorical[0]] = categorical[1]
         self.present[i, present] = True
-        k, j = log_lik_row.shape
         self.log_lik[i] = 0.0
-        self.log_lik[i, :k, :j] = log_lik_row
+        if log_lik_row is not None:
+            k, j = log_lik_row.shape
+            self.log_lik[i, :k, :j] = log_lik_row
         self.y[i] = y
         self.sample_weight[i] = sample_weight
         self.cursor = (i + 1) % self.capacity
@@ -111,7 +114,8 @@ class History:
         """Append ``m`` rows at once (same layout as ``push``, with a leading row axis).
 
         ``numeric`` is ``(columns, (m, c) values)``, ``categorical`` likewise, ``present`` is an
-        ``(m, K)`` bool array and ``log_lik`` ``(m, K, J)``. Only the last ``capacity`` rows are kept.
+        ``(m, K)`` bool array and ``log_lik`` ``(m, K, J)`` or None (zeros, encoded later). Only the
+        last ``capacity`` rows are kept.
         """
         m = len(y)
         if m == 0:
@@ -122,20 +126,22 @@ class History:
             self.size = min(self.size + skip, self.capacity)
             numeric = (numeric[0], numeric[1][skip:])
             categorical = (categorical[0], categorical[1][skip:])
-            present, log_lik, y, sample_weight = present[skip:], log_lik[skip:], y[skip:], sample_weight[skip:]
+            present, y, sample_weight = present[skip:], y[skip:], sample_weight[skip:]
+            log_lik = None if log_lik is None else log_lik[skip:]
             m = self.capacity
         rows = (self.cursor + np.arange(m)) % self.capacity
         self.numeric[rows] = np.nan
         self.categorical[rows] = None
         self.present[rows] = False
-        if numeric[0]:
+        if len(numeric[0]):
             self.numeric[np.ix_(rows, numeric[0])] = numeric[1]
-        if categorical[0]:
+        if len(categorical[0]):
             self.categorical[np.ix_(rows, categorical[0])] = categorical[1]
         k = present.shape[1]
         self.present[rows, :k] = present
         self.log_lik[rows] = 0.0
-        self.log_lik[rows, : log_lik.shape[1], : log_lik.shape[2]] = log_lik
+        if log_lik is not None:
+            self.log_lik[rows, : log_lik.shape[1], : log_lik.shape[2]] = log_lik
         self.y[rows] = y
         self.sample_weight[rows] = sample_weight
         self.cursor = (self.cursor + m) % self.capacity
@@ -145,6 +151,10 @@ class History:
         """Row indices from the oldest to the most recent, ``(size,)``."""
         start = (self.cursor - self.size) % self.capacity
         return (start + np.arange(self.size)) % self.capacity
+
+    def newest(self) -> int:
+        """Row index of the most recent row (the history must not be empty)."""
+        return (self.cursor - 1) % self.capacity
 
     def recent(self, m: int) -> np.ndarray:
         """Row indices of the ``m`` most recent rows, oldest first."""

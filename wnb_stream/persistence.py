@@ -65,7 +65,6 @@ from __future__ import annotations
 import array as pyarray
 import base64
 import collections
-import dataclasses
 import enum
 import importlib
 import json

@@ -6,9 +6,14 @@ A ``Variable`` owns the summary of one feature and the model level 2 built from 
   ``log_prob (n_parts, J)`` and a locator that maps a value to its part;
 - per-class Gaussians (``summaries.Gaussian``): analytic log-densities, no parts.
 
-Design note. Prediction is the hot path, so a binned variable compiles its partition into plain
-Python structures once per rebuild — a sorted list of part boundaries for ``bisect`` (numeric) or a
-dict value → part (categorical) — and the classifier gathers rows of a stacked table with them.
+Design note. Prediction is the hot path, so a binned variable compiles its partition into a
+locator once per rebuild, and the classifier gathers rows of a stacked table with it:
+
+- numeric: the sorted ``cuts`` between consecutive parts and the ``first_part``; a finite value
+  ``x`` lies in part ``first_part + #{cuts < x}`` (``bisect_left``), so the classifier can locate
+  all the numeric variables of a row at once with one comparison against a padded matrix of cuts;
+- categorical: a dict value → part, with the part of unseen values (the star).
+
 The locators are derived from the partition's public ``part_index`` (so they agree with it by
 construction) and are checked against it in the tests.
 """
@@ -78,9 +83,9 @@ class Variable:
         "level",
         "prior_cost",
         "n_parts",
-        "_bounds",
-        "_bound_parts",
-        "_missing_part",
+        "cuts",
+        "first_part",
+        "missing_part",
         "_groups",
         "_star_part",
         "_density",
@@ -96,9 +101,10 @@ class Variable:
         self.level = 0.0
         self.prior_cost = 0.0
         self.n_parts = 0
-        self._bounds: list = []
-        self._bound_parts: list = []
-        self._missing_part = NOWHERE
+        # Numeric locator: part of a finite x = first_part + bisect_left(cuts, x) (NOWHERE: none).
+        self.cuts: list = []
+        self.first_part = NOWHERE
+        self.missing_part = NOWHERE  # part of missing values (both kinds)
         self._groups: dict = {}
         self._star_part = NOWHERE
         self._density: gaussian_module.GaussianDensity | None = None
@@ -138,13 +144,13 @@ class Variable:
         if isinstance(table, Bins):
             bounds = np.asarray(table.upper_bounds, dtype=float)
             parts = partition.part_index(bounds) if len(bounds) else np.zeros(0, dtype=int)
-            # Parts are runs of consecutive bins: keep each run's last bound (right-closed).
-            keep = np.ones(len(parts), dtype=bool)
-            if len(parts) > 1:
-                keep[:-1] = parts[1:] != parts[:-1]
-            self._bounds = bounds[keep].tolist()
-            self._bound_parts = parts[keep].tolist()
-            self._missing_part = int(partition.part_index(np.array([np.nan]))[0])
+            # Parts are runs of consecutive bins (intervals): a cut after each run but the last,
+            # at the run's last bound (right-closed). No bin at all: finite values go nowhere.
+            cut = parts[1:] != parts[:-1]  # (n_bins - 1,) a new part starts after bin i
+            assert np.all((parts[1:] - parts[:-1]) == cut), "every interval holds consecutive bins"
+            self.cuts = bounds[:-1][cut].tolist()
+            self.first_part = int(parts[0]) if len(parts) else NOWHERE
+            self.missing_part = int(partition.part_index(np.array([np.nan]))[0])
         else:
             values = np.empty(len(table.values), dtype=object)
             values[:] = list(table.values)
@@ -155,7 +161,7 @@ class Variable:
             self._star_part = int(partition.part_index(unseen)[0])
             missing = np.empty(1, dtype=object)
             missing[0] = None
-            self._missing_part = int(partition.part_index(missing)[0])
+            self.missing_part = int(partition.part_index(missing)[0])
 
     # ------------------------------------------------------------------ lookups
     def locate(self, value) -> int:
@@ -165,15 +171,12 @@ class Variable:
         """
         if self.kind == "numeric":
             if value is None or value != value or value in (math.inf, -math.inf):
-                return self._missing_part
-            if not self._bounds:
-                return self._missing_part if self.n_parts == 0 else NOWHERE
-            i = bisect.bisect_left(self._bounds, value)
-            if i == len(self._bounds):
-                i -= 1
-            return self._bound_parts[i]
+                return self.missing_part
+            if self.first_part == NOWHERE:
+                return NOWHERE
+            return self.first_part + bisect.bisect_left(self.cuts, value)
         if value is None or (isinstance(value, float) and value != value):
-            return self._missing_part
+            return self.missing_part
         return self._groups.get(value, self._star_part)
 
     def locate_many(self, values: np.ndarray) -> np.ndarray:
@@ -210,7 +213,7 @@ class Variable:
     def memory_usage(self) -> int:
         size = int(self.summary.memory_usage())
         if self.log_prob is not None:
-            size += int(self.log_prob.nbytes) + 16 * (len(self._bounds) + len(self._groups))
+            size += int(self.log_prob.nbytes) + 16 * (len(self.cuts) + len(self._groups))
         return size
 
 

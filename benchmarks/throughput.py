@@ -1,0 +1,199 @@
+"""Throughput against the peers, per instance and per mini-batch, all in the same run.
+
+Streams (River generators, seed 42, generated before the clock starts):
+
+- ``rbf20``: ``RandomRBF(n_features=20, n_classes=5)``, the stream of the peers' anchor table;
+- ``k10``, ``k100``, ``k500``, ``k1000``: ``RandomRBF(n_features=K, n_classes=2)`` (benchmarks.md;
+  ``k500`` is the 500-variable stream).
+
+Paths (benchmarks.md, Speed):
+
+- ``one``: ``predict_proba_one(x)`` then ``learn_one(x, y)`` on dicts;
+- ``many``: mini-batches of ``--batch`` rows, ``predict_proba_many(X)`` then ``learn_many(X, y)`` on
+  pandas DataFrames (the first batch is only learnt).
+
+Models: ``nb`` (``weights.Uniform()``, plain naive Bayes) and ``vns`` (the default model: GKClass
+summaries, ``weights.VNS()``), River's ``GaussianNB`` (per instance; River has no mini-batch
+GaussianNB) and a no-op classifier (the ceiling of the loop). Each table row carries its ratios to
+the peers timed in the same run: speed-up over GaussianNB, time ÷ no-op, and for ``vns`` the cost
+of the weights (time ÷ ``nb``). MOA's figures come from ``shared/anchors/peers-prequential.csv``
+(measured on this kind of machine, not in this run).
+
+Then the growth in K (µs per example and per variable) and, on a long ``rbf20`` stream of ``--n``
+examples, the time per example of each segment (generated segment by segment, so memory stays flat).
+
+Results go to ``benchmarks/results/throughput.csv`` (commit, date, machine on every row).
+
+Usage (from the repository root)::
+
+    python benchmarks/throughput.py
+    python benchmarks/throughput.py --streams rbf20,k500 --rows 5000 --n 100000 --segments 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+
+import common  # noqa: F401  (puts the checkout on sys.path)
+from common import RESULTS, ResultFile, anchor, fmt, markdown, names, number, provenance, rate
+
+#: stream name → (number of variables K, number of classes J)
+STREAMS = {"rbf20": (20, 5), "k10": (10, 2), "k100": (100, 2), "k500": (500, 2), "k1000": (1000, 2)}
+#: the stream of the peers' anchor table (shared/anchors/peers-prequential.csv) matching ``rbf20``
+ANCHOR_STREAM = "rbf20_c5"
+OURS = ("nb", "vns")
+
+
+def generator(stream: str, seed: int):
+    from river.datasets import synth
+
+    k, j = STREAMS[stream]
+    return synth.RandomRBF(seed_model=seed, seed_sample=seed, n_features=k, n_classes=j)
+
+
+def make(name: str, seed: int):
+    from river import naive_bayes
+
+    from wnb_stream import WeightedNaiveBayes, evaluation, weights
+
+    if name == "noop":
+        return evaluation.NoOp()
+    if name == "gnb":  # the streams are numeric: River's GaussianNB as a user would run it
+        return naive_bayes.GaussianNB()
+    if name == "nb":
+        return WeightedNaiveBayes(optimizer=weights.Uniform(), seed=seed)
+    return WeightedNaiveBayes(seed=seed)  # the default model: GKClass summaries, VNS weights
+
+
+def run_one(model, rows) -> float:
+    clock = time.perf_counter()
+    for x, y in rows:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    return time.perf_counter() - clock
+
+
+def run_many(model, batches, first: bool = True) -> float:
+    clock = time.perf_counter()
+    for i, (X, y) in enumerate(batches):
+        if i or not first:
+            model.predict_proba_many(X)
+        model.learn_many(X, y)
+    return time.perf_counter() - clock
+
+
+def frames(rows, batch: int) -> list:
+    """The rows as ``(X, y)`` DataFrame/Series pairs of ``batch`` rows."""
+    import pandas as pd
+
+    X = pd.DataFrame([x for x, _ in rows])
+    y = pd.Series([label for _, label in rows])
+    return [(X.iloc[i : i + batch], y.iloc[i : i + batch]) for i in range(0, len(rows), batch)]
+
+
+def moa_anchor() -> dict:
+    """MOA NaiveBayes examples/s on the ``rbf20`` stream, per path label, from the anchors."""
+    out = {}
+    for row in anchor("peers-prequential.csv"):
+        if row["stream"] == ANCHOR_STREAM and row["model"].startswith("moa.NaiveBayes"):
+            out[row["model"]] = number(row["inst_per_s"])
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--streams", type=names, default=["rbf20", "k10", "k100", "k500"], help=f"of {', '.join(STREAMS)}")
+    parser.add_argument("--rows", type=int, default=20_000, help="examples per stream (capped by --max-cells / K)")
+    parser.add_argument("--max-cells", type=int, default=10_000_000, help="cap on examples × K per stream")
+    parser.add_argument("--models", type=names, default=["noop", "gnb", "nb", "vns"])
+    parser.add_argument("--batch", type=int, default=1000, help="rows per mini-batch")
+    parser.add_argument("--n", type=int, default=100_000, help="length of the long rbf20 stream (0 = skip)")
+    parser.add_argument("--segments", type=int, default=10, help="segments of the long stream")
+    parser.add_argument("--long-models", type=names, default=["vns"], help="models timed along the long stream")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--output", default=str(RESULTS / "throughput.csv"))
+    args = parser.parse_args(argv)
+    for stream in args.streams:
+        if stream not in STREAMS:
+            parser.error(f"unknown stream {stream!r}; known: {', '.join(STREAMS)}")
+
+    meta = provenance()
+    command = "python benchmarks/throughput.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    print(f"# throughput — commit {meta['commit']}, {meta['date']}, {meta['machine']}\n# {command}")
+    results = ResultFile(args.output, meta)
+    header = ["stream", "K", "J", "path", "model", "n", "examples/s", "× GaussianNB", "time ÷ no-op", "time ÷ nb"]
+    table, per_example = [], {}
+
+    for stream in args.streams:
+        k, j = STREAMS[stream]
+        n = max(args.batch, min(args.rows, args.max_cells // k))
+        rows = list(itertools.islice(generator(stream, args.seed), n))
+        batches = frames(rows, args.batch)
+        for path in ("one", "many"):
+            models = [m for m in args.models if path == "one" or m != "gnb"]
+            seconds = {}
+            for name in models:
+                model = make(name, args.seed)
+                seconds[name] = run_one(model, rows) if path == "one" else run_many(model, batches)
+            for name in models:
+                row = {"section": "paths", "stream": stream, "k": k, "classes": j, "path": path, "model": name,
+                       "n": n, "seconds": seconds[name], "examples_per_second": n / seconds[name]}  # fmt: skip
+                if "gnb" in seconds:
+                    row["speedup_vs_gnb"] = seconds["gnb"] / seconds[name]
+                if "noop" in seconds:
+                    row["time_vs_noop"] = seconds[name] / seconds["noop"]
+                if name != "nb" and name in OURS and "nb" in seconds:
+                    row["time_vs_nb"] = seconds[name] / seconds["nb"]
+                results.add(row)
+                if name in OURS:
+                    per_example[(stream, path, name)] = 1e6 * seconds[name] / n
+                table.append([stream, k, j, path, name, f"{n:,}", rate(row["examples_per_second"]),
+                              fmt(row.get("speedup_vs_gnb"), 2), fmt(row.get("time_vs_noop"), 1),
+                              fmt(row.get("time_vs_nb"), 2)])  # fmt: skip
+            print(markdown(table[-len(models) :], header), flush=True)
+
+    moa = moa_anchor()
+    if moa:
+        print(f"\nMOA NaiveBayes on {ANCHOR_STREAM} (anchors, not this run): "
+              + ", ".join(f"{label} {rate(value)}/s" for label, value in moa.items()))  # fmt: skip
+
+    growth = []
+    for (stream, path, name), micros in per_example.items():
+        k = STREAMS[stream][0]
+        growth.append([stream, k, path, name, f"{micros:,.1f}", f"{micros / k:.3f}"])
+    if growth:
+        print("\n" + markdown(growth, ["stream", "K", "path", "model", "µs / example", "µs / example / variable"]))
+
+    long_table = []
+    if args.n > 0:
+        segment = max(args.batch, args.n // max(args.segments, 1))
+        segment -= segment % args.batch  # whole mini-batches
+        long_header = ["model (rbf20)", "path", "examples", "µs / example", "examples/s"]
+        print("\n" + "\n".join(markdown([], long_header).split("\n")[:2]), flush=True)
+        for name in args.long_models:
+            for path in ("one", "many"):
+                model, source, start = make(name, args.seed), generator("rbf20", args.seed), 0
+                while start < args.n:
+                    rows = list(itertools.islice(source, min(segment, args.n - start)))
+                    if path == "one":
+                        seconds = run_one(model, rows)
+                    else:
+                        seconds = run_many(model, frames(rows, args.batch), first=start == 0)
+                    end = start + len(rows)
+                    row = {"section": "long", "stream": "rbf20", "k": 20, "classes": 5, "path": path, "model": name,
+                           "n": end, "segment_start": start, "seconds": seconds,
+                           "examples_per_second": len(rows) / seconds}  # fmt: skip
+                    results.add(row)
+                    long_table.append([name, path, f"{start:,}–{end:,}", f"{1e6 * seconds / len(rows):,.1f}",
+                                       rate(row["examples_per_second"])])  # fmt: skip
+                    print(markdown(long_table[-1:], long_header).split("\n")[-1], flush=True)
+                    start = end
+    print(f"\nwrote {results.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
