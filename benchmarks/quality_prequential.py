@@ -23,6 +23,7 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
+import shlex
 import importlib.util
 import sys
 import time
@@ -114,7 +115,7 @@ def main(argv=None) -> int:
     print("\n" + report)
     results.path.with_suffix(".md").write_text(
         f"Commit {meta['commit']}, {meta['date']}, {meta['machine']}; command: "
-        f"`python benchmarks/quality_prequential.py {' '.join(sys.argv[1:] if argv is None else argv)}`\n\n{report}\n"
+        f"`{shlex.join(['python', 'benchmarks/quality_prequential.py', *(sys.argv[1:] if argv is None else argv)])}`\n\n{report}\n"
     )
     return 0
 

@@ -25,6 +25,7 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
+import shlex
 import itertools
 import sys
 import time
@@ -148,7 +149,7 @@ def main(argv=None) -> int:
     )
     results.path.with_suffix(".md").write_text(
         f"Commit {meta['commit']}, {meta['date']}, {meta['machine']}; command: "
-        f"`python benchmarks/speed.py {' '.join(sys.argv[1:] if argv is None else argv)}`\n\n{report}\n"
+        f"`{shlex.join(['python', 'benchmarks/speed.py', *(sys.argv[1:] if argv is None else argv)])}`\n\n{report}\n"
     )
     return 0
 

