@@ -16,8 +16,10 @@ Models: ``nb`` (``weights.Uniform()``, plain naive Bayes) and ``vns`` (the defau
 summaries, ``weights.VNS()``), River's ``GaussianNB`` (per instance; River has no mini-batch
 GaussianNB) and a no-op classifier (the ceiling of the loop). Each table row carries its ratios to
 the peers timed in the same run: speed-up over GaussianNB, time ÷ no-op, and for ``vns`` the cost
-of the weights (time ÷ ``nb``). MOA's figures come from ``shared/anchors/peers-prequential.csv``
-(measured on this kind of machine, not in this run).
+of the weights (time ÷ ``nb``). The models of a table take turns over the stream, 1,000 examples
+(or one mini-batch) each, so that a load spike on a shared machine hits them all alike. MOA's
+figures come from ``shared/anchors/peers-prequential.csv`` (measured on this kind of machine, not
+in this run).
 
 Then the growth in K (µs per example and per variable) and, on a long ``rbf20`` stream of ``--n``
 examples, the time per example of each segment (generated segment by segment, so memory stays flat).
@@ -27,7 +29,8 @@ Results go to ``benchmarks/results/throughput.csv`` (commit, date, machine on ev
 Usage (from the repository root)::
 
     python benchmarks/throughput.py
-    python benchmarks/throughput.py --streams rbf20,k500 --rows 5000 --n 100000 --segments 5
+    python benchmarks/throughput.py --streams rbf20,k500 --rows 20000 --n 1000000 --segments 10
+    python benchmarks/throughput.py --rebuild-growth 1.0   # our models with another rebuild schedule
 """
 
 from __future__ import annotations
@@ -38,7 +41,17 @@ import sys
 import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
-from common import RESULTS, ResultFile, anchor, fmt, markdown, names, number, provenance, rate
+from common import (
+    RESULTS,
+    ResultFile,
+    anchor,
+    fmt,
+    markdown,
+    names,
+    number,
+    provenance,
+    rate,
+)
 
 #: stream name → (number of variables K, number of classes J)
 STREAMS = {"rbf20": (20, 5), "k10": (10, 2), "k100": (100, 2), "k500": (500, 2), "k1000": (1000, 2)}
@@ -54,7 +67,8 @@ def generator(stream: str, seed: int):
     return synth.RandomRBF(seed_model=seed, seed_sample=seed, n_features=k, n_classes=j)
 
 
-def make(name: str, seed: int):
+def make(name: str, seed: int, options: dict | None = None):
+    """A fresh model; ``options`` are extra ``WeightedNaiveBayes`` parameters for ours."""
     from river import naive_bayes
 
     from wnb_stream import WeightedNaiveBayes, evaluation, weights
@@ -64,8 +78,8 @@ def make(name: str, seed: int):
     if name == "gnb":  # the streams are numeric: River's GaussianNB as a user would run it
         return naive_bayes.GaussianNB()
     if name == "nb":
-        return WeightedNaiveBayes(optimizer=weights.Uniform(), seed=seed)
-    return WeightedNaiveBayes(seed=seed)  # the default model: GKClass summaries, VNS weights
+        return WeightedNaiveBayes(optimizer=weights.Uniform(), seed=seed, **(options or {}))
+    return WeightedNaiveBayes(seed=seed, **(options or {}))  # the default model: GKClass, VNS
 
 
 def run_one(model, rows) -> float:
@@ -77,12 +91,26 @@ def run_one(model, rows) -> float:
 
 
 def run_many(model, batches, first: bool = True) -> float:
+    """Seconds to predict then learn each batch (the first only learnt when ``first``)."""
     clock = time.perf_counter()
     for i, (X, y) in enumerate(batches):
         if i or not first:
             model.predict_proba_many(X)
         model.learn_many(X, y)
     return time.perf_counter() - clock
+
+
+def in_turns(models: dict, chunks: list, batches: list, first: bool = True) -> dict:
+    """Seconds spent by each model, the models taking turns piece by piece (same load for all).
+
+    ``models`` maps a key to ``(model, path)``; a "one" model takes the rows of ``chunks[i]``, a
+    "many" model the mini-batch ``batches[i]`` (only learnt when it is the stream's first).
+    """
+    seconds = dict.fromkeys(models, 0.0)
+    for i, (rows, batch) in enumerate(zip(chunks, batches)):
+        for key, (model, path) in models.items():
+            seconds[key] += run_one(model, rows) if path == "one" else run_many(model, [batch], first and i == 0)
+    return seconds
 
 
 def frames(rows, batch: int) -> list:
@@ -106,13 +134,14 @@ def moa_anchor() -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--streams", type=names, default=["rbf20", "k10", "k100", "k500"], help=f"of {', '.join(STREAMS)}")
-    parser.add_argument("--rows", type=int, default=20_000, help="examples per stream (capped by --max-cells / K)")
-    parser.add_argument("--max-cells", type=int, default=10_000_000, help="cap on examples × K per stream")
+    parser.add_argument("--rows", type=int, default=100_000, help="examples per stream (capped by --max-cells / K)")
+    parser.add_argument("--max-cells", type=int, default=20_000_000, help="cap on examples × K per stream")
     parser.add_argument("--models", type=names, default=["noop", "gnb", "nb", "vns"])
     parser.add_argument("--batch", type=int, default=1000, help="rows per mini-batch")
     parser.add_argument("--n", type=int, default=100_000, help="length of the long rbf20 stream (0 = skip)")
     parser.add_argument("--segments", type=int, default=10, help="segments of the long stream")
     parser.add_argument("--long-models", type=names, default=["vns"], help="models timed along the long stream")
+    parser.add_argument("--rebuild-growth", type=float, default=None, help="our rebuild_growth (default: the model's)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--output", default=str(RESULTS / "throughput.csv"))
     args = parser.parse_args(argv)
@@ -120,7 +149,8 @@ def main(argv=None) -> int:
         if stream not in STREAMS:
             parser.error(f"unknown stream {stream!r}; known: {', '.join(STREAMS)}")
 
-    meta = provenance()
+    options = {} if args.rebuild_growth is None else {"rebuild_growth": args.rebuild_growth}
+    meta = {**provenance(), **options}
     command = "python benchmarks/throughput.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(f"# throughput — commit {meta['commit']}, {meta['date']}, {meta['machine']}\n# {command}")
     results = ResultFile(args.output, meta)
@@ -132,12 +162,10 @@ def main(argv=None) -> int:
         n = max(args.batch, min(args.rows, args.max_cells // k))
         rows = list(itertools.islice(generator(stream, args.seed), n))
         batches = frames(rows, args.batch)
+        chunks = [rows[i : i + args.batch] for i in range(0, n, args.batch)]
         for path in ("one", "many"):
-            models = [m for m in args.models if path == "one" or m != "gnb"]
-            seconds = {}
-            for name in models:
-                model = make(name, args.seed)
-                seconds[name] = run_one(model, rows) if path == "one" else run_many(model, batches)
+            models = {m: (make(m, args.seed, options), path) for m in args.models if path == "one" or m != "gnb"}
+            seconds = in_turns(models, chunks, batches)
             for name in models:
                 row = {"section": "paths", "stream": stream, "k": k, "classes": j, "path": path, "model": name,
                        "n": n, "seconds": seconds[name], "examples_per_second": n / seconds[name]}  # fmt: skip
@@ -173,24 +201,21 @@ def main(argv=None) -> int:
         segment -= segment % args.batch  # whole mini-batches
         long_header = ["model (rbf20)", "path", "examples", "µs / example", "examples/s"]
         print("\n" + "\n".join(markdown([], long_header).split("\n")[:2]), flush=True)
-        for name in args.long_models:
-            for path in ("one", "many"):
-                model, source, start = make(name, args.seed), generator("rbf20", args.seed), 0
-                while start < args.n:
-                    rows = list(itertools.islice(source, min(segment, args.n - start)))
-                    if path == "one":
-                        seconds = run_one(model, rows)
-                    else:
-                        seconds = run_many(model, frames(rows, args.batch), first=start == 0)
-                    end = start + len(rows)
-                    row = {"section": "long", "stream": "rbf20", "k": 20, "classes": 5, "path": path, "model": name,
-                           "n": end, "segment_start": start, "seconds": seconds,
-                           "examples_per_second": len(rows) / seconds}  # fmt: skip
-                    results.add(row)
-                    long_table.append([name, path, f"{start:,}–{end:,}", f"{1e6 * seconds / len(rows):,.1f}",
-                                       rate(row["examples_per_second"])])  # fmt: skip
-                    print(markdown(long_table[-1:], long_header).split("\n")[-1], flush=True)
-                    start = end
+        models = {(name, path): (make(name, args.seed, options), path) for name in args.long_models for path in ("one", "many")}
+        source, start = generator("rbf20", args.seed), 0
+        while start < args.n:  # the stream is generated segment by segment, outside the clock
+            rows = list(itertools.islice(source, min(segment, args.n - start)))
+            chunks = [rows[i : i + args.batch] for i in range(0, len(rows), args.batch)]
+            seconds = in_turns(models, chunks, frames(rows, args.batch), first=start == 0)
+            end = start + len(rows)
+            for (name, path), spent in seconds.items():
+                row = {"section": "long", "stream": "rbf20", "k": 20, "classes": 5, "path": path, "model": name,
+                       "n": end, "segment_start": start, "seconds": spent, "examples_per_second": len(rows) / spent}  # fmt: skip
+                results.add(row)
+                long_table.append([name, path, f"{start:,}–{end:,}", f"{1e6 * spent / len(rows):,.1f}",
+                                   rate(row["examples_per_second"])])  # fmt: skip
+                print(markdown(long_table[-1:], long_header).split("\n")[-1], flush=True)
+            start = end
     print(f"\nwrote {results.path}")
     return 0
 

@@ -57,15 +57,20 @@ def _plain_number(kind: type) -> bool:
 class _Row:
     """One validated example, by variable.
 
-    ``numeric (a,)`` variable indices with ``values (a,)`` floats (NaN for a missing value);
-    ``categorical`` a list of (variable index, value or None); ``new`` a list of
+    ``numeric (a,)`` increasing variable indices with ``values (a,)`` floats (NaN for a missing
+    value); ``categorical`` a list of (variable index, value or None); ``new`` a list of
     (name, kind, value) for features that have no variable yet (created when learning).
+    ``missing`` tells whether some value is NaN. ``located`` keeps the row's table rows for the
+    compiled lookups of one version (a row is usually scored by ``predict_proba_one`` then encoded
+    by ``learn_one``).
     """
 
     numeric: np.ndarray
     values: np.ndarray
     categorical: list
     new: list
+    missing: bool = True
+    located: tuple | None = None
 
 
 @dataclasses.dataclass(slots=True)
@@ -74,25 +79,33 @@ class _Plan:
 
     Every key is a known variable; numeric variables hold plain numbers and categorical ones
     strings, so nothing can be invalid. ``numeric_at``/``categorical_at`` are positions in the
-    dict's order (``numeric_at`` None: every value is numeric, in order).
+    dict's order, ``numeric_at`` following the increasing variable indices ``numeric``. The last
+    row read is kept: a stream usually hands the same dict to ``predict_proba_one`` then
+    ``learn_one``.
     """
 
     keys: tuple
     types: tuple
-    numeric: np.ndarray  # (a,) variable indices
-    numeric_at: list | None
+    numeric: np.ndarray  # (a,) increasing variable indices
+    numeric_at: np.ndarray  # (a,) their positions in the dict
     categorical: list  # variable indices
     categorical_at: list
+    last: tuple = (None, None)  # (values, _Row) of the last row read
 
     def row(self, values: tuple) -> _Row:
-        if self.numeric_at is None:
-            numbers_ = np.array(values, dtype=float)  # (a,)
+        if self.last[0] == values:
+            return self.last[1]
+        if not self.categorical:  # every value is a number: one conversion, then variable order
+            numbers_ = np.array(values, dtype=float)[self.numeric_at]  # (a,)
         else:
-            numbers_ = np.array([values[i] for i in self.numeric_at], dtype=float)
-        if not np.isfinite(numbers_).all():
+            numbers_ = np.array([values[i] for i in self.numeric_at.tolist()], dtype=float)
+        missing = not np.isfinite(numbers_).all()
+        if missing:
             numbers_[np.isinf(numbers_)] = np.nan  # ±inf counts as missing
         categorical = [(k, values[i]) for k, i in zip(self.categorical, self.categorical_at)]
-        return _Row(self.numeric, numbers_, categorical, [])
+        row = _Row(self.numeric, numbers_, categorical, [], missing)
+        self.last = (values, row)
+        return row
 
 
 @dataclasses.dataclass(slots=True)
@@ -170,7 +183,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     >>> from wnb_stream import WeightedNaiveBayes, weights
     >>> model = WeightedNaiveBayes(seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: ...
+    Accuracy: 90.79%
+    >>> round(model.weights["https"], 2), model.weights["ip_in_url"]
+    (1.0, 0.0)
 
     """
 
@@ -235,7 +250,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._class_next = np.zeros(0)  # (J,) class count at which level 2 is rebuilt again
         self._variables: list[Variable] = []
         self._index: dict = {}  # feature name → variable index
-        self._column: list[int] = []  # variable index → column in the history's raw arrays
+        self._column = np.zeros(0, dtype=np.intp)  # (K,) column of each variable in the history's raw arrays
         self._n_numeric = 0
         self._n_categorical = 0
         self._count = np.zeros(0)  # observations per variable (rebuild schedule)
@@ -243,6 +258,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._history = history_module.History(self.history_size)
         self._stored = 0  # rows ever stored in the history
         self._synced = np.zeros(0, dtype=np.int64)  # (K,) rows stored when summary k was last fed
+        self._synced_min = 0  # min(_synced): the oldest row a summary still needs
         self._pending = 0  # rows since the last learner step
         self._step_size = 0  # size of the next learner batch (grows up to batch_size)
         self._n_seen = 0
@@ -255,8 +271,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._context_cache: Context | None = None
         self._offsets = np.zeros(0, dtype=np.intp)  # (K,) first table row of each variable
         self._table = np.zeros((1, 0))  # (R + 1, J) stacked log_prob of binned variables, zero last row
-        self._row_variable = np.zeros(1, dtype=np.intp)  # (R + 1,) variable of each table row
-        self._cuts = np.zeros((0, 0))  # (K, P) cut points of numeric binned variables, +inf padded
+        self._row_variable = np.zeros(0, dtype=np.intp)  # (R,) variable of each table row
+        self._cuts = np.zeros((0, 1))  # (K, P + 1) cut points of numeric binned variables, +inf padded
         self._first_row = np.zeros(0, dtype=np.intp)  # (K,) row of the first interval, or NOWHERE
         self._missing_row = np.zeros(0, dtype=np.intp)  # (K,) row of the missing part, or NOWHERE
         self._density: list[int] = []  # variables scored by a density (Gaussian), not the table
@@ -265,25 +281,14 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._weighted = np.zeros((1, 0))  # (R + 1, J) table rows times their variable's coefficients
         self._bias = np.zeros(0)  # (J,) log prior + learner offsets
         self._labels_array: np.ndarray | None = None  # (J,) class labels for update_many
+        self._version = 0  # compilations of the lookups so far
         self._plan: _Plan | None = None  # how the last plain dict was read (a cache, not state)
+        self._quiet = 0  # rows during which no rebuild can fall due (0: check at the next row)
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state["_plan"] = None  # a cache of type objects: rebuilt from the next row
+        state["_plan"] = None  # a cache (of type objects): rebuilt from the next row
         return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        if "_synced" not in state:
-            # Saved before numeric summaries were fed in blocks: they have seen every row. The
-            # attributes added since take their fresh values and the lookups are compiled anew.
-            saved = dict(self.__dict__)
-            self._reset()
-            fresh = self.__dict__
-            self.__dict__ = {**fresh, **saved, "_table": fresh["_table"], "_weighted": fresh["_weighted"]}
-            self._stored = len(self._history)
-            self._synced = np.full(len(self._variables), self._stored, dtype=np.int64)
-            self._stale = self._stale_coef = self._stale_prior = True
 
     @property
     def _multiclass(self) -> bool:
@@ -322,7 +327,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
 
     def memory_usage(self) -> int:
         """Bytes held by the model's arrays and summaries (cheap; no object-graph walk)."""
-        size = self._history.memory_usage() + self._table.nbytes + self._coef.nbytes
+        size = self._history.memory_usage() + self._table.nbytes + self._weighted.nbytes + self._cuts.nbytes
+        size += self._coef.nbytes
         size += sum(v.memory_usage() for v in self._variables)
         size += 64 * len(self._index)
         return int(size)
@@ -394,10 +400,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             i = index.get(name)
             variable = variables[i] if i is not None else None
             kind = value_kind(value)
-            if variable is None:
-                plain = False
-            elif kind != variable.kind or not (_plain_number(type(value)) if kind == "numeric" else type(value) is str):
-                plain = False
+            # A plan reads known variables holding plain numbers (numeric) or strings (categorical).
+            plain = plain and variable is not None and kind == variable.kind
+            plain = plain and (_plain_number(type(value)) if kind == "numeric" else type(value) is str)
             if kind == "categorical":
                 try:
                     hash(value)
@@ -426,7 +431,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
                 values.append(math.nan if value is None else value)
             else:
                 categorical.append((i, value))
-        row = _Row(np.array(numeric, dtype=np.intp), np.array(values, dtype=float), categorical, new)
+        order = np.argsort(numeric)
+        values = np.array(values, dtype=float)[order]
+        row = _Row(np.array(numeric, dtype=np.intp)[order], values, categorical, new, bool(np.isnan(values).any()))
         return row, plain
 
     def _make_plan(self, x: dict) -> _Plan:
@@ -440,9 +447,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             else:
                 categorical.append(k)
                 categorical_at.append(position)
-        every = len(numeric) == len(x)
-        return _Plan(tuple(x), tuple(map(type, x.values())), np.array(numeric, dtype=np.intp),
-                     None if every else numeric_at, categorical, categorical_at)  # fmt: skip
+        order = np.argsort(numeric)
+        return _Plan(tuple(x), tuple(map(type, x.values())), np.array(numeric, dtype=np.intp)[order],
+                     np.array(numeric_at, dtype=np.intp)[order], categorical, categorical_at)  # fmt: skip
 
     # ------------------------------------------------------------------ learning
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
@@ -462,10 +469,13 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._class_counts[j] += w
         self._class_seen[j] += 1
         self._n_seen += 1
+        self._quiet -= 1
         self._stale_prior = True
         if row.new:
             row = self._register(row)
-        if len(row.numeric):
+        if self._dense(row):
+            self._count += 1
+        elif len(row.numeric):
             self._count[row.numeric] += 1
         for k, value in row.categorical:
             self._count[k] += 1
@@ -476,9 +486,18 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._pending += 1
         self._maybe_step()
 
+    def _dense(self, row: _Row) -> bool:
+        """True when the row holds every variable and they are all numeric (the usual numeric stream).
+
+        Its numeric indices are then ``0, 1, …, K − 1`` (increasing and distinct), as are their
+        history columns, so slices replace index arrays.
+        """
+        return len(row.numeric) == self._n_numeric == len(self._variables)
+
     def _grow_classes(self) -> None:
         extra = len(self._classes) - len(self._class_counts)
         if extra > 0:
+            self._quiet = 0  # a new class rebuilds every variable
             self._class_counts = np.append(self._class_counts, np.zeros(extra))
             self._class_seen = np.append(self._class_seen, np.zeros(extra))
             self._class_next = np.append(self._class_next, np.zeros(extra))
@@ -490,13 +509,18 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         every MODL cost, and a young class needs dense rebuilds, pitfall 10); otherwise each
         variable whose own count has grown by ``rebuild_growth``.
         """
+        if self._quiet > 0:
+            return
         if np.any(self._class_seen >= self._class_next):
             self._rebuild(np.arange(len(self._variables)))
             self._class_next = self._class_seen + self._gap(self._class_seen)
-            return
-        due = np.flatnonzero(self._count >= self._next_rebuild)
-        if len(due):
-            self._rebuild(due)
+        else:
+            due = np.flatnonzero(self._count >= self._next_rebuild)
+            if len(due):
+                self._rebuild(due)
+        # A row adds at most 1 to each count: nothing falls due before the smallest gap is spent.
+        gaps = np.concatenate([self._next_rebuild - self._count, self._class_next - self._class_seen])
+        self._quiet = max(0, math.ceil(gaps.min())) if len(gaps) else 0
 
     def _gap(self, count):
         """Observations until the next rebuild: every one early, then a growth factor, capped."""
@@ -517,6 +541,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             np.concatenate([row.values, np.array(values, dtype=float)]),
             categorical,
             [],
+            row.missing,  # new features hold values
         )
 
     def _add_variable(self, name, kind: str) -> int:
@@ -525,14 +550,16 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._variables.append(Variable(name, kind, proto.clone()))
         self._index[name] = k
         if kind == "numeric":
-            self._column.append(self._n_numeric)
+            self._column = np.append(self._column, self._n_numeric)
             self._n_numeric += 1
         else:
-            self._column.append(self._n_categorical)
+            self._column = np.append(self._column, self._n_categorical)
             self._n_categorical += 1
         self._count = np.append(self._count, 0.0)
         self._next_rebuild = np.append(self._next_rebuild, 1.0)
         self._synced = np.append(self._synced, self._stored)  # it has seen every row before it
+        self._synced_min = int(self._synced.min())
+        self._quiet = 0  # its first rebuild falls due at once
         self._stale = True
         self._context_cache = None
         return k
@@ -613,7 +640,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             group = lagging[self._synced[lagging] == since]
             rows = h.recent(self._stored - since)  # (m,) oldest first
             assert len(rows) == self._stored - since, "a summary missed a row the history dropped"
-            columns = [self._column[k] for k in group.tolist()]
+            columns = self._column[group]
             present = h.present[np.ix_(rows, group)]  # (m, g)
             values = h.numeric[np.ix_(rows, columns)]  # (m, g)
             codes, weights = h.y[rows], h.sample_weight[rows]
@@ -631,32 +658,43 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
                 else:
                     summary.update_many(values[used, i], labels[used], weights[used])
             self._synced[group] = self._stored
+        self._synced_min = int(self._synced.min())
 
     def _make_room(self, m: int) -> None:
         """Feed the numeric summaries that have not seen rows the next ``m`` stored rows overwrite."""
         h = self._history
         kept = self._stored + m - h.capacity  # rows before this one are overwritten
-        if kept > self._stored - len(h):
+        if kept > self._synced_min:
             self._feed(np.flatnonzero(self._synced < kept))
 
     def _store(self, row: _Row, j: int, w: float) -> None:
         """Append the row's raw values to the history (its encoding follows the rebuilds)."""
         self._resize()
         self._make_room(1)
-        columns = [self._column[k] for k in row.numeric.tolist()]
-        categorical = ([self._column[k] for k, _ in row.categorical], [value for _, value in row.categorical])
-        present = np.concatenate([row.numeric, np.array([k for k, _ in row.categorical], dtype=np.intp)])
-        self._history.push((columns, row.values), categorical, present, None, j, w)
+        if self._dense(row):
+            every = slice(0, len(row.numeric))
+            self._history.push((every, row.values), ([], []), every, None, j, w)
+        else:
+            present, categorical = row.numeric, ([], [])
+            if row.categorical:
+                ks = np.array([k for k, _ in row.categorical], dtype=np.intp)
+                present = np.concatenate([present, ks])
+                categorical = (self._column[ks], [value for _, value in row.categorical])
+            self._history.push((self._column[row.numeric], row.values), categorical, present, None, j, w)
         self._stored += 1
 
     def _encode_newest(self, row: _Row) -> None:
         """Write the encoding ℓ_kj of the most recent history row with the current level 2."""
-        self._refresh()
+        if self._stale:
+            self._compile()
         h = self._history
         i = h.newest()
         ks, rows = self._locate(row)
         J = len(self._classes)
-        h.log_lik[i, ks, :J] = self._table[rows]  # NOWHERE rows are the zero row
+        if self._dense(row):
+            h.log_lik[i, : len(ks), :J] = self._table[rows]
+        else:
+            h.log_lik[i, ks, :J] = self._table[rows]  # NOWHERE rows are the zero row
         for k, value in self._density_values(row):
             ll = self._variables[k].log_lik_one(value)
             if ll is not None:
@@ -732,21 +770,21 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             if variable.missing_part != NOWHERE:
                 missing_row[k] = start + variable.missing_part
             start += n_parts
-        width = max([len(c) for _, c in cuts], default=0)
-        cut_matrix = np.full((K, width), np.inf)  # (K, P)
+        width = 1 + max([len(c) for _, c in cuts], default=0)  # at least one +inf per row
+        cut_matrix = np.full((K, width), np.inf)  # (K, P + 1)
         for k, c in cuts:
             cut_matrix[k, : len(c)] = c
         pieces.append(np.zeros((1, J)))  # the row of NOWHERE (index -1): no contribution
-        owners.append(np.zeros(1, dtype=np.intp))
         self._offsets = offsets
         self._table = np.concatenate(pieces)
-        self._row_variable = np.concatenate(owners)
+        self._row_variable = np.concatenate(owners) if owners else np.zeros(0, dtype=np.intp)
         self._cuts = cut_matrix
         self._first_row = first_row
         self._missing_row = missing_row
         self._density = density
         self._stale = False
         self._stale_coef = True
+        self._version += 1
 
     def _refresh(self) -> None:
         """Bring the compiled lookups, the learner's coefficients and the prior up to date."""
@@ -756,8 +794,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             coef, bias = self._coefficients()
             self._coef = np.asarray(coef, dtype=float)  # (K, J)
             self._learner_bias = np.asarray(bias, dtype=float)  # (J,)
-            self._weighted = self._table * self._coef[self._row_variable]  # (R + 1, J)
-            self._weighted[-1] = 0.0
+            self._weighted = np.zeros_like(self._table)  # (R + 1, J), the last row stays zero
+            self._weighted[:-1] = self._table[:-1] * self._coef[self._row_variable]
             self._stale_coef = False
             self._stale_prior = True
         if self._stale_prior:
@@ -766,28 +804,36 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
 
     def _locate(self, row: _Row) -> tuple[np.ndarray, np.ndarray]:
         """Variables of the row and their table rows ``(m,)`` each (``NOWHERE`` → the zero row)."""
-        rows = self._locate_numeric(row.numeric, row.values)
-        if not row.categorical:
-            return row.numeric, rows
-        ks, found = [], []
-        for k, value in row.categorical:
-            part = self._variables[k].locate(value)
-            ks.append(k)
-            found.append(NOWHERE if part == NOWHERE else self._offsets[k] + part)
-        ks = np.concatenate([row.numeric, np.array(ks, dtype=np.intp)])
-        return ks, np.concatenate([rows, np.array(found, dtype=np.intp)])
+        if row.located is not None and row.located[0] == self._version:
+            return row.located[1:]
+        ks, rows = row.numeric, self._locate_numeric(row.numeric, row.values, row.missing)
+        if row.categorical:
+            found = []
+            for k, value in row.categorical:
+                part = self._variables[k].locate(value)
+                found.append(NOWHERE if part == NOWHERE else self._offsets[k] + part)
+            ks = np.concatenate([ks, np.array([k for k, _ in row.categorical], dtype=np.intp)])
+            rows = np.concatenate([rows, np.array(found, dtype=np.intp)])
+        row.located = (self._version, ks, rows)
+        return ks, rows
 
-    def _locate_numeric(self, ks: np.ndarray, values: np.ndarray) -> np.ndarray:
+    def _locate_numeric(self, ks: np.ndarray, values: np.ndarray, missing: bool = True) -> np.ndarray:
         """Table rows ``(a,)`` of one value of each numeric variable ``ks (a,)``.
 
         A finite value lies in the first row plus the number of cuts below it (``bisect_left``);
-        a missing value (NaN) in the missing part's row.
+        a missing value (NaN) in the missing part's row (``missing``: some value may be NaN).
+        ``ks`` is increasing.
         """
-        count = (self._cuts[ks] < values[:, None]).sum(axis=1)  # (a,) NaN compares False
-        first = self._first_row[ks]
-        rows = np.where(first == NOWHERE, NOWHERE, first + count)
-        missing = np.isnan(values)
-        if missing.any():
+        if len(ks) == len(self._first_row):  # every variable: ks = 0, 1, …, K − 1
+            cuts, first = self._cuts, self._first_row
+        else:
+            cuts, first = self._cuts[ks], self._first_row[ks]
+        # The first cut ≥ x is at index #{cuts < x}: every row ends with +inf, so there is one
+        # (a NaN finds none and gets 0, then the missing row). Variables without intervals have
+        # only +inf cuts (index 0) and first row NOWHERE.
+        rows = first + np.argmax(cuts >= values[:, None], axis=1)  # (a,)
+        if missing:
+            missing = np.isnan(values)
             rows[missing] = self._missing_row[ks[missing]]
         return rows
 
@@ -798,7 +844,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             first = self._first_row[k]
             if first == NOWHERE:
                 rows[:, i] = NOWHERE
-            else:
+            else:  # bisect_left on the variable's cuts (its +inf padding lies above every value)
                 rows[:, i] = first + np.searchsorted(self._cuts[k], block[:, i], side="left")
         missing = np.isnan(block)
         if missing.any():
@@ -810,12 +856,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         if not self._density:
             return []
         density = np.isin(row.numeric, self._density)
-        return [(k, None if v != v else v) for k, v in zip(row.numeric[density].tolist(), row.values[density].tolist())]
+        return [(k, None if math.isnan(v) else v) for k, v in zip(row.numeric[density].tolist(), row.values[density].tolist())]
 
     def _scores_one(self, row: _Row) -> np.ndarray:
         self._refresh()
         _, rows = self._locate(row)
-        scores = self._bias + self._weighted[rows].sum(axis=0)  # (J,)
+        scores = self._bias + np.add.reduce(self._weighted[rows], axis=0)  # (J,)
         for k, value in self._density_values(row):
             ll = self._variables[k].log_lik_one(value)
             if ll is not None:
@@ -833,8 +879,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """{class: probability} over every class seen so far (``{}`` before any learning)."""
         if not len(self._classes):
             return {}
-        p = self._softmax(self._scores_one(self._parse(x)))
-        return dict(zip(self._classes.labels, p.tolist()))
+        # algorithms.md §8.1, max-shifted; in Python floats, cheaper than NumPy for one row
+        scores = self._scores_one(self._parse(x)).tolist()
+        top = max(scores)
+        p = [math.exp(s - top) for s in scores]
+        total = sum(p)
+        return {label: v / total for label, v in zip(self._classes.labels, p)}
 
     def debug_one(self, x: dict) -> str:
         """Each feature's weighted log-likelihood contribution per class, as a text table."""
@@ -843,7 +893,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         row = self._parse(x)
         self._refresh()
         classes = [str(c) for c in self._classes.labels]
-        numeric = [(k, None if v != v else v) for k, v in zip(row.numeric.tolist(), row.values.tolist())]
+        numeric = [(k, None if math.isnan(v) else v) for k, v in zip(row.numeric.tolist(), row.values.tolist())]
         values = dict(numeric + row.categorical)  # variable → value, shown in the dict's order
         shown = [(name, self._index[name]) for name in x if self._index.get(name) in values]
         width = max([len("prior + bias")] + [len(str(name)) for name, _ in shown]) + 2
@@ -855,7 +905,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
                 continue
             contribution = np.zeros(len(classes))
             contribution[: len(ll)] = self._coef[k, : len(ll)] * ll
-            lines.append(f"{str(name):<{width}}" + " ".join(f"{v:12.4f}" for v in contribution))
+            lines.append(f"{name!s:<{width}}" + " ".join(f"{v:12.4f}" for v in contribution))
         p = self._softmax(self._scores_one(row))
         lines.append(f"{'probability':<{width}}" + " ".join(f"{v:12.4f}" for v in p))
         return "\n".join(lines)
@@ -1031,6 +1081,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         np.add.at(self._class_counts, class_index, chunk_weight)
         np.add.at(self._class_seen, class_index, 1.0)
         self._n_seen += m
+        self._quiet -= m
         self._stale_prior = True
         new = [(name, kind) for (name, kind, _), (_, start) in zip(frame.columns(), columns) if name not in self._index and lo <= start < hi]
         for name, kind in sorted(new, key=lambda item: _feature_order(item[0])):
@@ -1063,8 +1114,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         categories = np.empty((m, len(categorical)), dtype=object)
         for c, (_, values, _) in enumerate(categorical):
             categories[:, c] = values[lo:hi]  # None before a new variable's first value
-        numeric_columns = [self._column[k] for k in ks.tolist()]
-        categorical_columns = [self._column[k] for k, _, _ in categorical]
+        numeric_columns = self._column[ks]
+        categorical_columns = self._column[np.array([k for k, _, _ in categorical], dtype=np.intp)]
         h = self._history
         for start in range(0, m, h.capacity):  # pieces the history can hold at once
             stop = min(m, start + h.capacity)
@@ -1074,7 +1125,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             self._stored += stop - start
         self._rebuild_due()
         # Encode the rows still held with the current level 2.
-        self._refresh()
+        if self._stale:
+            self._compile()
         J = len(self._classes)
         kept = min(m, len(h))
         slots = h.recent(kept)
@@ -1139,15 +1191,14 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """Assert the invariants of the bookkeeping (summaries fed in blocks, compiled lookups)."""
         K, J = len(self._variables), len(self._classes)
         h = self._history
-        assert len(self._count) == len(self._next_rebuild) == len(self._synced) == K
-        assert np.all(self._synced <= self._stored)
-        # a summary's unseen rows are all still in the history
+        assert len(self._count) == len(self._next_rebuild) == len(self._synced) == len(self._column) == K
+        assert np.all(self._synced <= self._stored) and self._synced_min == (self._synced.min() if K else 0)
+        # the rows a numeric summary has not seen are all still in the history
         assert np.all(self._synced >= self._stored - len(h))
-        for k, variable in enumerate(self._variables):
-            if variable.kind == "categorical":
-                assert self._synced[k] <= self._stored
+        if K:  # nothing falls due while the countdown runs
+            assert self._quiet <= max(0, math.ceil(np.min(self._next_rebuild - self._count)))
         if not self._stale:
-            assert self._table.shape == (len(self._row_variable), J) and not self._table[-1].any()
+            assert self._table.shape == (len(self._row_variable) + 1, J) and not self._table[-1].any()
             assert self._cuts.shape[0] == len(self._first_row) == len(self._missing_row) == K
             assert np.all(self._first_row < len(self._table) - 1) and np.all(self._missing_row < len(self._table) - 1)
             if not self._stale_coef:

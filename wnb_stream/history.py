@@ -39,6 +39,11 @@ def _grow(array: np.ndarray, axis: int, size: int, fill) -> np.ndarray:
     return out
 
 
+def _some(index) -> bool:
+    """True unless ``index`` is an empty list or array of indices (a slice always counts)."""
+    return isinstance(index, slice) or len(index) > 0
+
+
 class History:
     """Ring buffer of the last ``capacity`` rows (raw values and encoded log-likelihoods).
 
@@ -88,17 +93,17 @@ class History:
         """Append one row, overwriting the oldest when full.
 
         ``numeric`` and ``categorical`` are pairs (column indices, values); ``present`` lists the
-        variable indices present in the row; ``log_lik_row`` is ``(K, J)``, or None for a row to
-        be encoded later (zeros until then, see ``newest``).
+        variable indices present in the row; indices may be given as a slice. ``log_lik_row`` is
+        ``(K, J)``, or None for a row to be encoded later (zeros until then, see ``newest``).
         """
         i = self.cursor
         self.numeric[i] = np.nan
         if self.categorical.shape[1]:
             self.categorical[i] = None
         self.present[i] = False
-        if len(numeric[0]):
+        if _some(numeric[0]):
             self.numeric[i, numeric[0]] = numeric[1]
-        if len(categorical[0]):
+        if _some(categorical[0]):
             self.categorical[i, categorical[0]] = categorical[1]
         self.present[i, present] = True
         self.log_lik[i] = 0.0

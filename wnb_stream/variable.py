@@ -149,15 +149,22 @@ class Variable:
             cut = parts[1:] != parts[:-1]  # (n_bins - 1,) a new part starts after bin i
             assert np.all((parts[1:] - parts[:-1]) == cut), "every interval holds consecutive bins"
             self.cuts = bounds[:-1][cut].tolist()
-            self.first_part = int(parts[0]) if len(parts) else NOWHERE
+            # No finite bin (only missing values seen): a finite value goes where the partition
+            # sends it (its single part, or nowhere).
+            self.first_part = int(parts[0]) if len(parts) else int(partition.part_index(np.array([0.0]))[0])
             self.missing_part = int(partition.part_index(np.array([np.nan]))[0])
         else:
             values = np.empty(len(table.values), dtype=object)
             values[:] = list(table.values)
             parts = partition.part_index(values) if len(values) else np.zeros(0, dtype=int)
             self._groups = dict(zip(table.values, parts.tolist()))
+            # Probe the star's group with a string that is not a kept value.
+            kept = set(table.values)
+            probe = "\x00unseen"
+            while probe in kept:
+                probe += "\x00"
             unseen = np.empty(1, dtype=object)
-            unseen[0] = _Unseen()
+            unseen[0] = probe
             self._star_part = int(partition.part_index(unseen)[0])
             missing = np.empty(1, dtype=object)
             missing[0] = None
@@ -215,18 +222,3 @@ class Variable:
         if self.log_prob is not None:
             size += int(self.log_prob.nbytes) + 16 * (len(self.cuts) + len(self._groups))
         return size
-
-
-class _Unseen:
-    """A value equal to nothing: probes the part of values never seen (the star value)."""
-
-    __slots__ = ()
-
-    def __hash__(self):
-        return 0x5EED
-
-    def __eq__(self, other):
-        return False
-
-    def __lt__(self, other):  # sortable with anything, for NumPy code paths that sort values
-        return False
