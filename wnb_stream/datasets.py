@@ -89,6 +89,24 @@ def _is_missing(token: str) -> bool:
     return token in MISSING_TOKENS
 
 
+def _features(row: list[str], positions: list) -> tuple[dict, tuple | None]:
+    """The feature dict of one row of tokens (missing tokens left out), and the (column, token)
+    of the first non-number in a numeric column, or None."""
+    x = {}
+    for i, name, is_categorical in positions:
+        token = row[i]
+        if _is_missing(token):
+            continue
+        if is_categorical:
+            x[name] = token
+            continue
+        value = _number(token)
+        if value is None:
+            return x, (name, token)
+        x[name] = value
+    return x, None
+
+
 def _infer_categorical(columns: dict[Any, list[str]]) -> set:
     """Names of the columns holding a non-missing token that is not a number."""
     return {
@@ -206,18 +224,9 @@ def read_table(
     positions = [(i, name, name in kinds) for i, name in enumerate(names) if name != target]
     X = []
     for r, row in enumerate(rows):
-        x = {}
-        for i, name, is_categorical in positions:
-            token = row[i]
-            if _is_missing(token):
-                continue
-            if is_categorical:
-                x[name] = token
-            else:
-                value = _number(token)
-                if value is None:
-                    raise DataError(f"column {name!r} is numeric but row {r + 1} has {token!r}")
-                x[name] = value
+        x, bad = _features(row, positions)
+        if bad is not None:
+            raise DataError(f"column {bad[0]!r} is numeric but row {r + 1} has {bad[1]!r}")
         X.append(x)
     return Table(features, frozenset(kinds), X, _typed_labels([row[t] for row in rows]))
 
@@ -374,21 +383,13 @@ class CSVStream:
                 if _is_missing(label):
                     self.skipped += 1
                     continue
-                x = {}
-                for i, name, is_categorical in self._positions:
-                    token = row[i]
-                    if _is_missing(token):
-                        continue
-                    if is_categorical:
-                        x[name] = token
-                    else:
-                        value = _number(token)
-                        if value is None:
-                            raise DataError(
-                                f"{self.name}, line {line}: column {name!r} was read as numeric but holds "
-                                f"{token!r}; declare it with --categorical {name}"
-                            )
-                        x[name] = value
+                x, bad = _features(row, self._positions)
+                if bad is not None:
+                    name, token = bad
+                    raise DataError(
+                        f"{self.name}, line {line}: column {name!r} was read as numeric but holds "
+                        f"{token!r}; declare it with --categorical {name}"
+                    )
                 yield x, label
         finally:
             self.close()

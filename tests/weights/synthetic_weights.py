@@ -52,3 +52,14 @@ def concat(batches: list[Batch]) -> Batch:
         np.concatenate([b.sample_weight for b in batches]),
         batches[-1].log_prior,
     )
+
+
+def finite_difference(function, w: np.ndarray, h: float) -> np.ndarray:
+    """Central finite differences of a scalar ``function`` at ``w``, ``(K,)``."""
+    out = np.empty_like(w)
+    for i in range(len(w)):
+        up, down = w.copy(), w.copy()
+        up[i] += h
+        down[i] -= h
+        out[i] = (function(up) - function(down)) / (2 * h)
+    return out

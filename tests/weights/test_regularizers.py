@@ -7,6 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from synthetic_weights import finite_difference as central_difference
+
 from wnb_stream.weights.regularizers import (
     Regularizer,
     r1,
@@ -68,14 +70,9 @@ def weight_vectors(draw):
     return w, costs
 
 
-def finite_difference(function, w, h=1e-7):
-    out = np.empty_like(w)
-    for i in range(len(w)):
-        up, down = w.copy(), w.copy()
-        up[i] += h
-        down[i] -= h
-        out[i] = (function(up) - function(down)) / (2 * h)
-    return out
+
+def finite_difference(function, w):
+    return central_difference(function, w, h=1e-7)
 
 
 @SETTINGS
