@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bench_gk.py [--n N] [--epsilon EPS] [--repeat R] [--classes J] [--out PATH]
+    python benchmarks/bench_gk.py [--n N] [--epsilon EPS] [--repeat R] [--classes J] [--out PATH] [--no-blocks]
 
 For a uniform and a sorted stream of ``N`` values (default 10^6, one variable, ``J`` classes), it
 times ``update`` (one Python float at a time, as the classifier's hot path does), ``update_many``
@@ -13,11 +13,20 @@ any per-value Python update (a no-op method call) and two River summaries a user
 ``stats.Quantile`` (P², one quantile) and ``sketch.Histogram`` (256 bins, no class counts);
 ratios to the no-op are printed next to the absolute figures (benchmarks.md: the machines are
 shared). Results go to ``benchmarks/results/gk.csv`` with the date, git commit and machine.
+
+Then the classifier's regime (skipped with ``--no-blocks``): a summary warmed to about 150 tuples
+(default ε, 30 blocks of 1,000 values with object labels, as ``WeightedNaiveBayes`` feeds them),
+then per call, averaged over 200 fresh blocks: ``update_many`` of a block of 1,000 values (absorbed
+at once), ``update_many`` of 150 values then ``table()`` (the level-2 rebuild, which flushes the
+buffer), and ``table()`` alone. The first row times the very first batch of the process: the
+numba kernels' compilation, or their load from the cache. ``run_blocks`` takes the summary class,
+so another implementation can be timed alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import csv
 import datetime
 import os
@@ -179,6 +188,99 @@ def run(n: int, epsilon: float, repeat: int, n_classes: int, seed: int = 42) -> 
     return rows
 
 
+def first_call(gk_class, n_classes: int, seed: int = 0) -> float:
+    """Seconds of the first ``update_many`` of 1,000 values and ``table()`` in this process."""
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    gk = gk_class()
+    gk.update_many(rng.normal(size=1000), rng.integers(0, n_classes, size=1000))
+    gk.table()
+    return time.perf_counter() - start
+
+
+def run_blocks(gk_class, n_classes: int, repeat: int, n_blocks: int = 200, seed: int = 42) -> list[dict]:
+    """Per-call times in the classifier's regime (see the module docstring); one dict a case."""
+    rng = np.random.default_rng(seed)
+    names = np.empty(n_classes, dtype=object)
+    names[:] = [f"class {j}" for j in range(n_classes)]  # object labels, as the classifier's
+
+    def block(size):  # (values (size,), labels (size,) object, weights (size,))
+        return rng.normal(size=size), names[rng.integers(0, n_classes, size=size)], np.ones(size)
+
+    warm = gk_class()
+    for values, labels, weights in (block(1000) for _ in range(30)):
+        warm.update_many(values, labels, weights)
+    full = [block(1000) for _ in range(n_blocks)]
+    partial = [block(150) for _ in range(n_blocks)]
+
+    def absorb_blocks():
+        gk = copy.deepcopy(warm)
+        start = time.perf_counter()
+        for values, labels, weights in full:
+            gk.update_many(values, labels, weights)
+        return time.perf_counter() - start
+
+    def rebuilds():
+        gk = copy.deepcopy(warm)
+        start = time.perf_counter()
+        for values, labels, weights in partial:
+            gk.update_many(values, labels, weights)
+            gk.table()
+        return time.perf_counter() - start
+
+    def tables():
+        gk = copy.deepcopy(warm)
+        gk.table()
+        start = time.perf_counter()
+        for _ in range(n_blocks):
+            gk.table()
+        return time.perf_counter() - start
+
+    cases = {
+        "update_many(1000)": (absorb_blocks, 1000),
+        "update_many(150) + table()": (rebuilds, 150),
+        "table() alone": (tables, 0),
+    }
+    best = {name: float("inf") for name in cases}
+    for _ in range(repeat):  # the cases take turns, so a load spike hits them alike
+        for name, (function, _) in cases.items():
+            best[name] = min(best[name], function() / n_blocks)
+    return [
+        {"method": name, "seconds_per_call": best[name], "values_per_call": size, "tuples": warm.n_tuples}
+        for name, (_, size) in cases.items()
+    ]
+
+
+def blocks_rows(n_classes: int, repeat: int, first_seconds: float) -> list[dict]:
+    """``run_blocks`` of ``GKClass`` as rows of the results file (n = values per call)."""
+    base = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "commit": git_commit(),
+        "machine": machine(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "classes": n_classes,
+        "epsilon": GKClass().guaranteed_epsilon,
+        "stream": "blocks",
+        "ratio_to_noop": "",
+        "tuple_bound": "",
+        "effective_epsilon": "",
+        "max_rank_error_over_n": "",
+        "memory_bytes": "",
+    }
+    first = "first update_many(1000) + table()"
+    rows = [{**base, "n": 1000, "method": first, "seconds": round(first_seconds, 4), "updates_per_s": "", "tuples": ""}]
+    print(f"blocks   {first:34} {first_seconds:8.3f} s  (compilation or cache load)")
+    for case in run_blocks(GKClass, n_classes, repeat):
+        seconds, size = case["seconds_per_call"], case["values_per_call"]
+        rate = round(size / seconds) if size else ""
+        rows.append(
+            {**base, "n": size, "method": case["method"], "seconds": f"{seconds:.3g}", "updates_per_s": rate, "tuples": case["tuples"]}
+        )
+        print(f"blocks   {case['method']:34} {seconds * 1e6:8.1f} µs a call  ({case['tuples']} tuples, J = {n_classes})", flush=True)
+    return rows
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=1_000_000, help="values per stream (default 10^6)")
@@ -187,10 +289,14 @@ def main(argv=None) -> None:
     parser.add_argument("--classes", type=int, default=2, help="number of classes J (default 2)")
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "benchmarks" / "results" / "gk.csv")
     parser.add_argument("--append", action="store_true", help="append to the CSV instead of replacing it")
+    parser.add_argument("--no-blocks", dest="blocks", action="store_false", help="skip the classifier's block regime")
     args = parser.parse_args(argv)
     print(f"GKClass benchmark: N = {args.n:,}, ε = {args.epsilon}, J = {args.classes}, best of {args.repeat}")
     print(f"commit {git_commit()}, {machine()}, Python {platform.python_version()}, NumPy {np.__version__}")
+    first_seconds = first_call(GKClass, args.classes)  # before anything else: the compilation
     rows = run(args.n, args.epsilon, args.repeat, args.classes)
+    if args.blocks:
+        rows += blocks_rows(args.classes, max(args.repeat, 5), first_seconds)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     exists = args.out.exists() and args.append
     with open(args.out, "a" if args.append else "w", newline="") as handle:

@@ -21,8 +21,16 @@ of the weights (time ÷ ``nb``). The models of a table take turns over the strea
 figures come from ``shared/anchors/peers-prequential.csv`` (measured on this kind of machine, not
 in this run).
 
-Then the growth in K (µs per example and per variable) and, on a long ``rbf20`` stream of ``--n``
-examples, the time per example of each segment (generated segment by segment, so memory stays flat).
+Our compiled kernels (Numba) are loaded from their cache, or compiled on a machine's first run, by
+the first model that calls them: before any clock starts, a throw-away model of each of ours runs
+both paths on 2,000 rows of another seed, so that this one-off cost (printed, and stored as the
+``warm_up`` row) is not charged to whichever model happens to run first.
+
+Then the growth in K (µs per example and per variable), the memory of each model (``--memory-rows``
+examples of each stream on the per-instance path under ``tracemalloc``: peak traced bytes while a fresh
+model learns, transient buffers included, next to ``model.memory_usage()`` at the end for ours) and,
+on a long ``rbf20`` stream of ``--n`` examples, the time per example of each segment (generated
+segment by segment, so memory stays flat).
 
 Results go to ``benchmarks/results/throughput.csv`` (commit, date, machine on every row).
 
@@ -39,6 +47,7 @@ import argparse
 import itertools
 import sys
 import time
+import tracemalloc
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 from common import (
@@ -113,6 +122,19 @@ def in_turns(models: dict, chunks: list, batches: list, first: bool = True) -> d
     return seconds
 
 
+def peak_memory(model, rows) -> int:
+    """Peak bytes allocated while ``model`` runs the per-instance path over ``rows`` (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base, _ = tracemalloc.get_traced_memory()
+        run_one(model, rows)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - base
+
+
 def frames(rows, batch: int) -> list:
     """The rows as ``(X, y)`` DataFrame/Series pairs of ``batch`` rows."""
     import pandas as pd
@@ -141,6 +163,7 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=100_000, help="length of the long rbf20 stream (0 = skip)")
     parser.add_argument("--segments", type=int, default=10, help="segments of the long stream")
     parser.add_argument("--long-models", type=names, default=["vns"], help="models timed along the long stream")
+    parser.add_argument("--memory-rows", type=int, default=5000, help="examples per stream of the memory pass (0 = skip)")
     parser.add_argument("--rebuild-growth", type=float, default=None, help="our rebuild_growth (default: the model's)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--output", default=str(RESULTS / "throughput.csv"))
@@ -155,7 +178,16 @@ def main(argv=None) -> int:
     print(f"# throughput — commit {meta['commit']}, {meta['date']}, {meta['machine']}\n# {command}")
     results = ResultFile(args.output, meta)
     header = ["stream", "K", "J", "path", "model", "n", "examples/s", "× GaussianNB", "time ÷ no-op", "time ÷ nb"]
-    table, per_example = [], {}
+    table, per_example, memory = [], {}, []
+
+    clock = time.perf_counter()
+    warm = list(itertools.islice(generator("rbf20", args.seed + 1), 2000))
+    for name in [m for m in args.models if m in OURS]:
+        run_one(make(name, args.seed, options), warm)
+        run_many(make(name, args.seed, options), frames(warm, args.batch))
+    warm_up = time.perf_counter() - clock
+    results.add({"section": "warm_up", "stream": "rbf20", "n": len(warm), "seconds": warm_up})
+    print(f"# warm-up (kernel load or first compile, then 2,000 rows per path and model): {warm_up:.2f} s", flush=True)
 
     for stream in args.streams:
         k, j = STREAMS[stream]
@@ -182,6 +214,16 @@ def main(argv=None) -> int:
                               fmt(row.get("speedup_vs_gnb"), 2), fmt(row.get("time_vs_noop"), 1),
                               fmt(row.get("time_vs_nb"), 2)])  # fmt: skip
             print(markdown(table[-len(models) :], header), flush=True)
+        if args.memory_rows > 0:
+            for name in [m for m in args.models if m != "noop"]:
+                model = make(name, args.seed, options)
+                sample = rows[: args.memory_rows]
+                peak = peak_memory(model, sample)
+                own = model.memory_usage() if callable(getattr(model, "memory_usage", None)) else None
+                results.add({"section": "memory", "stream": stream, "k": k, "classes": j, "path": "one", "model": name,
+                             "n": len(sample), "peak_memory_bytes": peak, "model_memory_bytes": own})  # fmt: skip
+                memory.append([stream, k, name, f"{len(sample):,}", f"{peak / 2**20:.2f}",
+                               "—" if own is None else f"{own / 2**20:.2f}"])  # fmt: skip
 
     moa = moa_anchor()
     if moa:
@@ -194,6 +236,9 @@ def main(argv=None) -> int:
         growth.append([stream, k, path, name, f"{micros:,.1f}", f"{micros / k:.3f}"])
     if growth:
         print("\n" + markdown(growth, ["stream", "K", "path", "model", "µs / example", "µs / example / variable"]))
+
+    if memory:
+        print("\n" + markdown(memory, ["stream", "K", "model", "examples", "peak MiB", "memory_usage() MiB"]))
 
     long_table = []
     if args.n > 0:

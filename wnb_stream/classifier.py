@@ -31,6 +31,7 @@ import numpy as np
 from river import base
 
 from . import history as history_module
+from ._locate import locate_rows
 from .summaries.base import ClassIndex, _python_scalar, check_weight
 from .variable import NOWHERE, Variable, value_kind
 from .weights.base import Batch, Context
@@ -40,6 +41,8 @@ __all__ = ["WeightedNaiveBayes"]
 _POLICIES = ("raise", "missing")
 #: Pending rows up to which a numeric summary is fed by a loop of ``update`` (cheaper than one
 #: ``update_many`` call for a handful of rows; both give the same summary).
+#: Cells (rows × variables × classes) of the temporaries of one re-encoding piece.
+_REENCODE_CELLS = 1 << 20
 _FEW_ROWS = 8
 
 
@@ -273,6 +276,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._table = np.zeros((1, 0))  # (R + 1, J) stacked log_prob of binned variables, zero last row
         self._row_variable = np.zeros(0, dtype=np.intp)  # (R,) variable of each table row
         self._cuts = np.zeros((0, 1))  # (K, P + 1) cut points of numeric binned variables, +inf padded
+        self._n_cuts = np.zeros(0, dtype=np.intp)  # (K,) cuts in use in each row
         self._first_row = np.zeros(0, dtype=np.intp)  # (K,) row of the first interval, or NOWHERE
         self._missing_row = np.zeros(0, dtype=np.intp)  # (K,) row of the missing part, or NOWHERE
         self._density: list[int] = []  # variables scored by a density (Gaussian), not the table
@@ -580,15 +584,41 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._feed(indices)
         classes = self._classes.classes
         selection_cost = math.log(max(1, len(self._variables)))
+        binned = []  # numeric binned variables rebuilt: re-encoded together below
         for k in indices.tolist():
             variable = self._variables[k]
             if variable.summary.n <= 0:
                 continue
             variable.rebuild(classes, selection_cost)
             self._next_rebuild[k] = self._count[k] + self._gap(self._count[k])
-            self._reencode(k)
+            if variable.kind == "numeric" and not variable.density:
+                binned.append(k)
+            else:
+                self._reencode(k)
         self._stale = True
         self._context_cache = None
+        if binned and self._history.size:
+            self._reencode_numeric(np.array(binned, dtype=np.intp))
+
+    def _reencode_numeric(self, ks: np.ndarray) -> None:
+        """Re-encode the history columns of the numeric binned variables ``ks`` with the compiled lookups.
+
+        The same values as ``History.reencode`` with ``Variable.log_lik_many`` per variable (the
+        compiled table rows are the partitions' ``log_prob`` rows, the locator is tested equal to
+        ``part_index``), in one pass over the history block instead of one per variable.
+        """
+        self._compile()
+        h = self._history
+        J = len(self._classes)
+        columns = self._column[ks]
+        piece = max(1, _REENCODE_CELLS // max(1, len(ks) * J))  # rows per piece: bounded temporaries
+        for start in range(0, h.size, piece):
+            stop = min(h.size, start + piece)
+            rows = self._locate_block(ks, h.numeric[start:stop, columns])  # (m, a)
+            rows[~h.present[start:stop, ks]] = NOWHERE
+            encoded = np.zeros((stop - start, len(ks), h.log_lik.shape[2]))
+            encoded[:, :, :J] = self._table[rows]
+            h.log_lik[start:stop, ks, :] = encoded
 
     def _raw_column(self, k: int) -> np.ndarray:
         if self._variables[k].kind == "numeric":
@@ -779,6 +809,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._table = np.concatenate(pieces)
         self._row_variable = np.concatenate(owners) if owners else np.zeros(0, dtype=np.intp)
         self._cuts = cut_matrix
+        self._n_cuts = np.zeros(K, dtype=np.intp)  # (K,) cuts in use in each row of the matrix
+        for k, c in cuts:
+            self._n_cuts[k] = len(c)
         self._first_row = first_row
         self._missing_row = missing_row
         self._density = density
@@ -806,7 +839,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """Variables of the row and their table rows ``(m,)`` each (``NOWHERE`` → the zero row)."""
         if row.located is not None and row.located[0] == self._version:
             return row.located[1:]
-        ks, rows = row.numeric, self._locate_numeric(row.numeric, row.values, row.missing)
+        ks, rows = row.numeric, self._locate_numeric(row.numeric, row.values)
         if row.categorical:
             found = []
             for k, value in row.categorical:
@@ -817,39 +850,17 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         row.located = (self._version, ks, rows)
         return ks, rows
 
-    def _locate_numeric(self, ks: np.ndarray, values: np.ndarray, missing: bool = True) -> np.ndarray:
+    def _locate_numeric(self, ks: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Table rows ``(a,)`` of one value of each numeric variable ``ks (a,)``.
 
         A finite value lies in the first row plus the number of cuts below it (``bisect_left``);
-        a missing value (NaN) in the missing part's row (``missing``: some value may be NaN).
-        ``ks`` is increasing.
+        a missing value (NaN) in the missing part's row.
         """
-        if len(ks) == len(self._first_row):  # every variable: ks = 0, 1, …, K − 1
-            cuts, first = self._cuts, self._first_row
-        else:
-            cuts, first = self._cuts[ks], self._first_row[ks]
-        # The first cut ≥ x is at index #{cuts < x}: every row ends with +inf, so there is one
-        # (a NaN finds none and gets 0, then the missing row). Variables without intervals have
-        # only +inf cuts (index 0) and first row NOWHERE.
-        rows = first + np.argmax(cuts >= values[:, None], axis=1)  # (a,)
-        if missing:
-            missing = np.isnan(values)
-            rows[missing] = self._missing_row[ks[missing]]
-        return rows
+        return self._locate_block(ks, values.reshape(1, -1))[0]
 
     def _locate_block(self, ks: np.ndarray, block: np.ndarray) -> np.ndarray:
         """Table rows ``(n, a)`` of a block of values ``(n, a)`` of the numeric variables ``ks (a,)``."""
-        rows = np.empty(block.shape, dtype=np.intp)
-        for i, k in enumerate(ks.tolist()):
-            first = self._first_row[k]
-            if first == NOWHERE:
-                rows[:, i] = NOWHERE
-            else:  # bisect_left on the variable's cuts (its +inf padding lies above every value)
-                rows[:, i] = first + np.searchsorted(self._cuts[k], block[:, i], side="left")
-        missing = np.isnan(block)
-        if missing.any():
-            rows[missing] = np.broadcast_to(self._missing_row[ks], block.shape)[missing]
-        return rows
+        return locate_rows(self._cuts, self._n_cuts, self._first_row, self._missing_row, ks, block)
 
     def _density_values(self, row: _Row):
         """(variable, value or None) of the row's density-scored variables."""
@@ -1199,7 +1210,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             assert self._quiet <= max(0, math.ceil(np.min(self._next_rebuild - self._count)))
         if not self._stale:
             assert self._table.shape == (len(self._row_variable) + 1, J) and not self._table[-1].any()
-            assert self._cuts.shape[0] == len(self._first_row) == len(self._missing_row) == K
+            assert self._cuts.shape[0] == len(self._first_row) == len(self._missing_row) == len(self._n_cuts) == K
+            assert np.all(self._n_cuts < self._cuts.shape[1]) and np.all(np.isinf(self._cuts[np.arange(K), self._n_cuts]))
             assert np.all(self._first_row < len(self._table) - 1) and np.all(self._missing_row < len(self._table) - 1)
             if not self._stale_coef:
                 assert self._weighted.shape == self._table.shape and not self._weighted[-1].any()

@@ -53,6 +53,11 @@ def level(cost: float, null_cost: float, n_parts: int) -> float:
     return value if value >= LEVEL_TOLERANCE else 0.0
 
 
+def null_construction_cost(criterion: str) -> float:
+    """Construction cost of the null model: log 2 for the Khiops forms of the criterion, else 0 (spec §5.4)."""
+    return math.log(2.0) if criterion in _KHIOPS_FORMS else 0.0
+
+
 def prior_cost(part_counts: np.ndarray, cost: float, criterion: str) -> float:
     """B(X) = (construction − null construction) + preparation = c(M) − data − null construction.
 
@@ -62,6 +67,5 @@ def prior_cost(part_counts: np.ndarray, cost: float, criterion: str) -> float:
     c_sel + preparation cost; for the null model, log C(N + J − 1, J − 1) (+ log N or log V for the
     paper forms).
     """
-    null_construction = math.log(2.0) if criterion in _KHIOPS_FORMS else 0.0
-    value = cost - float(data_costs(part_counts).sum()) - null_construction
+    value = cost - float(data_costs(part_counts).sum()) - null_construction_cost(criterion)
     return max(value, 0.0)

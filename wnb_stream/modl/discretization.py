@@ -8,39 +8,64 @@ interval i and its data, and prior(I) depends on the number of intervals only.
 Two searches share one engine, :func:`search_intervals`, also used by the two-class value
 grouping (spec §6.2):
 
-- ``"exact"``: the dynamic programme of spec §5.5 over the number of intervals, vectorised over the
-  split points, O(I_max · B² · J) time; it stops increasing I once no larger I can beat the best
-  total (prior suffix minimum + the best unconstrained sum of part costs is a lower bound).
+- ``"exact"``: the dynamic programme of spec §5.5 over the number of intervals, O(I_max · B² · J)
+  time; it stops increasing I once no larger I can beat the best total (prior suffix minimum +
+  the best unconstrained sum of part costs is a lower bound).
 - ``"greedy"``: bottom-up merges of adjacent intervals then post-optimisation by Split,
   MergeSplit and MergeMergeSplit moves (spec §5.6, Khiops' ``OptimizedGreedyMerge``),
-  O(B log B) merges, then O(B · J) vectorised work to price every move once and only local
-  re-pricing after each move applied.
+  O(B log B) merges, then O(B · J) work to price every move once and only local re-pricing after
+  each move applied.
 
 Both first merge adjacent bins that are pure in the same class (spec §5.6 step 1): the part cost
 is concave along such a block, so an optimal cut never falls inside it, and the searches are
 unchanged in result but run on fewer atoms.
 
+Where they run. Integer counts (unit weights: the GKClass tables the classifier rebuilds) go to
+compiled kernels (``modl._kernels``, numba; compiled on the first call and cached next to the
+module), which also compute c(M), c(M0) and B(X): one Python call in, one ``Intervals`` out.
+They read lΓ from the table of ``math.lgamma`` values of ``modl.costs`` and sum in the orders of
+the former pure-Python/NumPy code, so intervals and costs are the same to the last bit
+(property-tested against that code, kept in ``tests/modl/reference_discretization.py``).
+Fractional counts (weights, cPiD halving, Gaussian virtual bins) keep NumPy part costs: the
+greedy search runs in Python, the exact programme compiled on a NumPy-priced cost matrix; so do
+tables beyond the kernels' range (more than 128 classes, or 2N + J + 2 ≥ 2^21, past the lΓ table),
+all with the former results.
+
 Where the automatic switch is, and why: ``method="auto"`` runs the exact programme when at most
 :data:`EXACT_MAX_ATOMS` (= 100) atoms remain after the pure-run merge, and the greedy search
-otherwise. Measured with ``benchmarks/bench_modl.py`` on this project's 2-core machines, the exact
-programme costs the same as the greedy search up to about 100 atoms (0.7–1.5 ms, 2 or 10 classes)
-and grows as B³ beyond it (5–17 ms at 300 atoms, about 0.1 s at 1,000), while the greedy search
-stays at 1.5–5 ms for 300 bins, meeting the 5 ms budget of a 300-bin rebuild; it is not always
-optimal there (within a fraction of a nat of the exact cost on the benchmark tables), and is
-never better than the exact programme (property-tested). Below the switch the exact answer is free.
+otherwise. Measured with ``benchmarks/bench_modl.py`` on this project's 2-core machines, with the
+kernels, a whole ``discretize`` of a GKClass table of about 130 bins costs 0.08 ms (2 classes) to
+0.10 ms (5 classes), against 0.9–1.4 ms before them; the exact programme costs 0.08–0.11 ms at
+100 atoms (2 or 10 classes) and grows as B³ beyond (0.7–0.9 ms at 300 atoms, 8–11 ms at 1,000),
+while the greedy search stays at 0.11–0.19 ms for 300 bins, 0.4–0.8 ms for 1,000 and 6–9 ms for
+10,000; it is not always optimal there (within a fraction of a nat of the exact cost on the
+benchmark tables), and is never better than the exact programme (property-tested). The switch
+stays where it was, so that ``"auto"`` gives the same intervals as before. The first call of a
+fresh install compiles the kernels (about 7 s on these machines, once; 0.2 s to load them from
+the cache in a new process, numba's import included).
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 
 import numpy as np
 
 from ..summaries.base import Bins
+from . import costs as _costs
 from .costs import bounded_universal_code_length, log_binomial, log_gamma, part_cost_function, part_costs
 from .partition import COST_TOLERANCE, Intervals
-from ._common import check_options, is_informative, level, observed_columns, prior_cost
+from ._common import (
+    LEVEL_TOLERANCE,
+    check_options,
+    is_informative,
+    level,
+    null_construction_cost,
+    observed_columns,
+    prior_cost,
+)
 
 __all__ = [
     "EXACT_MAX_ATOMS",
@@ -99,6 +124,28 @@ def discretization_prior(n_bins: int, n_total: float, criterion: str = "bins", s
     return prior
 
 
+#: ``discretize`` keeps the priors of tables of at most this many bins (each ``(B + 1,)`` floats).
+_PRIOR_CACHE_MAX_BINS = 4096
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_prior(n_bins: int, n_total: float | None, criterion: str, selection_cost: float) -> np.ndarray:
+    # Private: the arrays are shared between calls and handed to internal code only, which never
+    # writes to them (they stay writable so that the kernels see one array type).
+    return discretization_prior(n_bins, n_total, criterion, selection_cost)
+
+
+def _prior(n_bins: int, n_total: float, criterion: str, selection_cost: float) -> np.ndarray:
+    """``discretization_prior``, cached per (B, criterion, c_sel) — and N for ``"boulle2006"``.
+
+    A classifier rebuilds tables of the same few sizes again and again; the "bins" prior does not
+    depend on N, so the cache hits. The values are those of ``discretization_prior``.
+    """
+    if n_bins > _PRIOR_CACHE_MAX_BINS:
+        return discretization_prior(n_bins, n_total, criterion, selection_cost)
+    return _cached_prior(n_bins, n_total if criterion == "boulle2006" else None, criterion, selection_cost)
+
+
 # --------------------------------------------------------------------------------------------
 # The search engine: atoms (B, J) of observed-class counts → last atom of each interval.
 
@@ -129,57 +176,26 @@ def partition_cost(prefix: np.ndarray, ends: np.ndarray, prior: np.ndarray) -> f
 
 
 def _optimal_ends(prefix: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
-    """Spec §5.5: D[I][b] = min_a D[I−1][a−1] + part(a..b), keep the best prior(I) + D[I][B]."""
+    """Spec §5.5 on ``(B + 1, J)`` prefix sums priced by ``cost`` (the fractional-count path).
+
+    The ``(B, B)`` matrix of part costs is priced by ``cost`` in one call, then the compiled
+    programme (``_kernels.optimal_ends``) runs on it. O(B² · J + I_max · B²).
+    """
     n = prefix.shape[0] - 1
     first, last = np.triu_indices(n)
     # part_cost[a, b]: cost of one interval made of atoms a..b (+inf when a > b); (n, n).
     part_cost = np.full((n, n), np.inf)
     part_cost[first, last] = cost(prefix[last + 1] - prefix[first])
-
-    # Lower bound on Σ part over every partition, whatever I: the unconstrained programme.
-    free = np.empty(n)
-    for b in range(n):
-        free[b] = part_cost[0, b]
-        if b:
-            free[b] = min(free[b], float((free[:b] + part_cost[1 : b + 1, b]).min()))
-    floor = free[-1]
-    prior_floor = np.minimum.accumulate(prior[::-1])[::-1]  # min of prior[I'] over I' ≥ I
-
-    best_by_size = part_cost[0].copy()  # D[1][b], (n,)
-    totals = [np.inf, prior[1] + best_by_size[-1]]
-    best = totals[1]
-    back = []  # back[I − 2][b − (I − 1)] = first atom of the last interval of D[I][b]
-    for size in range(2, n + 1):
-        if prior_floor[size] + floor >= best:
-            break
-        # rows: first atom a = size−1..n−1; columns: last atom b = size−1..n−1; (n−size+1, n−size+1)
-        candidates = best_by_size[size - 2 : n - 1, None] + part_cost[size - 1 :, size - 1 :]
-        arg = candidates.argmin(axis=0)
-        new = np.full(n, np.inf)
-        new[size - 1 :] = candidates[arg, np.arange(n - size + 1)]
-        back.append(arg + size - 1)
-        best_by_size = new
-        totals.append(prior[size] + new[-1])
-        best = min(best, totals[-1])
-
-    totals = np.array(totals)
-    # Ties (within the Khiops tolerance) go to fewer intervals (spec Appendix A).
-    size = int(np.flatnonzero(totals <= totals.min() + COST_TOLERANCE)[0])
-    ends = []
-    b = n - 1
-    for i in range(size, 1, -1):
-        a = int(back[i - 2][b - (i - 1)])
-        ends.append(b)
-        b = a - 1
-    ends.append(b)
-    return np.array(ends[::-1], dtype=np.intp)
+    by_last = np.ascontiguousarray(part_cost.T)  # the kernel reads the costs by last atom: [b, a]
+    return _kernels().optimal_ends(by_last, np.ascontiguousarray(prior, dtype=float), COST_TOLERANCE)
 
 
 def _greedy_merge_ends(atoms: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
     """Spec §5.6 steps 2–3: merge the best adjacent pair down to one interval, keep the best I.
 
-    A heap of (Δ part cost, left node, version) with lazy deletion; nodes are runs of atoms named
-    by their first atom, in a doubly linked list. O(B log B) time.
+    The fractional-count path (integer counts go to ``_kernels.greedy_merge_ends``). A heap of
+    (Δ part cost, left node, version) with lazy deletion; nodes are runs of atoms named by their
+    first atom, in a doubly linked list. O(B log B) time.
     """
     n, n_classes = atoms.shape
     lgamma = math.lgamma
@@ -282,6 +298,7 @@ def _best_recuts(prefix, ends, part, width, windows, cost=part_costs):
 def _post_optimise(prefix: np.ndarray, ends: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
     """Spec §5.6 step 4: Split, MergeSplit and MergeMergeSplit moves until none improves.
 
+    The fractional-count path (integer counts go to ``_kernels.post_optimise``).
     A move re-cuts a window of ``width`` consecutive intervals (1: Split, 2: MergeSplit,
     3: MergeMergeSplit) into two. The best re-cut of every window is cached per width and, after a
     move, recomputed only for the windows that overlap the two new intervals, so a move costs
@@ -335,8 +352,63 @@ def _post_optimise(prefix: np.ndarray, ends: np.ndarray, prior: np.ndarray, cost
     return ends
 
 
+def _kernels():
+    """The compiled kernels, imported on first use (importing numba costs a fifth of a second)."""
+    global _KERNELS
+    if _KERNELS is None:
+        from . import _kernels as module
+
+        _KERNELS = module
+    return _KERNELS
+
+
+_KERNELS = None
+_KERNEL_MAX_CLASSES = 128  # _kernels.MAX_CLASSES (kept here so that numba loads only when used)
+_METHOD_CODES = {"auto": 0, "exact": 1, "greedy": 2}  # _kernels.AUTO, EXACT, GREEDY; others INVALID
+
+
+def _integer_lookup(atoms: np.ndarray, total: float):
+    """``(lΓ table, lΓ(J), int64 atoms)`` when the kernels price ``(B, J)`` atoms exactly, else None.
+
+    The condition is that of ``part_cost_function``: integer counts, and twice the total below the
+    table limit (searches price unions of two parts), so that every lΓ comes from the table; and
+    at most ``_kernels.MAX_CLASSES`` (= 128) classes.
+    """
+    n_classes = atoms.shape[1] if atoms.ndim == 2 else 0
+    if atoms.size == 0 or n_classes > _KERNEL_MAX_CLASSES:
+        return None
+    size = 2 * int(total) + n_classes + 2
+    if size >= _costs._TABLE_LIMIT:
+        return None
+    integers = atoms.astype(np.int64, order="C")  # one memory layout: one compiled version of each kernel
+    if not np.array_equal(integers, atoms) or integers.min() < 0:
+        return None  # (negative counts are no table; the kernels would read outside it)
+    return _costs._grow_table(size), math.lgamma(n_classes), integers
+
+
+def _method_used(status: int, method: str, n_merged: int) -> str:
+    """Name of the search a kernel ran, or the ValueError of the Python search for that input."""
+    kernels = _kernels()
+    if status == kernels.RAN_EXACT:
+        return "exact"
+    if status == kernels.RAN_GREEDY:
+        return "greedy"
+    if status == kernels.RAN_NOTHING:  # one atom after the pure-run merge
+        return "exact" if method == "auto" else method
+    if status == kernels.TOO_MANY_ATOMS:
+        raise ValueError(
+            f"method='exact' is O(B³) in time and O(B²) in memory and accepts at most {EXACT_LIMIT_ATOMS} bins "
+            f"after merging pure runs, got {n_merged}; use method='auto' or 'greedy'"
+        )
+    raise ValueError(f"method must be 'auto', 'exact' or 'greedy', got {method!r}")
+
+
 def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto") -> tuple[np.ndarray, str]:
     """Best cut of a sequence of atoms into intervals for a prior that depends on I only.
+
+    Integer counts (the common case) run in the compiled kernels of ``modl._kernels``; fractional
+    counts run the greedy search in Python and the exact programme on part costs priced by NumPy.
+    Both give the intervals and costs of the former pure-Python searches (property-tested).
 
     Parameters
     ----------
@@ -355,7 +427,14 @@ def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto")
         ``(I,)`` index of the last atom of each interval (increasing, the last is B − 1), and the
         search that ran.
     """
-    merged, last = _merge_pure_runs(np.asarray(atoms, dtype=float))
+    atoms = np.asarray(atoms, dtype=float)
+    prior = np.ascontiguousarray(prior, dtype=float)
+    if atoms.ndim == 2 and len(prior) < len(atoms) + 1:
+        raise ValueError(f"prior must have at least B + 1 = {len(atoms) + 1} entries, got {len(prior)}")
+    lookup = _integer_lookup(atoms, float(atoms.sum())) if atoms.ndim == 2 else None
+    if lookup is not None:
+        return _kernel_search(lookup, prior, method)
+    merged, last = _merge_pure_runs(atoms)
     n = len(merged)
     if method == "auto":
         method = "exact" if n <= EXACT_MAX_ATOMS else "greedy"
@@ -363,6 +442,11 @@ def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto")
         return last, method
     prefix = np.concatenate([np.zeros((1, merged.shape[1])), np.cumsum(merged, axis=0)])
     cost = part_cost_function(merged)
+    lookup = _integer_lookup(merged, float(merged.sum())) if cost is not part_costs else None
+    if lookup is not None:
+        # fractional atoms whose pure runs sum to integers: the integer kernels, on the merged atoms
+        ends, used = _kernel_search(lookup, prior, method)
+        return last[ends], used
     if method == "exact" and n > EXACT_LIMIT_ATOMS:
         raise ValueError(
             f"method='exact' is O(B³) in time and O(B²) in memory and accepts at most {EXACT_LIMIT_ATOMS} bins "
@@ -375,6 +459,21 @@ def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto")
     else:
         raise ValueError(f"method must be 'auto', 'exact' or 'greedy', got {method!r}")
     return last[ends], method
+
+
+def _kernel_search(lookup, prior: np.ndarray, method: str) -> tuple[np.ndarray, str]:
+    table, log_gamma_classes, integers = lookup
+    ends, n_merged, status = _kernels().search(
+        integers,
+        prior,
+        table,
+        log_gamma_classes,
+        _METHOD_CODES.get(method, 3),  # _kernels.INVALID
+        EXACT_MAX_ATOMS,
+        EXACT_LIMIT_ATOMS,
+        COST_TOLERANCE,
+    )
+    return ends, _method_used(status, method, n_merged)
 
 
 # --------------------------------------------------------------------------------------------
@@ -391,18 +490,20 @@ def _prepare(table: Bins) -> tuple[np.ndarray, np.ndarray, bool]:
     bounds = np.asarray(table.upper_bounds, dtype=float)
     counts = np.asarray(table.counts, dtype=float)
     missing = np.asarray(table.missing, dtype=float)
-    if np.isnan(bounds).any():
+    # (one reduction per check: min/max propagate NaN, so "min >= 0 and max < inf" is "finite, >= 0")
+    if len(bounds) and np.isnan(bounds.min()):
         raise ValueError("table.upper_bounds must not contain NaN")
-    if len(bounds) > 1 and np.any(np.diff(bounds) < 0):
-        raise ValueError("table.upper_bounds must be increasing")
+    if len(bounds) > 1:
+        later, earlier = bounds[1:], bounds[:-1]
+        if (later < earlier).any():
+            raise ValueError("table.upper_bounds must be increasing")
     for name, array in (("counts", counts), ("missing", missing)):
-        if not np.all(np.isfinite(array)) or np.any(array < 0):
+        if array.size and not (array.min() >= 0.0 and array.max() < np.inf):
             raise ValueError(f"table.{name} must be finite and >= 0")
     if len(bounds) > 1:
-        new_value = np.ones(len(bounds), dtype=bool)
-        new_value[1:] = bounds[1:] != bounds[:-1]
-        if not new_value.all():
-            first = np.flatnonzero(new_value)
+        same = later == earlier
+        if same.any():
+            first = np.flatnonzero(np.concatenate([[True], ~same]))
             counts = np.add.reduceat(counts, first, axis=0)
             bounds = bounds[first]
     has_missing = bool(missing.sum() > 0)
@@ -410,19 +511,24 @@ def _prepare(table: Bins) -> tuple[np.ndarray, np.ndarray, bool]:
         counts = np.vstack([missing[None, :], counts])
         bounds = np.concatenate([[np.nan], bounds])
     keep = counts.sum(axis=1) > 0
+    if keep.all():
+        return counts, bounds, has_missing
     return counts[keep], bounds[keep], has_missing
 
 
 def _intervals(atoms, bounds, has_missing, ends, cost, null_cost, prior, classes, criterion, method, table):
     """Assemble the ``Intervals`` value from the last atom of each part."""
     if len(atoms):
-        starts = np.concatenate([[0], ends[:-1] + 1])
+        starts = np.empty_like(ends)
+        starts[0] = 0
+        starts[1:] = ends[:-1] + 1
         counts = np.add.reduceat(atoms, starts, axis=0)
         upper = bounds[ends]
-        if has_missing and ends[0] == 0 and len(ends) > 1:
-            # the missing bin is a part of its own: the numeric intervals are the other parts
-            upper = upper[1:]
-        upper = upper[~np.isnan(upper)]
+        if has_missing:
+            if ends[0] == 0 and len(ends) > 1:
+                # the missing bin is a part of its own: the numeric intervals are the other parts
+                upper = upper[1:]
+            upper = upper[~np.isnan(upper)]  # the bound of the missing bin is NaN
     else:
         counts = np.zeros((1, len(classes)))
         upper = np.zeros(0)
@@ -485,6 +591,7 @@ def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", se
     check_options(criterion, CRITERIA, method, selection_cost)
     atoms_all, bounds, has_missing = _prepare(table)
     columns = observed_columns(atoms_all)
+    # (a copy in NumPy's layout for this indexing, even with every column: n_total sums it in that order)
     atoms = atoms_all[:, columns]
     n_atoms, n_observed = atoms.shape
     n_total = float(atoms.sum())
@@ -495,7 +602,28 @@ def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", se
         ends = np.array([n_atoms - 1], dtype=np.intp) if n_atoms else np.array([0], dtype=np.intp)
         return _intervals(atoms_all, bounds, has_missing, ends, 0.0, 0.0, 0.0, classes, criterion, "null", table)
 
-    prior = discretization_prior(n_atoms, n_total, criterion, selection_cost)
+    prior = _prior(n_atoms, n_total, criterion, selection_cost)
+    lookup = _integer_lookup(atoms, n_total)
+    if lookup is not None:
+        # integer counts: the search, then c(M), c(M0), the null-model fallback and B(X), compiled
+        table_values, log_gamma_classes, integers = lookup
+        kernels = _kernels()
+        if method == "null" or n_atoms == 1:
+            ends, used = np.array([n_atoms - 1], dtype=np.int64), "null"
+        else:
+            ends, used = _kernel_search(lookup, prior, method)
+        ends, cost, null_cost, b_x = kernels.score(
+            integers,
+            ends,
+            prior,
+            table_values,
+            log_gamma_classes,
+            COST_TOLERANCE,
+            LEVEL_TOLERANCE,
+            null_construction_cost(criterion),
+        )
+        return _intervals(atoms_all, bounds, has_missing, ends, cost, null_cost, b_x, classes, criterion, used, table)
+
     prefix = np.concatenate([np.zeros((1, n_observed)), np.cumsum(atoms, axis=0)])
     null_ends = np.array([n_atoms - 1], dtype=np.intp)
     null_cost = partition_cost(prefix, null_ends, prior)

@@ -79,12 +79,15 @@ class _Lookup:
         counts = _frozen(self.counts)
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "classes", tuple(self.classes))
-        log_prob = _frozen(log_probabilities(counts))
-        object.__setattr__(self, "log_prob", log_prob)
+        n_parts = counts.shape[0]
         # (I + 1, J): the last row answers part index −1 with log-likelihood 0 (spec §7, missing).
-        table = _frozen(np.vstack([log_prob, np.zeros((1, counts.shape[1]))]))
+        table = np.empty((n_parts + 1, counts.shape[1]))
+        table[:n_parts] = log_probabilities(counts)
+        table[n_parts] = 0.0
+        table.setflags(write=False)
         object.__setattr__(self, "_table", table)
-        object.__setattr__(self, "_rows", tuple(table[i] for i in range(table.shape[0])))
+        object.__setattr__(self, "log_prob", table[:n_parts])  # a read-only view of the first I rows
+        object.__setattr__(self, "_rows", tuple(table))  # read-only row views
 
     @property
     def n_parts(self) -> int:
@@ -190,7 +193,7 @@ class Intervals(_Lookup):
         object.__setattr__(self, "missing_part", int(self.missing_part))
         for name in ("cost", "null_cost", "level", "prior_cost"):
             object.__setattr__(self, name, float(getattr(self, name)))
-        object.__setattr__(self, "_cuts", [float(v) for v in upper_bounds[:-1]])
+        object.__setattr__(self, "_cuts", upper_bounds[:-1].tolist())
         object.__setattr__(self, "_offset", self.n_parts - len(upper_bounds))
 
     @property

@@ -238,11 +238,36 @@ class ClassIndex:
             self.position[y] = i
         return i
 
+    def lookup_many(self, labels: np.ndarray) -> np.ndarray | None:
+        """Indices ``(m,)`` of an array of labels when all are registered already, else None.
+
+        One dict look-up per label (``tolist`` turns NumPy scalars into the Python values the
+        index holds); registers nothing, so a caller may validate the rest of its input first.
+        """
+        labels = np.asarray(labels)
+        flat = labels.ravel()
+        kind = flat.dtype.kind
+        if kind in "iubU" and len(self.labels) <= _COMPARE_MAX_CLASSES:
+            # Typed labels, few classes: one vectorised comparison per class. The registered labels
+            # are distinct dict keys, so at most one matches an element, as the look-up would.
+            codes = np.full(flat.size, -1, dtype=np.intp)
+            for i, label in enumerate(self.labels):
+                if isinstance(label, str) if kind == "U" else isinstance(label, int):  # bool is an int
+                    codes[flat == label] = i
+            return None if flat.size and codes.min() < 0 else codes
+        try:
+            return np.fromiter(map(self.position.__getitem__, flat.tolist()), dtype=np.intp, count=flat.size)
+        except (KeyError, TypeError):  # a new label, or one that cannot be a dict key
+            return None
+
     def encode_many(self, labels: np.ndarray) -> np.ndarray:
         """Indices of an array of labels, registering new ones in order of first appearance."""
         labels = np.asarray(labels)
         if labels.size == 0:
             return np.zeros(0, dtype=np.intp)
+        codes = self.lookup_many(labels)  # the usual case: no new class
+        if codes is not None:
+            return codes
         uniques, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
         codes = np.empty(len(uniques), dtype=np.intp)
         for u in np.argsort(first, kind="stable"):
@@ -259,6 +284,10 @@ class ClassIndex:
     def __setstate__(self, state):
         self.labels = list(state["labels"])
         self.position = {c: i for i, c in enumerate(self.labels)}
+
+
+#: ``ClassIndex.lookup_many`` compares typed label arrays class by class up to this many classes.
+_COMPARE_MAX_CLASSES = 16
 
 
 def _python_scalar(value: Any) -> Any:

@@ -46,6 +46,15 @@ only adds ``buffer_size`` pending values (24 bytes each) to the memory, and comp
 per flush rather than every ``⌊1/(2ε)⌋`` values (§1.2 step 5) only changes the size between
 two flushes.
 
+Compiled flush. A flush is NumPy's vectorised ``argsort`` of the batch and one numba kernel
+(``_gk_kernels.absorb``: stable order, exact summary, ``insert_batch``, then the compress below);
+``insert_batch`` and ``compress_runs`` are the same kernels. At the classifier's sizes (~150
+tuples, blocks of 1,000 values) the NumPy form spent most of its time in per-call overhead.
+The kernels form every float with the operations, in the order, of that NumPy form (pairwise
+sums as ``np.add.reduceat``, ``cumsum`` and ``bincount`` left to right), so the tuples are the
+same bits (``tests/summaries/test_gk_kernels.py`` checks it against the NumPy form kept in
+``tests/summaries/reference_gk.py``). They compile on first use and are cached on disk.
+
 Merging (§1.6, tight form). For a tuple of one summary, the other summary's observations
 ``≤ v`` charged to its tuples after ``v`` weigh at most ``h`` of its first tuple above ``v``
 (0 if none), so ``Δ += h_successor``; equal values are collapsed with
@@ -70,6 +79,7 @@ import sys
 
 import numpy as np
 
+from . import _gk_kernels
 from .base import Bins, ClassIndex, Summary, as_weights, check_weight
 
 __all__ = ["GKClass"]
@@ -145,11 +155,15 @@ def _labels(labels, m: int) -> np.ndarray:
             out[i] = label
     if out.ndim != 1 or len(out) != m:
         raise ValueError(f"labels must have one entry per value ({m}), got shape {np.shape(out)}")
-    if out.dtype.kind == "O":
-        for label in set(map(type, out)):
+    return out
+
+
+def _check_hashable(labels: np.ndarray) -> None:
+    """``ValueError`` when an entry of an object array of labels has an unhashable type."""
+    if labels.dtype.kind == "O":
+        for label in set(map(type, labels)):
             if label.__hash__ is None:
                 raise ValueError(f"labels must be hashable, got a {label.__name__}")
-    return out
 
 
 def _is_int(value) -> bool:
@@ -221,68 +235,13 @@ def insert_batch(state: tuple, values: np.ndarray, weights: np.ndarray, counts: 
     (``2εn``, guarantee mode), consecutive new values sharing the same successor are grouped
     into one tuple (held by the largest) in windows of cumulative weight of width
     ``threshold − h_u − max(weights)``, so a grouped tuple has ``g + Δ < threshold``; a new
-    minimum stays alone. Returns new arrays. Cost O((s + k)·J).
+    minimum stays alone. Returns new arrays. Cost O((s + k)·J), one compiled pass
+    (``_gk_kernels.insert_exact``).
     """
-    v, g, delta, at_value, class_counts = state
-    s = len(v)
-    g, at_value, class_counts = g.copy(), at_value.copy(), class_counts.copy()
-    position = np.searchsorted(v, values, side="left")  # (k,) index of the successor
-    if s:
-        tie = v[np.minimum(position, s - 1)] == values
-        tie &= position < s
-        if tie.any():
-            held = position[tie]
-            g[held] += weights[tie]
-            at_value[held] += weights[tie]
-            class_counts[held] += counts[tie]
-            fresh = ~tie
-            values, weights, counts, position = values[fresh], weights[fresh], counts[fresh], position[fresh]
-    k = len(values)
-    if not k:
-        return v.copy(), g, delta.copy(), at_value, class_counts
-    # Δ of a new value: h of its successor; 0 below the minimum or above the maximum
-    width = np.append(state[1] + delta - state[3], 0.0)  # (s + 1,) h before absorbing ties
-    new_delta = width[position]
-    new_delta[position == 0] = 0.0
-    ends = np.ones(k, dtype=bool)  # ends[i]: value i holds a tuple
-    if threshold is not None and k > 1:
-        index = np.arange(k)
-        before = np.cumsum(weights) - weights  # (k,) weight of the batch values before i
-        gap_start = np.ones(k, dtype=bool)
-        gap_start[1:] = position[1:] != position[:-1]
-        within = before - before[np.maximum.accumulate(np.where(gap_start, index, 0))]
-        # A group never reaches `room` before its last value is added, so g + Δ ≤ threshold
-        # (the textbook form, stronger than g + Δ − e ≤ threshold).
-        room = threshold - new_delta - weights.max()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slot = np.where(room > 0.0, np.floor(within / room), index)
-        ends[:-1] = gap_start[1:] | (slot[1:] != slot[:-1])
-        if position[0] == 0:
-            ends[0] = True  # the minimum stays alone and exact
-    if ends.all():
-        new = (values, weights, new_delta, weights, counts)
-    else:
-        last = np.flatnonzero(ends)
-        first = np.concatenate(([0], last[:-1] + 1))
-        new = (
-            values[last],
-            np.add.reduceat(weights, first),
-            new_delta[last],
-            weights[last],
-            np.add.reduceat(counts, first, axis=0),
-        )
-        position = position[last]
-    size = s + len(new[0])
-    at_new = position + np.arange(len(new[0]))  # final positions of the new tuples
-    from_old = np.ones(size, dtype=bool)
-    from_old[at_new] = False
-    out = []
-    for old, fresh_values in zip((v, g, delta, at_value, class_counts), new):
-        z = np.empty((size,) + old.shape[1:])
-        z[from_old] = old
-        z[at_new] = fresh_values
-        out.append(z)
-    return tuple(out)
+    state = tuple(np.ascontiguousarray(a, dtype=np.float64) for a in state)
+    batch = (np.ascontiguousarray(a, dtype=np.float64) for a in (values, weights, counts))
+    grouped = threshold is not None
+    return _gk_kernels.insert_exact(*state, *batch, float(threshold) if grouped else 0.0, grouped)
 
 
 def compress_runs(g: np.ndarray, delta: np.ndarray, threshold: float) -> np.ndarray:
@@ -291,36 +250,12 @@ def compress_runs(g: np.ndarray, delta: np.ndarray, threshold: float) -> np.ndar
     Right to left, tuple ``i`` (``1 ≤ i ≤ s − 2``) is merged into the tuple currently at
     ``i + 1`` when ``g_i + G + Δ ≤ threshold``, where ``G`` and ``Δ`` are the accumulated weight
     and the uncertainty of that tuple. Returns ``keep (s,)`` bool; tuples dropped are merged
-    into the next kept tuple to their right. Cost O(s); the Python loop skips the tuples with
-    ``g_i + g_{i+1} > threshold``, which can never merge (``G ≥ g_{i+1}`` whatever happens to
-    their right).
+    into the next kept tuple to their right. Cost O(s), one compiled scan
+    (``_gk_kernels.compress_keep``).
     """
-    s = len(g)
-    keep = np.ones(s, dtype=bool)
-    if s < 3:
-        return keep
-    candidates = np.flatnonzero(g[1:-1] + g[2:] <= threshold) + 1
-    if not len(candidates):
-        return keep
-    gl = g.tolist()
-    dl = delta.tolist()
-    drop = []
-    previous = -2
-    total = slack = 0.0
-    for i in reversed(candidates.tolist()):
-        if i + 1 != previous:  # tuple i + 1 was not examined: a keeper that absorbed nothing yet
-            total = gl[i + 1]
-            slack = dl[i + 1]
-        gi = gl[i]
-        if gi + total + slack <= threshold:
-            drop.append(i)
-            total += gi
-        else:
-            total = gi
-            slack = dl[i]
-        previous = i
-    keep[drop] = False
-    return keep
+    g = np.ascontiguousarray(g, dtype=np.float64)
+    delta = np.ascontiguousarray(delta, dtype=np.float64)
+    return _gk_kernels.compress_keep(g, delta, float(threshold))
 
 
 def budget_pairs(g: np.ndarray, delta: np.ndarray, at_value: np.ndarray, excess: int) -> np.ndarray:
@@ -364,9 +299,11 @@ class GKClass(Summary):
     for the band compress, not for the simple compress used here (§1.3).
 
     Cost: ``update`` O(1) amortised plus a flush every ``buffer_size`` values, each
-    O(b log b + s·J) vectorised with an O(s) compress scan; ``update_many`` the same per value
-    without Python work per value; ``merge`` O((s_a + s_b)·J); ``table``, ``quantile``, ``rank``
-    O(s·J). Memory ``s·(4 + J)`` floats plus ``24·buffer_size`` bytes of buffer.
+    O(b log b + (s + b)·J) (a vectorised sort and one compiled pass); ``update_many`` the same
+    per value without Python work per value, plus one dict look-up per label; ``merge``
+    O((s_a + s_b)·J); ``table``, ``quantile``, ``rank`` O(s·J). Memory ``s·(4 + J)`` floats plus
+    ``24·buffer_size`` bytes of buffer. The first flush of a process compiles the kernels (a few
+    seconds) or loads them from numba's cache.
 
     Parameters
     ----------
@@ -511,18 +448,26 @@ class GKClass(Summary):
 
         The result is exactly that of a loop of ``update`` (same tuples, counts and class order).
         The whole batch is validated first: on a bad value, label or weight nothing changes.
-        Cost O(m log b) vectorised.
+        Cost O(m log b): a dict look-up per label (``ClassIndex.encode_many`` when a class is
+        new), the rest vectorised or compiled.
         """
         x = _values(values)
         m = len(x)
         labels = _labels(labels, m)
+        codes = self._classes.lookup_many(labels)  # the usual case: no new class
+        if codes is None:
+            _check_hashable(labels)
         w = as_weights(weights, m)
         if m == 0:
             return
-        try:
-            codes = self._classes.encode_many(labels)
-        except TypeError:  # labels of mixed types that np.unique cannot sort
-            codes = np.fromiter((self._classes.encode(y) for y in labels.tolist()), dtype=np.intp, count=m)
+        if codes is None:
+            try:
+                codes = self._classes.encode_many(labels)
+            except TypeError:  # labels of mixed types that np.unique cannot sort
+                codes = np.fromiter((self._classes.encode(y) for y in labels.tolist()), dtype=np.intp, count=m)
+            codes = codes.astype(np.int64)
+        if not (w.flags.c_contiguous and w.flags.writeable):
+            w = w.copy()  # one array type for the kernel
         finite = np.isfinite(x)
         if not finite.all():
             self._grow()
@@ -532,7 +477,7 @@ class GKClass(Summary):
         keep = finite & (w > 0.0)
         if not keep.all():
             x, codes, w = x[keep], codes[keep], w[keep]
-        self._push(x, codes.astype(np.int64), w)
+        self._push(x, codes, w)
 
     def _push(self, x: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
         """Feed finite values with positive weights through the buffer, flushing where a loop would."""
@@ -566,25 +511,22 @@ class GKClass(Summary):
         self._absorb(x, codes, w)
 
     def _absorb(self, x: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
-        """Merge a batch ``(m,)`` of finite values with positive weights, then compress."""
+        """Merge a batch ``(m,)`` of finite values with positive weights, then compress.
+
+        NumPy sorts the batch (its vectorised ``argsort``), then one compiled pass
+        (``_gk_kernels.absorb``) makes the order stable, collapses the batch into an exact summary
+        (one tuple per distinct value, ``g = e`` = its weight, ``Δ = 0``), inserts it as
+        ``insert_batch`` does and, in guarantee mode, compresses as ``compress_runs``.
+        """
         self._grow()
-        n_classes = self._counts.shape[1]
-        order = np.argsort(x, kind="stable")
-        x, codes, w = x[order], codes[order], w[order]
-        # The batch as an exact summary: one tuple per distinct value, g = e = its weight, Δ = 0.
-        first = np.empty(len(x), dtype=bool)
-        first[0] = True
-        np.not_equal(x[1:], x[:-1], out=first[1:])
-        starts = np.flatnonzero(first)
-        g = np.add.reduceat(w, starts)
-        group = np.cumsum(first) - 1
-        counts = np.bincount(group * n_classes + codes, weights=w, minlength=len(starts) * n_classes)
-        counts = counts.reshape(len(starts), n_classes)
-        self._weight += float(w.sum())
-        threshold = 2.0 * self._epsilon * self._weight if self._epsilon is not None else None
+        guaranteed = self._epsilon is not None
+        epsilon = self._epsilon if guaranteed else 0.0
+        order = np.argsort(x).astype(np.int64, copy=False)
         state = (self._values, self._g, self._delta, self._at_value, self._counts)
-        self._values, self._g, self._delta, self._at_value, self._counts = insert_batch(state, x[starts], g, counts, threshold)
-        self._compress()
+        *state, self._weight = _gk_kernels.absorb(*state, x, codes, w, order, self._weight, epsilon, guaranteed)
+        self._values, self._g, self._delta, self._at_value, self._counts = state
+        if not guaranteed:
+            self._compress()
 
     def merge(self, other: GKClass) -> None:
         """Absorb a summary built on another stream (§1.6). Cost O((s_a + s_b)·J).
@@ -626,9 +568,10 @@ class GKClass(Summary):
 
     def _compress(self) -> None:
         if self._epsilon is not None:
-            # §1.3 simple variant, p = 2εn
-            keep = compress_runs(self._g, self._delta, 2.0 * self._epsilon * self._weight)
-            self._apply(keep)
+            # §1.3 simple variant, p = 2εn (compress_runs then _apply, compiled)
+            state = (self._values, self._g, self._delta, self._at_value, self._counts)
+            state = _gk_kernels.compress(*state, 2.0 * self._epsilon * self._weight)
+            self._values, self._g, self._delta, self._at_value, self._counts = state
             return
         while len(self._values) > self.max_tuples:
             dropped = budget_pairs(self._g, self._delta, self._at_value, len(self._values) - self.max_tuples)
@@ -672,13 +615,13 @@ class GKClass(Summary):
     def table(self) -> Bins:
         """Elementary bins ``(v_{i−1}, v_i]`` with class counts (§1.7). Cost O(s·J).
 
-        Bounds are the tuple values (distinct by construction), empty bins are dropped, missing
-        values are counted apart. The table is a frozen copy.
+        Bounds are the tuple values (distinct by construction); no bin is empty, as every tuple
+        holds a positive weight (``g > 0``, checked by ``_check``); missing values are counted
+        apart. The table is a frozen copy.
         """
         self._flush()
         self._grow()
-        nonempty = self._g > 0.0
-        return Bins(self._values[nonempty], self._counts[nonempty], self.classes, self._missing)
+        return Bins(self._values, self._counts, self.classes, self._missing)  # Bins copies
 
     def quantile(self, phi: float) -> float:
         """A value whose rank range is within ``εn`` of ``φ·n`` (§1.4). Cost O(s).

@@ -1,0 +1,404 @@
+"""Pre-kernel MODL discretization, kept as a test oracle (not part of the package).
+
+This module is the pure-Python/NumPy implementation of ``wnb_stream/modl/discretization.py`` as it
+stood before the searches moved to compiled kernels (``wnb_stream/modl/_kernels.py``): the greedy
+merge, the post-optimisation, the exact dynamic programme, ``search_intervals`` and ``discretize``
+are copied verbatim (only the imports changed, and ``prior_cost`` of ``modl/_common.py`` is copied
+in too; the functions the kernels did not change are imported from the package), so that ``tests/modl/test_kernels.py`` can check that the compiled searches give the same
+ends and the same costs, bit for bit on integer counts. Do not edit it to follow later changes of
+the package: its value is that it stays the old behaviour.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+
+from wnb_stream.modl._common import check_options, is_informative, level, observed_columns
+from wnb_stream.modl.costs import data_costs, part_cost_function, part_costs
+from wnb_stream.modl.partition import COST_TOLERANCE, Intervals
+from wnb_stream.summaries.base import Bins
+
+# Unchanged by the kernels: the oracle shares these with the package.
+from wnb_stream.modl.discretization import (  # noqa: E402
+    discretization_prior,
+    _merge_pure_runs,
+    _interval_costs,
+    partition_cost,
+    _best_recuts,
+)
+
+_KHIOPS_FORMS = ("bins", "khiops")
+
+
+#: Largest number of atoms (bins left after merging pure runs) that ``method="auto"`` gives to the
+#: exact dynamic programme; see the module docstring for the measurements behind it.
+EXACT_MAX_ATOMS = 100
+#: ``method="exact"`` refuses more atoms than this: its (B, B) cost matrix would pass 32 MB.
+EXACT_LIMIT_ATOMS = 2000
+
+CRITERIA = ("bins", "boulle2006")
+
+_LN2 = math.log(2.0)
+
+
+# --------------------------------------------------------------------------------------------
+# The search engine: atoms (B, J) of observed-class counts → last atom of each interval.
+
+
+def _optimal_ends(prefix: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
+    """Spec §5.5: D[I][b] = min_a D[I−1][a−1] + part(a..b), keep the best prior(I) + D[I][B]."""
+    n = prefix.shape[0] - 1
+    first, last = np.triu_indices(n)
+    # part_cost[a, b]: cost of one interval made of atoms a..b (+inf when a > b); (n, n).
+    part_cost = np.full((n, n), np.inf)
+    part_cost[first, last] = cost(prefix[last + 1] - prefix[first])
+
+    # Lower bound on Σ part over every partition, whatever I: the unconstrained programme.
+    free = np.empty(n)
+    for b in range(n):
+        free[b] = part_cost[0, b]
+        if b:
+            free[b] = min(free[b], float((free[:b] + part_cost[1 : b + 1, b]).min()))
+    floor = free[-1]
+    prior_floor = np.minimum.accumulate(prior[::-1])[::-1]  # min of prior[I'] over I' ≥ I
+
+    best_by_size = part_cost[0].copy()  # D[1][b], (n,)
+    totals = [np.inf, prior[1] + best_by_size[-1]]
+    best = totals[1]
+    back = []  # back[I − 2][b − (I − 1)] = first atom of the last interval of D[I][b]
+    for size in range(2, n + 1):
+        if prior_floor[size] + floor >= best:
+            break
+        # rows: first atom a = size−1..n−1; columns: last atom b = size−1..n−1; (n−size+1, n−size+1)
+        candidates = best_by_size[size - 2 : n - 1, None] + part_cost[size - 1 :, size - 1 :]
+        arg = candidates.argmin(axis=0)
+        new = np.full(n, np.inf)
+        new[size - 1 :] = candidates[arg, np.arange(n - size + 1)]
+        back.append(arg + size - 1)
+        best_by_size = new
+        totals.append(prior[size] + new[-1])
+        best = min(best, totals[-1])
+
+    totals = np.array(totals)
+    # Ties (within the Khiops tolerance) go to fewer intervals (spec Appendix A).
+    size = int(np.flatnonzero(totals <= totals.min() + COST_TOLERANCE)[0])
+    ends = []
+    b = n - 1
+    for i in range(size, 1, -1):
+        a = int(back[i - 2][b - (i - 1)])
+        ends.append(b)
+        b = a - 1
+    ends.append(b)
+    return np.array(ends[::-1], dtype=np.intp)
+
+
+def _greedy_merge_ends(atoms: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
+    """Spec §5.6 steps 2–3: merge the best adjacent pair down to one interval, keep the best I.
+
+    A heap of (Δ part cost, left node, version) with lazy deletion; nodes are runs of atoms named
+    by their first atom, in a doubly linked list. O(B log B) time.
+    """
+    n, n_classes = atoms.shape
+    lgamma = math.lgamma
+    log_gamma_classes = lgamma(n_classes)
+    prior = prior.tolist()
+
+    # Rows hold counts + 1, so that part(i) = lΓ(Σ row) − lΓ(J) − Σ lΓ(row) (spec §5.1).
+    def row_cost(row):
+        return lgamma(sum(row)) - log_gamma_classes - sum(map(lgamma, row))
+
+    rows = (atoms + 1.0).tolist()
+    part = cost(atoms).tolist()
+    merged = cost(atoms[:-1] + atoms[1:]).tolist() + [0.0]  # cost of node i ∪ its successor
+    following = list(range(1, n)) + [-1]
+    preceding = list(range(-1, n - 1))
+    version = [0] * n
+    heap = [(merged[i] - part[i] - part[i + 1], i, 0) for i in range(n - 1)]
+    heapq.heapify(heap)
+    heappop, heappush = heapq.heappop, heapq.heappush
+
+    total_parts = sum(part)
+    totals = [prior[n] + total_parts]
+    removed = []  # last atom of the left node, for each merge in order
+    size = n
+    while heap:
+        delta, i, stamp = heappop(heap)
+        if stamp != version[i]:
+            continue
+        j = following[i]
+        # merge node j into node i
+        removed.append(j - 1)
+        row = rows[i] = [x + y - 1.0 for x, y in zip(rows[i], rows[j])]
+        part[i] = merged[i]
+        total_parts += delta
+        size -= 1
+        totals.append(prior[size] + total_parts)
+        k = following[j]
+        following[i] = k
+        version[j] = -1
+        version[i] += 1
+        if k >= 0:
+            preceding[k] = i
+            merged[i] = row_cost([x + y - 1.0 for x, y in zip(row, rows[k])])
+            heappush(heap, (merged[i] - part[i] - part[k], i, version[i]))
+        p = preceding[i]
+        if p >= 0:
+            version[p] += 1
+            merged[p] = row_cost([x + y - 1.0 for x, y in zip(rows[p], row)])
+            heappush(heap, (merged[p] - part[p] - part[i], p, version[p]))
+
+    totals = np.array(totals)
+    # the state after the most merges whose total is within tolerance of the best
+    steps = int(np.flatnonzero(totals <= totals.min() + COST_TOLERANCE)[-1])
+    keep = np.ones(n, dtype=bool)
+    keep[removed[:steps]] = False
+    return np.flatnonzero(keep)
+
+
+def _post_optimise(prefix: np.ndarray, ends: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
+    """Spec §5.6 step 4: Split, MergeSplit and MergeMergeSplit moves until none improves.
+
+    A move re-cuts a window of ``width`` consecutive intervals (1: Split, 2: MergeSplit,
+    3: MergeMergeSplit) into two. The best re-cut of every window is cached per width and, after a
+    move, recomputed only for the windows that overlap the two new intervals, so a move costs
+    O(I + local window lengths · J) instead of O(B · J).
+    """
+    n_atoms = prefix.shape[0] - 1
+    ends = np.asarray(ends, dtype=np.intp)
+    part = _interval_costs(prefix, ends, cost)
+    widths = (3, 2, 1)  # priority order for ties: MergeMergeSplit, MergeSplit, Split
+    best = {w: _best_recuts(prefix, ends, part, w, np.arange(max(len(ends) - w + 1, 0)), cost) for w in widths}
+    strict = -1e-9  # an improving move must lower the cost by more than rounding noise
+    for _ in range(4 * n_atoms + 10):
+        n_parts = len(ends)
+        candidates = []  # (delta, priority, width, window)
+        for priority, width in enumerate(widths):
+            deltas, _ = best[width]
+            if len(deltas) == 0:
+                continue
+            window = int(deltas.argmin())
+            if not np.isfinite(deltas[window]):
+                continue  # no candidate cut in any window of this width
+            # prior change: width 1 → I + 1, width 2 → I, width 3 → I − 1
+            delta = float(deltas[window]) + prior[n_parts - width + 2] - prior[n_parts]
+            candidates.append((delta, priority, width, window))
+        improving = [c for c in candidates if c[0] < strict]
+        if improving:
+            _, _, width, k = min(improving)
+        else:
+            # a MergeMergeSplit of zero cost is still taken: it removes an interval
+            zero = [c for c in candidates if c[2] == 3 and c[0] <= -strict]
+            if not zero:
+                break
+            _, _, width, k = zero[0]
+        cut = int(best[width][1][k])
+        ends = np.concatenate([ends[:k], [cut], ends[k + width - 1 :]])
+        first = ends[k - 1] + 1 if k > 0 else 0
+        new_parts = cost(
+            np.stack([prefix[cut + 1] - prefix[first], prefix[ends[k + 1] + 1] - prefix[cut + 1]])
+        )
+        part = np.concatenate([part[:k], new_parts, part[k + width :]])
+        n_new = len(ends)
+        for w in widths:
+            deltas, cuts = best[w]
+            low, high = max(0, k - w + 1), min(k + 1, n_new - w)
+            fresh = _best_recuts(prefix, ends, part, w, np.arange(low, high + 1), cost)
+            tail = high + 1 + width - 2
+            best[w] = (
+                np.concatenate([deltas[:low], fresh[0], deltas[tail:]]),
+                np.concatenate([cuts[:low], fresh[1], cuts[tail:]]),
+            )
+    return ends
+
+
+def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto") -> tuple[np.ndarray, str]:
+    """Best cut of a sequence of atoms into intervals for a prior that depends on I only.
+
+    Parameters
+    ----------
+    atoms
+        ``(B, J)`` non-negative counts, every row non-empty, J = observed classes only.
+    prior
+        ``(B + 1,)`` prior cost by number of intervals (entry 0 unused), non-decreasing in I for
+        the pure-run merge to be exact (true of every MODL prior here).
+    method
+        ``"exact"``, ``"greedy"`` or ``"auto"`` (exact up to :data:`EXACT_MAX_ATOMS` atoms after
+        the pure-run merge).
+
+    Returns
+    -------
+    ends, method
+        ``(I,)`` index of the last atom of each interval (increasing, the last is B − 1), and the
+        search that ran.
+    """
+    merged, last = _merge_pure_runs(np.asarray(atoms, dtype=float))
+    n = len(merged)
+    if method == "auto":
+        method = "exact" if n <= EXACT_MAX_ATOMS else "greedy"
+    if n == 1:
+        return last, method
+    prefix = np.concatenate([np.zeros((1, merged.shape[1])), np.cumsum(merged, axis=0)])
+    cost = part_cost_function(merged)
+    if method == "exact" and n > EXACT_LIMIT_ATOMS:
+        raise ValueError(
+            f"method='exact' is O(B³) in time and O(B²) in memory and accepts at most {EXACT_LIMIT_ATOMS} bins "
+            f"after merging pure runs, got {n}; use method='auto' or 'greedy'"
+        )
+    if method == "exact":
+        ends = _optimal_ends(prefix, prior, cost)
+    elif method == "greedy":
+        ends = _post_optimise(prefix, _greedy_merge_ends(merged, prior, cost), prior, cost)
+    else:
+        raise ValueError(f"method must be 'auto', 'exact' or 'greedy', got {method!r}")
+    return last[ends], method
+
+
+# --------------------------------------------------------------------------------------------
+# The public entry point.
+
+
+def _prepare(table: Bins) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Atoms of a ``Bins`` table: ``(B, J_all)`` counts, ``(B,)`` upper bounds, missing-bin flag.
+
+    Bins with equal upper bounds are collapsed (MODL never cuts between equal values, spec §1.7);
+    a bin of missing values is placed first when the table has any (spec §7); empty bins are
+    dropped (they would inflate log(B − 1), spec §5.7).
+    """
+    bounds = np.asarray(table.upper_bounds, dtype=float)
+    counts = np.asarray(table.counts, dtype=float)
+    missing = np.asarray(table.missing, dtype=float)
+    if np.isnan(bounds).any():
+        raise ValueError("table.upper_bounds must not contain NaN")
+    if len(bounds) > 1 and np.any(np.diff(bounds) < 0):
+        raise ValueError("table.upper_bounds must be increasing")
+    for name, array in (("counts", counts), ("missing", missing)):
+        if not np.all(np.isfinite(array)) or np.any(array < 0):
+            raise ValueError(f"table.{name} must be finite and >= 0")
+    if len(bounds) > 1:
+        new_value = np.ones(len(bounds), dtype=bool)
+        new_value[1:] = bounds[1:] != bounds[:-1]
+        if not new_value.all():
+            first = np.flatnonzero(new_value)
+            counts = np.add.reduceat(counts, first, axis=0)
+            bounds = bounds[first]
+    has_missing = bool(missing.sum() > 0)
+    if has_missing:
+        counts = np.vstack([missing[None, :], counts])
+        bounds = np.concatenate([[np.nan], bounds])
+    keep = counts.sum(axis=1) > 0
+    return counts[keep], bounds[keep], has_missing
+
+
+def _intervals(atoms, bounds, has_missing, ends, cost, null_cost, prior, classes, criterion, method, table):
+    """Assemble the ``Intervals`` value from the last atom of each part."""
+    if len(atoms):
+        starts = np.concatenate([[0], ends[:-1] + 1])
+        counts = np.add.reduceat(atoms, starts, axis=0)
+        upper = bounds[ends]
+        if has_missing and ends[0] == 0 and len(ends) > 1:
+            # the missing bin is a part of its own: the numeric intervals are the other parts
+            upper = upper[1:]
+        upper = upper[~np.isnan(upper)]
+    else:
+        counts = np.zeros((1, len(classes)))
+        upper = np.zeros(0)
+    if len(upper) == 0:
+        # no numeric bin at all: one interval covering the real line
+        upper = np.array([np.inf])
+    return Intervals(
+        classes=classes,
+        upper_bounds=upper,
+        counts=counts,
+        missing_part=0 if has_missing else -1,
+        cost=cost,
+        null_cost=null_cost,
+        level=level(cost, null_cost, len(counts)),
+        prior_cost=prior,
+        criterion=criterion,
+        method=method,
+    )
+
+
+def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", selection_cost: float = 0.0) -> Intervals:
+    """MODL discretization of a level-1 numeric table (spec §5).
+
+    Parameters
+    ----------
+    table
+        A ``Bins`` value: ``(n_bins,)`` upper bounds, ``(n_bins, n_classes)`` counts, missing counts.
+    criterion
+        ``"bins"`` (default, spec §5.2c: the level-1 bins play Khiops' partiles) or
+        ``"boulle2006"`` (spec §5.2a, the 2006 paper's prior on N instances).
+    method
+        ``"auto"`` (exact up to :data:`EXACT_MAX_ATOMS` atoms, greedy beyond), ``"exact"``
+        (dynamic programme, O(B³J)), ``"greedy"`` (merges + post-optimisation, O(B log B)) or
+        ``"null"`` (the one-interval model, no search).
+    selection_cost
+        c_sel ≥ 0 charged to informative models, e.g. log K for K candidate variables (spec §5.4).
+
+    Returns
+    -------
+    Intervals
+        The best partition found. J in the costs is the number of classes with a positive count;
+        missing values form a bin before the first bin; a variable whose best model is the null
+        model gets one part and level 0.
+
+    Examples
+    --------
+    >>> from wnb_stream.summaries import Bins
+    >>> rng = np.random.default_rng(0)
+    >>> sizes = rng.integers(10, 30, 30)
+    >>> rate = np.where(np.arange(30) < 15, 0.2, 0.8)  # P(b) jumps after the bin bounded by 14
+    >>> b = rng.binomial(sizes, rate)
+    >>> table = Bins(upper_bounds=np.arange(30.0), counts=np.column_stack([sizes - b, b]),
+    ...              classes=("a", "b"), missing=[0, 0])
+    >>> intervals = discretize(table)
+    >>> intervals.upper_bounds.tolist(), intervals.method, round(intervals.level, 4)
+    ([14.0, 29.0], 'exact', 0.2329)
+    """
+    if not isinstance(table, Bins):
+        raise TypeError(f"table must be a Bins value, got {type(table).__name__}")
+    check_options(criterion, CRITERIA, method, selection_cost)
+    atoms_all, bounds, has_missing = _prepare(table)
+    columns = observed_columns(atoms_all)
+    atoms = atoms_all[:, columns]
+    n_atoms, n_observed = atoms.shape
+    n_total = float(atoms.sum())
+    classes = table.classes
+
+    if n_total <= 0 or n_observed < 2:
+        # Khiops: cost 0 with fewer than two classes (spec §5.7); no information to code.
+        ends = np.array([n_atoms - 1], dtype=np.intp) if n_atoms else np.array([0], dtype=np.intp)
+        return _intervals(atoms_all, bounds, has_missing, ends, 0.0, 0.0, 0.0, classes, criterion, "null", table)
+
+    prior = discretization_prior(n_atoms, n_total, criterion, selection_cost)
+    prefix = np.concatenate([np.zeros((1, n_observed)), np.cumsum(atoms, axis=0)])
+    null_ends = np.array([n_atoms - 1], dtype=np.intp)
+    null_cost = partition_cost(prefix, null_ends, prior)
+    if method == "null" or n_atoms == 1:
+        ends, used = null_ends, "null"
+    else:
+        ends, used = search_intervals(atoms, prior, method)
+    cost = partition_cost(prefix, ends, prior)
+    if len(ends) > 1 and not is_informative(cost, null_cost):
+        ends, cost = null_ends, null_cost
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    b_x = prior_cost(prefix[ends + 1] - prefix[starts], cost, criterion)
+    return _intervals(atoms_all, bounds, has_missing, ends, cost, null_cost, b_x, classes, criterion, used, table)
+
+
+def prior_cost(part_counts: np.ndarray, cost: float, criterion: str) -> float:
+    """B(X) = (construction − null construction) + preparation = c(M) − data − null construction.
+
+    Spec §5.4 (Khiops ``ComputeSelectionModelAttributeCost``): data = Σ_i (log N_i! − Σ_j log N_ij!);
+    the null construction cost is log 2 for the Khiops forms of the criterion and 0 for the paper
+    forms, whose priors have no null/informative bit. For an informative model this is
+    c_sel + preparation cost; for the null model, log C(N + J − 1, J − 1) (+ log N or log V for the
+    paper forms).
+    """
+    null_construction = math.log(2.0) if criterion in _KHIOPS_FORMS else 0.0
+    value = cost - float(data_costs(part_counts).sum()) - null_construction
+    return max(value, 0.0)
