@@ -31,7 +31,7 @@ import numpy as np
 from river import base
 
 from . import history as history_module
-from ._locate import locate_rows
+from ._locate import locate_rows, row_sums
 from .summaries.base import ClassIndex, _python_scalar, check_weight
 from .variable import NOWHERE, Variable, value_kind
 from .weights.base import Batch, Context
@@ -1183,7 +1183,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             at = np.array([i for i, _ in known], dtype=np.intp)
             ks = np.array([k for _, k in known], dtype=np.intp)
             block = frame.numeric[:, at]  # (n, a)
-            scores += self._weighted[self._locate_block(ks, block)].sum(axis=1)
+            scores += row_sums(self._weighted, self._locate_block(ks, block))
             for i, k in enumerate(ks.tolist()):
                 variable = self._variables[k]
                 if variable.density:

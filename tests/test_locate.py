@@ -1,0 +1,52 @@
+"""The compiled lookups of the hot path equal their NumPy definitions to the last bit."""
+
+from __future__ import annotations
+
+import bisect
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wnb_stream._locate import locate_rows, row_sums
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 40), st.integers(1, 60), st.integers(1, 12), st.integers(1, 300))
+def test_row_sums_equal_numpy_sum_over_variables(seed, n, a, n_classes, n_rows):
+    rng = np.random.default_rng(seed)
+    # magnitudes over 6 decades: a different order of additions would show in the last bits
+    table = rng.normal(size=(n_rows, n_classes)) * 10.0 ** rng.uniform(-3, 3, size=(n_rows, 1))
+    rows = rng.integers(-1, n_rows, size=(n, a))
+    assert np.array_equal(row_sums(table, rows), table[rows].sum(axis=1))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 8))
+def test_locate_rows_is_bisect_left_per_variable(seed, n, n_variables):
+    rng = np.random.default_rng(seed)
+    n_cuts = rng.integers(0, 6, size=n_variables)
+    width = int(n_cuts.max()) + 1
+    cuts = np.full((n_variables, width), np.inf)
+    grid = np.round(rng.normal(size=(n_variables, width)), 1)  # ties between values and cuts
+    for k in range(n_variables):
+        values = np.unique(grid[k])[: n_cuts[k]]  # increasing, distinct
+        n_cuts[k] = len(values)
+        cuts[k, : n_cuts[k]] = values
+    first = np.where(rng.random(n_variables) < 0.2, -1, rng.integers(0, 50, size=n_variables))
+    missing = np.where(rng.random(n_variables) < 0.3, -1, rng.integers(0, 50, size=n_variables))
+    ks = rng.permutation(n_variables)[: int(rng.integers(1, n_variables + 1))]
+    block = np.round(rng.normal(size=(n, len(ks))), 1)
+    block[rng.random(block.shape) < 0.1] = np.nan
+    block[rng.random(block.shape) < 0.05] = np.inf
+    rows = locate_rows(cuts, n_cuts, first, missing, ks, block)
+    for r in range(n):
+        for i, k in enumerate(ks):
+            x = block[r, i]
+            if np.isnan(x):
+                expected = missing[k]
+            elif first[k] < 0:
+                expected = -1
+            else:
+                expected = first[k] + bisect.bisect_left(cuts[k, : n_cuts[k]].tolist(), x)
+            assert rows[r, i] == expected
