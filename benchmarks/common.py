@@ -43,12 +43,13 @@ def _cpu() -> str:
 
 
 def provenance() -> dict:
-    """Commit (``+dirty`` when tracked files differ from it), UTC date, machine, versions."""
+    """Commit (``+dirty`` when tracked files other than results and notes differ), UTC date, machine, versions."""
     import numpy
     import river
 
     commit = _git("rev-parse", "--short", "HEAD") or "unknown"
-    if _git("status", "--porcelain", "--untracked-files=no"):
+    # results/ and the Markdown notes do not change what runs: a run that follows another is clean
+    if _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)benchmarks/results", ":(exclude)*.md"):
         commit += "+dirty"
     return {
         "commit": commit,
