@@ -3,102 +3,27 @@
 This is ``wnb_stream/summaries/gk.py`` as it was before the numba kernels of
 ``wnb_stream/summaries/_gk_kernels.py`` replaced its NumPy batch insert and compress. It is kept
 as the oracle of ``tests/summaries/test_gk_kernels.py``: every array of the state must stay
-bit-identical between the two implementations. Only this paragraph, the import of ``base``
-(absolute, since this file is not in the package) and the import of the functions the kernels did
-not change (shared with the package) differ from the original; do not change it.
-
-Original module docstring follows.
-
-Greenwald–Khanna quantile summary with per-class counts ("GK-class", algorithms.md §1).
-
-The summary keeps, for one numeric variable, a short list of tuples sorted by value. Level 2
-(MODL) reads them as elementary bins through ``table() -> Bins``; ``quantile`` and ``rank``
-answer the usual GK queries.
-
-Design note
------------
-State. Tuple ``i`` is ``(v_i, g_i, Δ_i, e_i, c_i)`` held in parallel arrays: ``v (s,)`` strictly
-increasing values, ``g (s,)`` weight charged to the tuple, ``Δ (s,)`` rank uncertainty,
-``e (s,)`` the part of ``g_i`` whose value is exactly ``v_i``, and ``c (s, J)`` class counts with
-``Σ_j c_ij = g_i``. With ``L_i = Σ_{m≤i} g_m`` and ``R(x)`` the true weight of values ``≤ x``,
-every operation below keeps
-
-    (a) every observation charged to tuples ``0..i`` is ``≤ v_i``            (so ``L_i ≤ R(v_i)``),
-    (b) ``R(v_i) ≤ L_i + Δ_i``,
-    (c) ``h_i := g_i + Δ_i − e_i ≤ 2εn`` (guarantee mode; ``n`` = non-missing weight).
-
-(a)–(b) are the charging lemma of §1.1, per class: ``Ĉ_j(i) ≤ R_j(v_i)`` with a total deficit
-``Σ_j (R_j(v_i) − Ĉ_j(i)) ≤ Δ_i``. (c) is the weighted form of the GK ε-invariant: the weight
-of values ``< v_i`` is at most ``L_{i−1} + h_i``, so a rank is known within ``h ≤ 2εn`` and
-every rank or quantile query is answered within ``εn``. For unit weights and distinct values
-(``e_i = 1``) the rules below also keep the textbook ``g_i + Δ_i ≤ max(⌊2εn⌋, 1)``; with
-weights or repeated values that form cannot hold (one value may weigh more than ``2εn``).
-
-Equal values. A value already held by a tuple is added to that tuple (``g``, ``e`` and ``c``
-grow, ``Δ`` is unchanged), so tuple values stay distinct and ``table()`` needs no collapsing
-(§1.7 step 1). This is a deviation from §1.2 step 2 (which opens a new tuple after the equal
-ones): with that rule a later duplicate can be merged into the *next* tuple, and after collapsing
-the deficit at ``v_i`` is no longer bounded by ``Δ_i``; absorbing keeps (b) exact.
-
-Inserting. A new value ``x`` whose successor (first tuple above it) is ``u`` gets
-``Δ = h_u = g_u + Δ_u − e_u``, and ``Δ = 0`` when it is a new minimum or maximum: the weight
-of older values ``≤ x`` charged right of ``x`` is at most the weight ``< v_u`` charged to
-``u`` onwards, ``≤ h_u``. For unit weights ``e_u = 1`` and this is MOA's tight rule
-``g_u + Δ_u − 1`` (§1.2 step 3).
-
-Buffering. ``update`` appends to a small typed buffer; every ``buffer_size`` values the buffer is
-sorted, collapsed into an exact summary (one tuple per distinct value, ``Δ = 0``) and inserted
-by the rule above, which is §1.6 with an exact summary; new values that share a successor are
-grouped while the group keeps ``g + Δ ≤ 2εn`` (``insert_batch``); then the tuples are compressed
-(§1.3). A batch needs no per-value Python work, and ``update_many`` feeds the very same buffer,
-so it produces exactly the tuples of a loop of ``update`` (bit for bit). Every query flushes the
-buffer first. The guarantee never depends on the buffer: each flush keeps (a)–(c); the buffer
-only adds ``buffer_size`` pending values (24 bytes each) to the memory, and compressing once
-per flush rather than every ``⌊1/(2ε)⌋`` values (§1.2 step 5) only changes the size between
-two flushes.
-
-Merging (§1.6, tight form). For a tuple of one summary, the other summary's observations
-``≤ v`` charged to its tuples after ``v`` weigh at most ``h`` of its first tuple above ``v``
-(0 if none), so ``Δ += h_successor``; equal values are collapsed with
-``Δ = min(Δ_a, h_a,next) + min(Δ_b, h_b,next)``. Then ``h ≤ 2ε_a n_a + 2ε_b n_b ≤
-2 max(ε_a, ε_b) n``.
-
-Compressing. Guarantee mode runs the simple variant of §1.3: right to left, merge tuple ``i``
-into ``i + 1`` when ``g_i + g_{i+1} + Δ_{i+1} ≤ 2εn`` (the first and last tuples stay).
-Budget mode (``max_tuples``) merges, in rounds, the adjacent pairs whose merged tuple has the
-smallest rank width ``g_i + g_{i+1} + Δ_{i+1} − e_{i+1}`` until ``max_tuples`` remain (the
-batch form of MOA's ``deleteMergeableTupleMostFull``); it has no ε guarantee and reports
-``effective_epsilon``.
+bit-identical between the two implementations. What the kernels did not change is shared with
+the package: the functions are imported, and ``GKClass`` here subclasses the package's, keeping
+only the pre-kernel ``update_many``, ``_absorb``, ``_compress`` and ``table``; the rest is
+verbatim (imports made absolute); do not change it.
 """
 
 from __future__ import annotations
 
-import array
-import copy
-import math
-import numbers
-import sys
 
 import numpy as np
 
-from wnb_stream.summaries.base import Bins, ClassIndex, Summary, as_weights, check_weight
+from wnb_stream.summaries import gk as _package_gk
+from wnb_stream.summaries.base import Bins, as_weights
 
 # Unchanged by the kernels: the oracle shares these with the package.
 from wnb_stream.summaries.gk import (  # noqa: E402
-    _value,
     _values,
-    _is_int,
-    merge_tuples,
     budget_pairs,
 )
 
 __all__ = ["GKClass"]
-
-_INF = math.inf
-#: Default ε when neither ``epsilon``, ``quantiles`` nor ``max_tuples`` is given (§1.5).
-DEFAULT_EPSILON = 0.005
-#: Default number of buffered values between two flushes (see the design note).
-DEFAULT_BUFFER_SIZE = 1000
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,163 +173,20 @@ def compress_runs(g: np.ndarray, delta: np.ndarray, threshold: float) -> np.ndar
 # --------------------------------------------------------------------------------------------
 
 
-class GKClass(Summary):
-    """Greenwald–Khanna quantile summary of a numeric variable, with class counts per tuple.
+class GKClass(_package_gk.GKClass):
+    """The package's ``GKClass`` with its pre-kernel block insert, compress, ``update_many`` and ``table``.
 
-    A sorted list of tuples ``(v_i, g_i, Δ_i, e_i, c_i)`` summarises the (weighted) values seen;
-    level 2 reads them as elementary bins ``(v_{i−1}, v_i]`` with class counts ``c_i``
-    (algorithms.md §1; the design note of this module details the rules and their proofs).
-
-    Guarantee (guarantee mode): with ``n`` the total weight of the non-missing values,
-    every tuple has ``g_i + Δ_i − e_i ≤ 2εn``, so ``rank(x)`` is within ``εn`` of the true
-    weight of values ``≤ x`` and ``quantile(φ)`` returns a value whose rank range is within
-    ``εn`` of ``φn``; the class counts of bins ``0..i`` are lower bounds of the true class counts
-    of values ``≤ v_i`` with a total deficit ``≤ Δ_i ≤ 2εn``. Size: about ``0.7/ε`` tuples
-    measured over 10^6 uniform or sorted values (``benchmarks/bench_gk.py``); GK01's worst-case figure ``max_tuples_bound(ε, n) = (11/(2ε))·log2(2εn)`` is proved
-    for the band compress, not for the simple compress used here (§1.3).
-
-    Cost: ``update`` O(1) amortised plus a flush every ``buffer_size`` values, each
-    O(b log b + s·J) vectorised with an O(s) compress scan; ``update_many`` the same per value
-    without Python work per value; ``merge`` O((s_a + s_b)·J); ``table``, ``quantile``, ``rank``
-    O(s·J). Memory ``s·(4 + J)`` floats plus ``24·buffer_size`` bytes of buffer.
-
-    Parameters
-    ----------
-    epsilon
-        Rank error bound ε in (0, 0.5). ``None`` means 0.005 unless ``quantiles`` or
-        ``max_tuples`` is given. At most one of the three may be given.
-    quantiles
-        Number q ≥ 2 of equal-frequency bins to resolve with a rank error of at most half a bin:
-        ε = 1/(2q) (§1.5).
-    max_tuples
-        Budget mode: keep at most this many tuples (an integer ≥ 3), with no ε guarantee; the
-        error reached is reported by ``effective_epsilon`` (§1.3, fixed-budget variant).
-    buffer_size
-        Number of values buffered between two flushes (an integer ≥ 1; ``None`` means 1000).
-        Larger is faster and holds ``24`` bytes per buffered value.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(42)
-    >>> values = rng.normal(size=5000)
-    >>> labels = np.where(values + rng.normal(scale=0.5, size=5000) > 0, "pos", "neg")
-    >>> gk = GKClass(epsilon=0.01)
-    >>> for x, y in zip(values.tolist(), labels.tolist()):
-    ...     gk.update(x, y)
-    >>> gk.update(None, "pos")  # a missing value
-    >>> gk.n, gk.n_tuples, GKClass.max_tuples_bound(0.01, 5000)
-    (5001.0, 73, 3655)
-    >>> round(gk.quantile(0.5), 3), round(float(np.median(values)), 3)
-    (-0.014, -0.004)
-    >>> gk.rank(0.0), int((values <= 0.0).sum())  # within εn = 50
-    (2533.5, 2507)
-    >>> table = gk.table()
-    >>> table.classes, table.counts.shape, table.missing.tolist()
-    (('pos', 'neg'), (73, 2), [1.0, 0.0])
-    >>> table.upper_bounds[:3].round(3).tolist(), table.counts[:3].tolist()
-    ([-3.648, -2.132, -1.89], [[0.0, 1.0], [0.0, 91.0], [0.0, 9.0]])
-
+    The other methods are not touched by the kernels and are inherited.
     """
 
     kind = "numeric"
 
-    def __init__(
-        self,
-        epsilon: float | None = None,
-        quantiles: int | None = None,
-        max_tuples: int | None = None,
-        buffer_size: int | None = None,
-    ):
-        modes = (("epsilon", epsilon), ("quantiles", quantiles), ("max_tuples", max_tuples))
-        given = [name for name, value in modes if value is not None]
-        if len(given) > 1:
-            raise ValueError(f"give at most one of epsilon, quantiles and max_tuples, got {', '.join(given)}")
-        if epsilon is not None:
-            if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not 0.0 < epsilon < 0.5:
-                raise ValueError(f"epsilon must be in (0, 0.5), got {epsilon!r}")
-        if quantiles is not None and (not _is_int(quantiles) or quantiles < 2):
-            raise ValueError(f"quantiles must be an integer >= 2, got {quantiles!r}")
-        if max_tuples is not None and (not _is_int(max_tuples) or max_tuples < 3):
-            raise ValueError(f"max_tuples must be an integer >= 3, got {max_tuples!r}")
-        if buffer_size is not None and (not _is_int(buffer_size) or buffer_size < 1):
-            raise ValueError(f"buffer_size must be an integer >= 1, got {buffer_size!r}")
-        self.epsilon = epsilon
-        self.quantiles = quantiles
-        self.max_tuples = max_tuples
-        self.buffer_size = buffer_size
-
-        # ε maintained by the summary (None in budget mode); merge() may raise it (§1.6).
-        if max_tuples is not None:
-            self._epsilon = None
-        elif quantiles is not None:
-            self._epsilon = 1.0 / (2.0 * quantiles)
-        else:
-            self._epsilon = float(epsilon) if epsilon is not None else DEFAULT_EPSILON
-        self._buffer_limit = int(buffer_size) if buffer_size is not None else DEFAULT_BUFFER_SIZE
-        self._classes = ClassIndex()
-        # Tuples (s = 0 at birth): values, g, Δ, e (s,) and class counts (s, J).
-        self._values = np.zeros(0)
-        self._g = np.zeros(0)
-        self._delta = np.zeros(0)
-        self._at_value = np.zeros(0)
-        self._counts = np.zeros((0, 0))
-        self._weight = 0.0  # Σ g: weight of the flushed non-missing values
-        self._missing = np.zeros(0)  # (J,) weight of missing values per class
-        # Pending values: value, class column, weight (typed arrays: 24 bytes a value).
-        self._buffer_values = array.array("d")
-        self._buffer_classes = array.array("q")
-        self._buffer_weights = array.array("d")
 
     # -- configuration ------------------------------------------------------------------------
 
-    @property
-    def guaranteed_epsilon(self) -> float | None:
-        """The ε the summary maintains (``None`` in budget mode); ``merge`` keeps the largest."""
-        return self._epsilon
-
-    @staticmethod
-    def max_tuples_bound(epsilon: float, n: float) -> int:
-        """GK01's worst-case number of tuples after ``n`` values: ``⌈(11/(2ε))·log2(2εn)⌉``.
-
-        The bound is ``O((1/ε)·log(εn))``; it is capped by ``n`` (at most one tuple per distinct
-        value) and uses ``log2(2εn) ≥ 1``. It is proved for GK01's band compress; the simple
-        compress used here keeps far fewer tuples in practice but has no proof (§1.3).
-        """
-        if not 0.0 < epsilon < 0.5:
-            raise ValueError(f"epsilon must be in (0, 0.5), got {epsilon!r}")
-        if n < 0:
-            raise ValueError(f"n must be >= 0, got {n!r}")
-        bound = 11.0 / (2.0 * epsilon) * max(1.0, math.log2(max(2.0 * epsilon * n, 1.0)))
-        return int(min(math.ceil(n), math.ceil(bound)))
 
     # -- updates ------------------------------------------------------------------------------
 
-    def update(self, x, y, w: float = 1.0) -> None:
-        """Add value ``x`` of class ``y`` with weight ``w``. Cost O(1) amortised.
-
-        None, NaN and ±inf are counted in ``missing``. A non-number ``x`` or a negative,
-        NaN or infinite ``w`` raises ``ValueError`` and changes nothing.
-        """
-        if x.__class__ is not float:
-            x = _value(x)
-        if w.__class__ is not float or not 0.0 <= w < _INF:
-            w = check_weight(w)
-        classes = self._classes
-        j = classes.position.get(y)
-        if j is None:
-            j = classes.encode(y.item() if isinstance(y, np.generic) else y)
-        if x - x != 0.0:  # NaN or ±inf: never inserted (§1.2 step 1, §12 pitfall 4)
-            if j >= len(self._missing):
-                self._grow()
-            self._missing[j] += w
-            return
-        if w > 0.0:
-            self._buffer_values.append(x)
-            self._buffer_classes.append(j)
-            self._buffer_weights.append(w)
-            if len(self._buffer_values) >= self._buffer_limit:
-                self._flush()
 
     def update_many(self, values, labels, weights=None) -> None:
         """Add a batch: ``values (m,)``, ``labels (m,)``, ``weights (m,)`` or None (ones).
@@ -434,36 +216,6 @@ class GKClass(Summary):
             x, codes, w = x[keep], codes[keep], w[keep]
         self._push(x, codes.astype(np.int64), w)
 
-    def _push(self, x: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
-        """Feed finite values with positive weights through the buffer, flushing where a loop would."""
-        limit = self._buffer_limit
-        start = 0
-        pending = len(self._buffer_values)
-        if pending and pending + len(x) >= limit:
-            room = limit - pending
-            self._buffer_values.frombytes(x[:room].tobytes())
-            self._buffer_classes.frombytes(codes[:room].tobytes())
-            self._buffer_weights.frombytes(w[:room].tobytes())
-            self._flush()
-            start = room
-        while len(x) - start >= limit:
-            stop = start + limit
-            self._absorb(x[start:stop], codes[start:stop], w[start:stop])
-            start = stop
-        if start < len(x):
-            self._buffer_values.frombytes(x[start:].tobytes())
-            self._buffer_classes.frombytes(codes[start:].tobytes())
-            self._buffer_weights.frombytes(w[start:].tobytes())
-
-    def _flush(self) -> None:
-        """Merge the buffered values into the tuples."""
-        if not len(self._buffer_values):
-            return
-        x = np.array(self._buffer_values, dtype=np.float64)
-        codes = np.array(self._buffer_classes, dtype=np.int64)
-        w = np.array(self._buffer_weights, dtype=np.float64)
-        del self._buffer_values[:], self._buffer_classes[:], self._buffer_weights[:]
-        self._absorb(x, codes, w)
 
     def _absorb(self, x: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
         """Merge a batch ``(m,)`` of finite values with positive weights, then compress."""
@@ -486,43 +238,6 @@ class GKClass(Summary):
         self._values, self._g, self._delta, self._at_value, self._counts = insert_batch(state, x[starts], g, counts, threshold)
         self._compress()
 
-    def merge(self, other: GKClass) -> None:
-        """Absorb a summary built on another stream (§1.6). Cost O((s_a + s_b)·J).
-
-        The result keeps ``max(ε_a, ε_b)`` (a budget-mode ``other`` counts with its
-        ``effective_epsilon``); a budget-mode summary stays within its budget. ``other``'s
-        pending buffer is flushed; its content is not changed.
-        """
-        if not isinstance(other, GKClass):
-            raise TypeError(f"can only merge another GKClass, got {type(other).__name__}")
-        if other is self:
-            other = copy.deepcopy(other)
-        self._flush()
-        other._flush()
-        other._grow()
-        columns = self._classes.merge(other._classes)
-        self._grow()
-        counts = np.zeros((len(other._values), len(self._classes)))
-        counts[:, columns] = other._counts
-        self._missing[columns] += other._missing
-        other_epsilon = other._epsilon if other._epsilon is not None else other.effective_epsilon
-        state = (self._values, self._g, self._delta, self._at_value, self._counts)
-        incoming = (other._values, other._g, other._delta, other._at_value, counts)
-        self._values, self._g, self._delta, self._at_value, self._counts = merge_tuples(state, incoming)
-        self._weight += other._weight
-        if self._epsilon is not None:
-            self._epsilon = max(self._epsilon, other_epsilon)
-        self._compress()
-
-    def _grow(self) -> None:
-        """Append zero class columns for classes registered since the last call (§12 pitfall 10)."""
-        n_classes = len(self._classes)
-        if self._counts.shape[1] < n_classes:
-            counts = np.zeros((len(self._values), n_classes))
-            counts[:, : self._counts.shape[1]] = self._counts
-            self._counts = counts
-        if len(self._missing) < n_classes:
-            self._missing = np.concatenate([self._missing, np.zeros(n_classes - len(self._missing))])
 
     def _compress(self) -> None:
         if self._epsilon is not None:
@@ -536,38 +251,9 @@ class GKClass(Summary):
             keep[dropped] = False
             self._apply(keep)
 
-    def _apply(self, keep: np.ndarray) -> None:
-        """Merge every dropped tuple into the next kept tuple to its right (class counts follow)."""
-        if keep.all():
-            return
-        # a run of merged tuples starts right after each kept tuple; tuple 0 is always kept
-        starts = np.flatnonzero(np.concatenate(([True], keep[:-1])))
-        self._g = np.add.reduceat(self._g, starts)
-        self._counts = np.add.reduceat(self._counts, starts, axis=0)
-        self._values = self._values[keep]
-        self._delta = self._delta[keep]
-        self._at_value = self._at_value[keep]
 
     # -- queries ------------------------------------------------------------------------------
 
-    @property
-    def n(self) -> float:
-        """Total weight seen, missing values included (does not flush)."""
-        return self._weight + math.fsum(self._buffer_weights) + float(self._missing.sum())
-
-    @property
-    def n_tuples(self) -> int:
-        """Number of tuples s (after a flush)."""
-        self._flush()
-        return len(self._values)
-
-    @property
-    def effective_epsilon(self) -> float:
-        """ε_eff = max_i (g_i + Δ_i − e_i) / (2n): the error actually reached (§1.4)."""
-        self._flush()
-        if not self._weight:
-            return 0.0
-        return float(np.max(self._g + self._delta - self._at_value)) / (2.0 * self._weight)
 
     def table(self) -> Bins:
         """Elementary bins ``(v_{i−1}, v_i]`` with class counts (§1.7). Cost O(s·J).
@@ -580,81 +266,6 @@ class GKClass(Summary):
         nonempty = self._g > 0.0
         return Bins(self._values[nonempty], self._counts[nonempty], self.classes, self._missing)
 
-    def quantile(self, phi: float) -> float:
-        """A value whose rank range is within ``εn`` of ``φ·n`` (§1.4). Cost O(s).
-
-        ``n`` is the weight of the non-missing values; an observation of weight ``w`` covers the
-        ranks ``(r − w, r]``. Returns NaN when no value has been seen.
-        """
-        if isinstance(phi, bool) or not isinstance(phi, numbers.Real) or not 0.0 <= phi <= 1.0:
-            raise ValueError(f"phi must be in [0, 1], got {phi!r}")
-        self._flush()
-        if not len(self._values):
-            return math.nan
-        rmin = np.cumsum(self._g)
-        target = float(phi) * rmin[-1]
-        # worst distance between the target and the ranks (W(< v_i), R(v_i)] of v_i
-        error = np.maximum(target - rmin, rmin + self._delta - self._at_value - target)
-        return float(self._values[np.argmin(error)])
-
-    def rank(self, x: float) -> float:
-        """Estimated weight of the non-missing values ``≤ x``, within ``εn`` (§1.4). Cost O(s)."""
-        x = _value(x)
-        if x != x:
-            raise ValueError("x must not be missing (None or NaN) in rank(x)")
-        self._flush()
-        s = len(self._values)
-        if not s:
-            return 0.0
-        rmin = np.cumsum(self._g)
-        i = int(np.searchsorted(self._values, x, side="right")) - 1
-        low = float(rmin[i]) if i >= 0 else 0.0
-        if i + 1 < s:  # weight < v_{i+1} is at most L_{i+1} + Δ_{i+1} − e_{i+1}
-            high = float(rmin[i + 1] + self._delta[i + 1] - self._at_value[i + 1])
-        else:
-            high = float(rmin[-1])
-        if i >= 0 and self._values[i] == x:
-            high = min(high, float(rmin[i] + self._delta[i]))
-        return (low + max(high, low)) / 2.0
-
-    def memory_usage(self) -> int:
-        """Bytes held by the tuples, the buffer and the class labels (an O(1) estimate)."""
-        arrays = (self._values, self._g, self._delta, self._at_value, self._counts, self._missing)
-        size = sys.getsizeof(self) + sum(a.nbytes for a in arrays)
-        buffers = (self._buffer_values, self._buffer_classes, self._buffer_weights)
-        size += sum(sys.getsizeof(b) for b in buffers)
-        size += sys.getsizeof(self._classes.labels) + sys.getsizeof(self._classes.position)
-        return int(size)
 
     # -- invariants ---------------------------------------------------------------------------
 
-    def _check(self) -> None:
-        """Assert the invariants of the design note on the flushed tuples (does not flush)."""
-        s = len(self._values)
-        n_classes = len(self._classes)
-        for name in ("_g", "_delta", "_at_value"):
-            assert getattr(self, name).shape == (s,), name
-        assert self._counts.shape[0] == s and self._counts.shape[1] <= n_classes
-        assert self._missing.shape[0] <= n_classes and np.all(self._missing >= 0.0)
-        assert len(self._buffer_values) == len(self._buffer_classes) == len(self._buffer_weights)
-        assert len(self._buffer_values) < self._buffer_limit
-        assert all(0 <= j < n_classes for j in self._buffer_classes)
-        assert all(w > 0.0 and w < _INF for w in self._buffer_weights)
-        assert all(x - x == 0.0 for x in self._buffer_values)
-        if not s:
-            assert self._weight == 0.0
-            return
-        tolerance = 1e-9 * max(1.0, self._weight)
-        assert np.all(np.isfinite(self._values)) and np.all(np.diff(self._values) > 0.0), "values sorted, distinct"
-        assert np.all(self._g > 0.0) and np.all(self._delta >= 0.0)
-        assert np.all(self._at_value > 0.0) and np.all(self._at_value <= self._g + tolerance)
-        assert np.all(self._counts >= -tolerance)
-        assert np.allclose(self._counts.sum(axis=1), self._g, rtol=1e-9, atol=tolerance), "Σ_j c_ij = g_i"
-        assert abs(self._g.sum() - self._weight) <= tolerance, "Σ g = n"
-        assert self._delta[0] == 0.0 and self._delta[-1] == 0.0, "min and max are exact"
-        assert abs(self._g[0] - self._at_value[0]) <= tolerance, "nothing merges into the minimum"
-        if self._epsilon is not None:
-            width = self._g + self._delta - self._at_value
-            assert np.all(width <= 2.0 * self._epsilon * self._weight + tolerance), "ε-invariant"
-        else:
-            assert s <= self.max_tuples, "budget"
