@@ -41,9 +41,9 @@ __all__ = ["WeightedNaiveBayes"]
 _POLICIES = ("raise", "missing")
 #: Pending rows up to which a numeric summary is fed by a loop of ``update`` (cheaper than one
 #: ``update_many`` call for a handful of rows; both give the same summary).
+_FEW_ROWS = 8
 #: Cells (rows × variables × classes) of the temporaries of one re-encoding piece.
 _REENCODE_CELLS = 1 << 20
-_FEW_ROWS = 8
 
 
 def _feature_order(name) -> tuple:
@@ -802,16 +802,16 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             start += n_parts
         width = 1 + max([len(c) for _, c in cuts], default=0)  # at least one +inf per row
         cut_matrix = np.full((K, width), np.inf)  # (K, P + 1)
+        n_cuts = np.zeros(K, dtype=np.intp)  # (K,) cuts in use in each row of the matrix
         for k, c in cuts:
             cut_matrix[k, : len(c)] = c
+            n_cuts[k] = len(c)
         pieces.append(np.zeros((1, J)))  # the row of NOWHERE (index -1): no contribution
         self._offsets = offsets
         self._table = np.concatenate(pieces)
         self._row_variable = np.concatenate(owners) if owners else np.zeros(0, dtype=np.intp)
         self._cuts = cut_matrix
-        self._n_cuts = np.zeros(K, dtype=np.intp)  # (K,) cuts in use in each row of the matrix
-        for k, c in cuts:
-            self._n_cuts[k] = len(c)
+        self._n_cuts = n_cuts
         self._first_row = first_row
         self._missing_row = missing_row
         self._density = density

@@ -1,28 +1,30 @@
 """Pre-kernel MODL discretization, kept as a test oracle (not part of the package).
 
-This module is the pure-Python/NumPy implementation of ``wnb_stream/modl/discretization.py`` as it
-stood before the searches moved to compiled kernels (``wnb_stream/modl/_kernels.py``): the greedy
-merge, the post-optimisation, the exact dynamic programme, ``search_intervals`` and ``discretize``
-are copied verbatim (only the imports changed, and ``prior_cost`` of ``modl/_common.py`` is copied
-in too; the functions the kernels did not change are imported from the package), so that ``tests/modl/test_kernels.py`` can check that the compiled searches give the same
-ends and the same costs, bit for bit on integer counts. Do not edit it to follow later changes of
-the package: its value is that it stays the old behaviour.
+This module is the pure-Python/NumPy search of ``wnb_stream/modl/discretization.py`` as it stood
+before integer tables moved to compiled kernels (``wnb_stream/modl/_kernels.py``), so that
+``tests/modl/test_kernels.py`` can check that the compiled searches give the same ends and the same
+costs, bit for bit on integer counts. The exact dynamic programme, ``search_intervals``,
+``_prepare``, ``_intervals`` and ``discretize`` are copied verbatim (only the imports changed); the
+greedy merge, the post-optimisation (still the package's path for fractional counts) and every
+other function the kernels did not change are imported from the package. Do not edit the copies
+to follow later changes of the package: their value is that they stay the old behaviour.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 
 import numpy as np
 
-from wnb_stream.modl._common import check_options, is_informative, level, observed_columns
-from wnb_stream.modl.costs import data_costs, part_cost_function, part_costs
+from wnb_stream.modl._common import check_options, is_informative, level, observed_columns, prior_cost
+from wnb_stream.modl.costs import part_cost_function, part_costs
 from wnb_stream.modl.partition import COST_TOLERANCE, Intervals
 from wnb_stream.summaries.base import Bins
 
 # Unchanged by the kernels: the oracle shares these with the package.
-from wnb_stream.modl.discretization import (  # noqa: E402
+from wnb_stream.modl.discretization import (  # noqa: E402, F401  (re-exported: the tests read them here)
+    _greedy_merge_ends,
+    _post_optimise,
     discretization_prior,
     _merge_pure_runs,
     _interval_costs,
@@ -93,125 +95,6 @@ def _optimal_ends(prefix: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.
         b = a - 1
     ends.append(b)
     return np.array(ends[::-1], dtype=np.intp)
-
-
-def _greedy_merge_ends(atoms: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
-    """Spec §5.6 steps 2–3: merge the best adjacent pair down to one interval, keep the best I.
-
-    A heap of (Δ part cost, left node, version) with lazy deletion; nodes are runs of atoms named
-    by their first atom, in a doubly linked list. O(B log B) time.
-    """
-    n, n_classes = atoms.shape
-    lgamma = math.lgamma
-    log_gamma_classes = lgamma(n_classes)
-    prior = prior.tolist()
-
-    # Rows hold counts + 1, so that part(i) = lΓ(Σ row) − lΓ(J) − Σ lΓ(row) (spec §5.1).
-    def row_cost(row):
-        return lgamma(sum(row)) - log_gamma_classes - sum(map(lgamma, row))
-
-    rows = (atoms + 1.0).tolist()
-    part = cost(atoms).tolist()
-    merged = cost(atoms[:-1] + atoms[1:]).tolist() + [0.0]  # cost of node i ∪ its successor
-    following = list(range(1, n)) + [-1]
-    preceding = list(range(-1, n - 1))
-    version = [0] * n
-    heap = [(merged[i] - part[i] - part[i + 1], i, 0) for i in range(n - 1)]
-    heapq.heapify(heap)
-    heappop, heappush = heapq.heappop, heapq.heappush
-
-    total_parts = sum(part)
-    totals = [prior[n] + total_parts]
-    removed = []  # last atom of the left node, for each merge in order
-    size = n
-    while heap:
-        delta, i, stamp = heappop(heap)
-        if stamp != version[i]:
-            continue
-        j = following[i]
-        # merge node j into node i
-        removed.append(j - 1)
-        row = rows[i] = [x + y - 1.0 for x, y in zip(rows[i], rows[j])]
-        part[i] = merged[i]
-        total_parts += delta
-        size -= 1
-        totals.append(prior[size] + total_parts)
-        k = following[j]
-        following[i] = k
-        version[j] = -1
-        version[i] += 1
-        if k >= 0:
-            preceding[k] = i
-            merged[i] = row_cost([x + y - 1.0 for x, y in zip(row, rows[k])])
-            heappush(heap, (merged[i] - part[i] - part[k], i, version[i]))
-        p = preceding[i]
-        if p >= 0:
-            version[p] += 1
-            merged[p] = row_cost([x + y - 1.0 for x, y in zip(rows[p], row)])
-            heappush(heap, (merged[p] - part[p] - part[i], p, version[p]))
-
-    totals = np.array(totals)
-    # the state after the most merges whose total is within tolerance of the best
-    steps = int(np.flatnonzero(totals <= totals.min() + COST_TOLERANCE)[-1])
-    keep = np.ones(n, dtype=bool)
-    keep[removed[:steps]] = False
-    return np.flatnonzero(keep)
-
-
-def _post_optimise(prefix: np.ndarray, ends: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
-    """Spec §5.6 step 4: Split, MergeSplit and MergeMergeSplit moves until none improves.
-
-    A move re-cuts a window of ``width`` consecutive intervals (1: Split, 2: MergeSplit,
-    3: MergeMergeSplit) into two. The best re-cut of every window is cached per width and, after a
-    move, recomputed only for the windows that overlap the two new intervals, so a move costs
-    O(I + local window lengths · J) instead of O(B · J).
-    """
-    n_atoms = prefix.shape[0] - 1
-    ends = np.asarray(ends, dtype=np.intp)
-    part = _interval_costs(prefix, ends, cost)
-    widths = (3, 2, 1)  # priority order for ties: MergeMergeSplit, MergeSplit, Split
-    best = {w: _best_recuts(prefix, ends, part, w, np.arange(max(len(ends) - w + 1, 0)), cost) for w in widths}
-    strict = -1e-9  # an improving move must lower the cost by more than rounding noise
-    for _ in range(4 * n_atoms + 10):
-        n_parts = len(ends)
-        candidates = []  # (delta, priority, width, window)
-        for priority, width in enumerate(widths):
-            deltas, _ = best[width]
-            if len(deltas) == 0:
-                continue
-            window = int(deltas.argmin())
-            if not np.isfinite(deltas[window]):
-                continue  # no candidate cut in any window of this width
-            # prior change: width 1 → I + 1, width 2 → I, width 3 → I − 1
-            delta = float(deltas[window]) + prior[n_parts - width + 2] - prior[n_parts]
-            candidates.append((delta, priority, width, window))
-        improving = [c for c in candidates if c[0] < strict]
-        if improving:
-            _, _, width, k = min(improving)
-        else:
-            # a MergeMergeSplit of zero cost is still taken: it removes an interval
-            zero = [c for c in candidates if c[2] == 3 and c[0] <= -strict]
-            if not zero:
-                break
-            _, _, width, k = zero[0]
-        cut = int(best[width][1][k])
-        ends = np.concatenate([ends[:k], [cut], ends[k + width - 1 :]])
-        first = ends[k - 1] + 1 if k > 0 else 0
-        new_parts = cost(
-            np.stack([prefix[cut + 1] - prefix[first], prefix[ends[k + 1] + 1] - prefix[cut + 1]])
-        )
-        part = np.concatenate([part[:k], new_parts, part[k + width :]])
-        n_new = len(ends)
-        for w in widths:
-            deltas, cuts = best[w]
-            low, high = max(0, k - w + 1), min(k + 1, n_new - w)
-            fresh = _best_recuts(prefix, ends, part, w, np.arange(low, high + 1), cost)
-            tail = high + 1 + width - 2
-            best[w] = (
-                np.concatenate([deltas[:low], fresh[0], deltas[tail:]]),
-                np.concatenate([cuts[:low], fresh[1], cuts[tail:]]),
-            )
-    return ends
 
 
 def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto") -> tuple[np.ndarray, str]:
@@ -390,15 +273,3 @@ def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", se
     return _intervals(atoms_all, bounds, has_missing, ends, cost, null_cost, b_x, classes, criterion, used, table)
 
 
-def prior_cost(part_counts: np.ndarray, cost: float, criterion: str) -> float:
-    """B(X) = (construction − null construction) + preparation = c(M) − data − null construction.
-
-    Spec §5.4 (Khiops ``ComputeSelectionModelAttributeCost``): data = Σ_i (log N_i! − Σ_j log N_ij!);
-    the null construction cost is log 2 for the Khiops forms of the criterion and 0 for the paper
-    forms, whose priors have no null/informative bit. For an informative model this is
-    c_sel + preparation cost; for the null model, log C(N + J − 1, J − 1) (+ log N or log V for the
-    paper forms).
-    """
-    null_construction = math.log(2.0) if criterion in _KHIOPS_FORMS else 0.0
-    value = cost - float(data_costs(part_counts).sum()) - null_construction
-    return max(value, 0.0)

@@ -68,14 +68,20 @@ def _size(rng: np.random.Generator, kind: str, low: int, high: int) -> int:
     return int(rng.integers(bounds[0], bounds[1] + 1))
 
 
+def _drawn_counts(draw, low: int, max_bins: int) -> tuple[np.random.Generator, np.ndarray]:
+    """A seeded generator and ``(B, J)`` float counts of a drawn size, J ≤ 12 and style."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n_bins = _size(rng, draw(st.sampled_from(["small", "medium", "large"])), low, max_bins)
+    n_classes = int(rng.integers(1, 13))
+    style = draw(st.sampled_from(["sparse", "runs", "repeated", "profile"]))
+    return rng, _counts(rng, n_bins, n_classes, style).astype(float)
+
+
 @st.composite
 def atom_tables(draw, max_bins=400):
     """``(B, J)`` atoms for ``search_intervals``: non-empty rows, observed columns only."""
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    n_bins = _size(rng, draw(st.sampled_from(["small", "medium", "large"])), 1, max_bins)
-    n_classes = int(rng.integers(1, 13))
-    style = draw(st.sampled_from(["sparse", "runs", "repeated", "profile"]))
-    counts = _counts(rng, n_bins, n_classes, style).astype(float)
+    rng, counts = _drawn_counts(draw, 1, max_bins)
+    n_bins, n_classes = counts.shape
     empty = counts.sum(axis=1) == 0
     counts[empty, rng.integers(0, n_classes, int(empty.sum()))] = 1.0
     counts = counts[:, counts.sum(axis=0) > 0]
@@ -250,11 +256,8 @@ def test_part_costs_are_priced_in_the_order_of_the_python_code(n_classes, seed):
 
 @st.composite
 def bins_tables(draw, max_bins=300):
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    n_bins = _size(rng, draw(st.sampled_from(["small", "medium", "large"])), 0, max_bins)
-    n_classes = int(rng.integers(1, 13))
-    style = draw(st.sampled_from(["sparse", "runs", "repeated", "profile"]))
-    counts = _counts(rng, n_bins, n_classes, style).astype(float)
+    rng, counts = _drawn_counts(draw, 0, max_bins)
+    n_bins, n_classes = counts.shape
     fraction = draw(st.sampled_from([None, None, None, "halved", "weighted"]))
     if fraction is not None:
         counts = _fractional(rng, counts, fraction)

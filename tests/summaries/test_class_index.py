@@ -15,6 +15,13 @@ LABELS = st.one_of(
 )
 
 
+def registered_index(labels: list) -> ClassIndex:
+    index = ClassIndex()
+    for label in labels:
+        index.encode(label)
+    return index
+
+
 def by_dict(index: ClassIndex, labels: list):
     try:
         return [index.position[label] for label in labels]
@@ -25,9 +32,7 @@ def by_dict(index: ClassIndex, labels: list):
 @settings(max_examples=200, deadline=None)
 @given(registered=LABELS, labels=LABELS)
 def test_lookup_many_matches_one_lookup_per_label(registered, labels):
-    index = ClassIndex()
-    for label in registered:
-        index.encode(label)
+    index = registered_index(registered)
     expected = by_dict(index, labels)
     codes = index.lookup_many(np.array(labels))
     if expected is None:
@@ -40,12 +45,7 @@ def test_lookup_many_matches_one_lookup_per_label(registered, labels):
 @settings(max_examples=100, deadline=None)
 @given(registered=LABELS, labels=LABELS)
 def test_encode_many_registers_in_order_of_first_appearance(registered, labels):
-    index = ClassIndex()
-    for label in registered:
-        index.encode(label)
-    reference = ClassIndex()
-    for label in registered:
-        reference.encode(label)
+    index, reference = registered_index(registered), registered_index(registered)
     codes = index.encode_many(np.array(labels))
     assert codes.tolist() == [reference.encode(label) for label in labels]
     assert index.labels == reference.labels

@@ -211,17 +211,24 @@ def _sum_classes(scratch, n):
 
 
 @_inline
+def _interval_terms(prefix, lo, hi, table, scratch):
+    """N_i of atoms lo..hi − 1 from ``(B + 1, J)`` int64 prefix sums; ``scratch[j]`` = lΓ(N_ij + 1)."""
+    total = 0
+    for j in range(prefix.shape[1]):
+        count = prefix[hi, j] - prefix[lo, j]
+        total += count
+        scratch[j] = table[count + 1]
+    return total
+
+
+@_inline
 def _interval_cost(prefix, lo, hi, table, log_gamma_classes, scratch):
     """part(i) of atoms lo..hi − 1 from ``(B + 1, J)`` int64 prefix sums (spec §5.1), NumPy order.
 
     J ≤ :data:`MAX_CLASSES`, so that the sum over classes is one block of NumPy's pairwise sum.
     """
     n_classes = prefix.shape[1]
-    total = 0
-    for j in range(n_classes):
-        count = prefix[hi, j] - prefix[lo, j]
-        total += count
-        scratch[j] = table[count + 1]
+    total = _interval_terms(prefix, lo, hi, table, scratch)
     return table[total + n_classes] - log_gamma_classes - _sum_classes(scratch, n_classes)
 
 
@@ -239,13 +246,8 @@ def _row_cost(row, table, log_gamma_classes, scratch):
 @_inline
 def _data_cost(prefix, lo, hi, table, scratch):
     """log N_i! − Σ_j log N_ij! of atoms lo..hi − 1 (spec §5.4 data cost), NumPy order (J ≤ 128)."""
-    n_classes = prefix.shape[1]
-    total = 0
-    for j in range(n_classes):
-        count = prefix[hi, j] - prefix[lo, j]
-        total += count
-        scratch[j] = table[count + 1]
-    return table[total + 1] - _sum_classes(scratch, n_classes)
+    total = _interval_terms(prefix, lo, hi, table, scratch)
+    return table[total + 1] - _sum_classes(scratch, prefix.shape[1])
 
 
 @_jit

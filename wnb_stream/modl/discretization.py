@@ -396,11 +396,19 @@ def _method_used(status: int, method: str, n_merged: int) -> str:
     if status == kernels.RAN_NOTHING:  # one atom after the pure-run merge
         return "exact" if method == "auto" else method
     if status == kernels.TOO_MANY_ATOMS:
-        raise ValueError(
-            f"method='exact' is O(B³) in time and O(B²) in memory and accepts at most {EXACT_LIMIT_ATOMS} bins "
-            f"after merging pure runs, got {n_merged}; use method='auto' or 'greedy'"
-        )
-    raise ValueError(f"method must be 'auto', 'exact' or 'greedy', got {method!r}")
+        raise _too_many_atoms(n_merged)
+    raise _unknown_method(method)
+
+
+def _too_many_atoms(n_merged: int) -> ValueError:
+    return ValueError(
+        f"method='exact' is O(B³) in time and O(B²) in memory and accepts at most {EXACT_LIMIT_ATOMS} bins "
+        f"after merging pure runs, got {n_merged}; use method='auto' or 'greedy'"
+    )
+
+
+def _unknown_method(method) -> ValueError:
+    return ValueError(f"method must be 'auto', 'exact' or 'greedy', got {method!r}")
 
 
 def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto") -> tuple[np.ndarray, str]:
@@ -448,16 +456,13 @@ def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto")
         ends, used = _kernel_search(lookup, prior, method)
         return last[ends], used
     if method == "exact" and n > EXACT_LIMIT_ATOMS:
-        raise ValueError(
-            f"method='exact' is O(B³) in time and O(B²) in memory and accepts at most {EXACT_LIMIT_ATOMS} bins "
-            f"after merging pure runs, got {n}; use method='auto' or 'greedy'"
-        )
+        raise _too_many_atoms(n)
     if method == "exact":
         ends = _optimal_ends(prefix, prior, cost)
     elif method == "greedy":
         ends = _post_optimise(prefix, _greedy_merge_ends(merged, prior, cost), prior, cost)
     else:
-        raise ValueError(f"method must be 'auto', 'exact' or 'greedy', got {method!r}")
+        raise _unknown_method(method)
     return last[ends], method
 
 

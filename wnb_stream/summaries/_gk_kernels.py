@@ -164,6 +164,21 @@ def _reduceat(a, bounds, n_segments):
 
 
 @_jit
+def _runs_ending_at(ends):
+    """Runs of consecutive entries each closed by a True of ``ends (s,)``, the last entry closing
+    the last run: ``(bounds, count)`` with run ``q`` = ``bounds[q]:bounds[q + 1]``, ``q < count``."""
+    s = ends.shape[0]
+    bounds = np.empty(s + 1, dtype=np.int64)
+    bounds[0] = 0
+    count = 0
+    for i in range(s):
+        if ends[i]:
+            count += 1
+            bounds[count] = i + 1
+    return bounds, count
+
+
+@_jit
 def insert_exact(v, g, delta, at_value, counts, values, weights, batch_counts, threshold, grouped):
     """Insert distinct sorted values with their weights and class counts into a tuple list.
 
@@ -241,13 +256,7 @@ def insert_exact(v, g, delta, at_value, counts, values, weights, batch_counts, t
         if fresh_position[0] == 0:
             ends[0] = True  # the minimum stays alone and exact
     # Groups of consecutive fresh values: group q is bounds[q]:bounds[q + 1].
-    bounds = np.empty(n_fresh + 1, dtype=np.int64)
-    bounds[0] = 0
-    n_new = 0
-    for t in range(n_fresh):
-        if ends[t]:
-            n_new += 1
-            bounds[n_new] = t + 1
+    bounds, n_new = _runs_ending_at(ends)
     group_g = _reduceat(fresh_weight.reshape(-1, 1), bounds, n_new)  # (n_new, 1)
     group_counts = _reduceat(fresh_counts, bounds, n_new)  # (n_new, J)
     # Interleave: each new tuple goes right before its successor.
@@ -318,13 +327,7 @@ def compress(v, g, delta, at_value, counts, threshold):
     keep = compress_keep(g, delta, threshold)
     s = v.shape[0]
     # Runs: run q is bounds[q]:bounds[q + 1] and ends at a kept tuple (the last one is kept).
-    bounds = np.empty(s + 1, dtype=np.int64)
-    bounds[0] = 0
-    size = 0
-    for i in range(s):
-        if keep[i]:
-            size += 1
-            bounds[size] = i + 1
+    bounds, size = _runs_ending_at(keep)
     if size == s:
         return v, g, delta, at_value, counts
     g_out = _reduceat(g.reshape(-1, 1), bounds, size)[:, 0].copy()

@@ -241,8 +241,9 @@ class ClassIndex:
     def lookup_many(self, labels: np.ndarray) -> np.ndarray | None:
         """Indices ``(m,)`` of an array of labels when all are registered already, else None.
 
-        One dict look-up per label (``tolist`` turns NumPy scalars into the Python values the
-        index holds); registers nothing, so a caller may validate the rest of its input first.
+        Typed labels (ints, bools, strings) and few classes: one vectorised comparison per class;
+        otherwise one dict look-up per label (``tolist`` turns NumPy scalars into the Python values
+        the index holds). Registers nothing, so a caller may validate the rest of its input first.
         """
         labels = np.asarray(labels)
         flat = labels.ravel()

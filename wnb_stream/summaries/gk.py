@@ -300,7 +300,7 @@ class GKClass(Summary):
 
     Cost: ``update`` O(1) amortised plus a flush every ``buffer_size`` values, each
     O(b log b + (s + b)·J) (a vectorised sort and one compiled pass); ``update_many`` the same
-    per value without Python work per value, plus one dict look-up per label; ``merge``
+    per value without Python work per value, plus the labels' look-up; ``merge``
     O((s_a + s_b)·J); ``table``, ``quantile``, ``rank`` O(s·J). Memory ``s·(4 + J)`` floats plus
     ``24·buffer_size`` bytes of buffer. The first flush of a process compiles the kernels (a few
     seconds) or loads them from numba's cache.
@@ -448,8 +448,8 @@ class GKClass(Summary):
 
         The result is exactly that of a loop of ``update`` (same tuples, counts and class order).
         The whole batch is validated first: on a bad value, label or weight nothing changes.
-        Cost O(m log b): a dict look-up per label (``ClassIndex.encode_many`` when a class is
-        new), the rest vectorised or compiled.
+        Cost O(m log b): the labels' columns from ``ClassIndex.lookup_many`` (``encode_many``
+        when a class is new), the rest vectorised or compiled.
         """
         x = _values(values)
         m = len(x)

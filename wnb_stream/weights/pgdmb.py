@@ -382,14 +382,8 @@ class PGDMB(Optimizer):
     def _judge(self, history: Batch, prior_costs: np.ndarray | None) -> None:
         """Compare w^{t+1} with the descent's best on the window; end the descent if it stalls."""
         descent = self._descent
-        best_value = self._remembered(descent.best, history, prior_costs)
-        if best_value is None:
-            candidates = np.stack([self._iterate, descent.best])  # (2, K), one pass over the window
-            new_value, best_value = criterion(candidates, history, prior_costs, self._regularizer)
-            self._remember(descent.best, best_value)
-        else:
-            new_value = criterion(self._iterate, history, prior_costs, self._regularizer)
-        self._remember(self._iterate, new_value)
+        best_value = self._window_value(descent.best, history, prior_costs)
+        new_value = self._window_value(self._iterate, history, prior_costs)
         descent.iterations += 1
         if new_value < best_value - self.epsilon:
             descent.best = self._iterate.copy()
@@ -399,10 +393,7 @@ class PGDMB(Optimizer):
                 descent.improved = True
                 self._incumbent_is_nb = False
             else:
-                global_value = self._remembered(self._best, history, prior_costs)
-                if global_value is None:
-                    global_value = criterion(self._best, history, prior_costs, self._regularizer)
-                    self._remember(self._best, global_value)
+                global_value = self._window_value(self._best, history, prior_costs)
                 if new_value < global_value - self.epsilon:
                     self._best = self._iterate.copy()
                     descent.from_best = True
@@ -415,28 +406,26 @@ class PGDMB(Optimizer):
 
     # ------------------------------------------------------------------ window values
     # Within a replay session (VNS) every step is judged on the same window: the criterion of a
-    # point already judged on it is read back instead of recomputed. Each value is computed by the
-    # same call on the same arrays (a stacked criterion is one 1-D evaluation per row), so a value
-    # read back is the very float a new evaluation would give. The window is held (identity is
+    # point already judged on it is read back instead of recomputed: the very float a new
+    # evaluation of the same point on the same arrays gives. The window is held (identity is
     # only meaningful while it lives) and never saved.
 
-    def _remembered(self, weights: np.ndarray, history: Batch, prior_costs: np.ndarray | None) -> float | None:
+    def _window_value(self, weights: np.ndarray, history: Batch, prior_costs: np.ndarray | None) -> float:
+        """``criterion(weights)`` on the window, read back when this window already judged it."""
         memo = getattr(self, "_window_memo", None)
-        same_costs = (
-            memo is not None
-            and (memo["prior_costs"] is None) == (prior_costs is None)
-            and (prior_costs is None or np.array_equal(memo["prior_costs"], prior_costs))
-        )
-        if memo is None or memo["history"] is not history or not same_costs:
-            self._window_memo = {"history": history, "prior_costs": prior_costs, "values": {}}
-            return None
-        return memo["values"].get(weights.tobytes())
-
-    def _remember(self, weights: np.ndarray, value: float) -> None:
-        values = self._window_memo["values"]
-        if len(values) >= _MEMO_SIZE:
-            values.pop(next(iter(values)))  # the oldest point
-        values[weights.tobytes()] = float(value)
+        if (
+            memo is None
+            or memo["history"] is not history
+            or (memo["prior_costs"] is None) != (prior_costs is None)
+            or (prior_costs is not None and not np.array_equal(memo["prior_costs"], prior_costs))
+        ):
+            memo = self._window_memo = {"history": history, "prior_costs": prior_costs, "values": {}}
+        values, key = memo["values"], weights.tobytes()
+        if key not in values:
+            if len(values) >= _MEMO_SIZE:
+                values.pop(next(iter(values)))  # the oldest point
+            values[key] = float(criterion(weights, history, prior_costs, self._regularizer))
+        return values[key]
 
     def __getstate__(self):
         state = dict(self.__dict__)
