@@ -56,6 +56,41 @@ def _plain_number(kind: type) -> bool:
     return kind is float or kind is int or issubclass(kind, (np.floating, np.integer))
 
 
+def _batch_labels(y) -> tuple[np.ndarray, np.ndarray, list]:
+    """Validate a batch's labels: ``(n,)`` object labels, ``(n,)`` codes into the distinct labels.
+
+    Labels are Python values (NumPy scalars are converted) compared as dict keys, as
+    ``ClassIndex`` does; a typed array (bools, ints, strings, floats without NaN) needs no check.
+    """
+    raw = y if isinstance(y, np.ndarray) else y.to_numpy() if hasattr(y, "to_numpy") else None
+    if raw is not None and raw.ndim == 1 and (raw.dtype.kind in "biuU" or (raw.dtype.kind == "f" and not np.isnan(raw).any())):
+        # Python scalars, all hashable; np.unique's equality is the dict's for these types
+        labels = np.empty(len(raw), dtype=object)
+        labels[:] = raw.tolist()
+        uniques, codes = np.unique(raw, return_inverse=True)
+        return labels, codes.astype(np.intp, copy=False).reshape(-1), uniques.tolist()
+    values = [_python_scalar(v) for v in y]
+    for label in values:
+        if label is None:
+            raise ValueError("y must not contain None")
+        try:
+            hash(label)
+        except TypeError:
+            raise ValueError(f"y must hold hashable class labels, got {label!r}") from None
+    labels = np.empty(len(values), dtype=object)
+    labels[:] = values
+    distinct: dict = {}
+    codes = np.fromiter((distinct.setdefault(label, len(distinct)) for label in values), dtype=np.intp, count=len(values))
+    return labels, codes, list(distinct)
+
+
+def _as_slice(index: np.ndarray) -> np.ndarray | slice:
+    """``index`` as a slice when it is a run of consecutive increasing integers (a view, not a gather)."""
+    if len(index) and index[-1] - index[0] == len(index) - 1 and (len(index) < 3 or np.all(np.diff(index) == 1)):
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
+
+
 @dataclasses.dataclass(slots=True)
 class _Row:
     """One validated example, by variable.
@@ -611,14 +646,15 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         h = self._history
         J = len(self._classes)
         columns = self._column[ks]
+        # consecutive variables and columns (every variable rebuilt at once): slices, not gathers
+        at, columns = _as_slice(ks), _as_slice(columns)
         piece = max(1, _REENCODE_CELLS // max(1, len(ks) * J))  # rows per piece: bounded temporaries
         for start in range(0, h.size, piece):
             stop = min(h.size, start + piece)
             rows = self._locate_block(ks, h.numeric[start:stop, columns])  # (m, a)
-            rows[~h.present[start:stop, ks]] = NOWHERE
-            encoded = np.zeros((stop - start, len(ks), h.log_lik.shape[2]))
-            encoded[:, :, :J] = self._table[rows]
-            h.log_lik[start:stop, ks, :] = encoded
+            rows[~h.present[start:stop, at]] = NOWHERE
+            h.log_lik[start:stop, at, :J] = self._table[rows]
+            h.log_lik[start:stop, at, J:] = 0.0  # (no class beyond J)
 
     def _raw_column(self, k: int) -> np.ndarray:
         if self._variables[k].kind == "numeric":
@@ -657,7 +693,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """Give the numeric summaries of ``indices`` the history rows they have not seen yet.
 
         Variables that last took rows at the same point are fed together from one slice of the
-        history: ``update_many`` per variable (a loop of ``update`` for a handful of rows).
+        history: ``update_coded`` per variable (a loop of ``update`` for a handful of rows).
         """
         if not len(indices):
             return
@@ -674,19 +710,20 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             present = h.present[np.ix_(rows, group)]  # (m, g)
             values = h.numeric[np.ix_(rows, columns)]  # (m, g)
             codes, weights = h.y[rows], h.sample_weight[rows]
-            labels = self._label_values()[codes]
+            labels = self._label_values()
+            counts = present.sum(axis=0).tolist()
             for i, k in enumerate(group.tolist()):
-                used = present[:, i]
                 summary = self._variables[k].summary
-                count = int(used.sum())
+                count = counts[i]
                 if count <= _FEW_ROWS:
                     names = self._classes.labels
-                    for r in np.flatnonzero(used).tolist():
+                    for r in np.flatnonzero(present[:, i]).tolist():
                         summary.update(float(values[r, i]), names[codes[r]], float(weights[r]))
-                elif count == len(used):
-                    summary.update_many(values[:, i], labels, weights)
+                elif count == len(rows):
+                    summary.update_coded(values[:, i], codes, labels, weights)
                 else:
-                    summary.update_many(values[used, i], labels[used], weights[used])
+                    used = present[:, i]
+                    summary.update_coded(values[used, i], codes[used], labels, weights[used])
             self._synced[group] = self._stored
         self._synced_min = int(self._synced.min())
 
@@ -934,17 +971,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
 
         if not isinstance(X, pd.DataFrame):
             raise ValueError(f"X must be a pandas DataFrame, got {type(X).__name__}")
-        labels = np.empty(len(X), dtype=object)
-        labels[:] = [_python_scalar(v) for v in y]
+        labels, codes, uniques = _batch_labels(y)
         if len(labels) != len(X):
             raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(labels)}")
-        for label in labels:
-            if label is None:
-                raise ValueError("y must not contain None")
-            try:
-                hash(label)
-            except TypeError:
-                raise ValueError(f"y must hold hashable class labels, got {label!r}") from None
         if w is None:
             sample_weight = np.ones(len(X))
         else:
@@ -954,7 +983,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         frame = self._parse_frame(X)
         if not len(X):
             return
-        self._learn_chunks(frame, labels, sample_weight)
+        self._learn_chunks(frame, labels, codes, uniques, sample_weight)
 
     def _parse_frame(self, X) -> _Frame:
         """Validate a DataFrame without touching the model (numeric columns read in one block)."""
@@ -1044,14 +1073,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         nonmissing = np.flatnonzero(kinds > 0)
         return name, known, values, int(nonmissing[0]) if len(nonmissing) else -1
 
-    def _learn_chunks(self, frame: _Frame, labels: np.ndarray, sample_weight: np.ndarray) -> None:
+    def _learn_chunks(self, frame: _Frame, labels: np.ndarray, codes: np.ndarray, uniques: list, sample_weight: np.ndarray) -> None:
         n = len(labels)
         # Row positions of each label: a class count reaching its rebuild threshold ends a chunk
         # (a new class has threshold 1, so its first row ends one).
-        positions: dict = {}
-        for r, label in enumerate(labels):
-            positions.setdefault(label, []).append(r)
-        positions = {label: np.array(rows) for label, rows in positions.items()}
+        by_label = np.argsort(codes, kind="stable")
+        positions = dict(zip(uniques, np.split(by_label, np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1])))
         # A feature takes part from the first row where it is known (a new one: its first value).
         columns = [(name, 0 if name in self._index else first) for name, _, first in frame.columns()]
         t = 0
@@ -1079,15 +1106,18 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
                 soon = need <= end - t + 1
                 if soon.any():
                     end = min(end, t + int(need[soon].min()) - 1)
-            self._learn_chunk(frame, columns, labels, sample_weight, t, end + 1)
+            self._learn_chunk(frame, columns, labels, codes, uniques, sample_weight, t, end + 1)
             t = end + 1
 
-    def _learn_chunk(self, frame: _Frame, columns: list, labels, sample_weight, lo: int, hi: int) -> None:
+    def _learn_chunk(self, frame: _Frame, columns: list, labels, codes, uniques, sample_weight, lo: int, hi: int) -> None:
         """Rows ``lo:hi`` in bulk; only the last row may trigger a class, a rebuild or a step."""
-        chunk_labels = labels[lo:hi]
         chunk_weight = sample_weight[lo:hi]
         m = hi - lo
-        class_index = np.array([self._classes.encode(label) for label in chunk_labels], dtype=np.intp)
+        # class indices through the batch's distinct labels; new ones registered in row order
+        known = np.array([self._classes.position.get(label, -1) for label in uniques], dtype=np.intp)
+        class_index = known[codes[lo:hi]]
+        for r in np.flatnonzero(class_index < 0).tolist():
+            class_index[r] = self._classes.encode(labels[lo + r])
         self._grow_classes()
         np.add.at(self._class_counts, class_index, chunk_weight)
         np.add.at(self._class_seen, class_index, 1.0)
@@ -1140,8 +1170,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             self._compile()
         J = len(self._classes)
         kept = min(m, len(h))
-        slots = h.recent(kept)
-        log_lik = np.zeros((kept, K, J))  # (kept, K, J)
+        slots = _as_slice(h.recent(kept))
+        if isinstance(slots, slice):  # the rows are consecutive in the ring: encode in place
+            log_lik = h.log_lik[slots, :K, :J]  # (kept, K, J) a view
+            log_lik[...] = 0.0
+        else:
+            log_lik = np.zeros((kept, K, J))  # (kept, K, J)
         rows = self._locate_block(ks, block[m - kept :])
         rows[~present[m - kept :, ks]] = NOWHERE
         log_lik[:, ks, :] = self._table[rows]
@@ -1157,7 +1191,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
                 ll = self._variables[k].log_lik_many(block[m - kept :, i])
                 ll[~present[m - kept :, k]] = 0.0
                 log_lik[:, k, : ll.shape[1]] = ll
-        h.log_lik[slots, :K, :J] = log_lik
+        if not isinstance(slots, slice):
+            h.log_lik[slots, :K, :J] = log_lik
         self._pending += m
         self._maybe_step()
 

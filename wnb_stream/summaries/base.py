@@ -4,7 +4,8 @@ Every summary keeps, for one variable, class counts in bounded memory and offers
 
 - ``update(x, y, w=1.0) -> None``: one observation;
 - ``update_many(values, labels, weights=None) -> None``: a NumPy batch, same result as a loop of
-  ``update`` (vectorised);
+  ``update`` (vectorised); ``update_coded(values, codes, labels, weights=None)`` the same batch
+  given as class codes into ``labels``;
 - ``merge(other) -> None``: absorb a summary of the same kind built on another stream;
 - ``table()``: a frozen value (``Bins``, ``Categories`` or ``Moments``) that level 2 reads;
 - ``n``: the total weight seen (missing values included); ``memory_usage()``: bytes held.
@@ -346,6 +347,27 @@ class Summary(base.Base):
 
     def update_many(self, values, labels, weights=None) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def update_coded(self, values, codes, labels, weights=None) -> None:
+        """``update_many(values, labels[codes], weights)``, for a caller that holds class codes.
+
+        ``codes (m,)`` are integer positions in ``labels (J,)`` (the caller's class labels, in its
+        own order). Same summary as ``update_many``; a subclass may map the codes to its columns
+        once per batch instead of looking up each label.
+        """
+        self.update_many(values, np.asarray(labels)[np.asarray(codes, dtype=np.intp)], weights)
+
+    def _columns_of(self, codes: np.ndarray, labels: np.ndarray) -> np.ndarray | None:
+        """This summary's columns ``(m,)`` of rows coded into ``labels (J,)``; None when a label of
+        the batch is not registered here (the caller then registers it through ``update_many``).
+        """
+        seen = np.flatnonzero(np.bincount(codes, minlength=len(labels)))  # the labels in the batch
+        found = self._classes.lookup_many(labels[seen])
+        if found is None:
+            return None
+        columns = np.zeros(len(labels), dtype=np.intp)
+        columns[seen] = found
+        return columns[codes]
 
     def merge(self, other) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

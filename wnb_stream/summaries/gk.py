@@ -466,6 +466,23 @@ class GKClass(Summary):
             except TypeError:  # labels of mixed types that np.unique cannot sort
                 codes = np.fromiter((self._classes.encode(y) for y in labels.tolist()), dtype=np.intp, count=m)
             codes = codes.astype(np.int64)
+        self._update_columns(x, codes, w)
+
+    def update_coded(self, values, codes, labels, weights=None) -> None:
+        """``update_many(values, labels[codes], weights)``: the labels' columns are found once per
+        batch (``codes (m,)`` index ``labels (J,)``). The same summary as ``update_many``."""
+        codes = np.asarray(codes, dtype=np.intp)
+        columns = self._columns_of(codes, np.asarray(labels)) if len(codes) else None
+        if columns is None:  # a class new to this summary (or an empty batch): the general path
+            self.update_many(values, np.asarray(labels)[codes], weights)
+            return
+        x = _values(values)
+        if len(x) != len(codes):
+            raise ValueError(f"codes must have one entry per value ({len(x)}), got {len(codes)}")
+        self._update_columns(x, columns, as_weights(weights, len(x)))
+
+    def _update_columns(self, x: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
+        """Add validated values ``(m,)`` with their class columns and weights."""
         if not (w.flags.c_contiguous and w.flags.writeable):
             w = w.copy()  # one array type for the kernel
         finite = np.isfinite(x)
