@@ -241,3 +241,46 @@ def test_vns_finds_the_irrelevant_led_variables(led_plain, replay_level):
     else:
         assert ce_vns < ce_plain
         assert acc_vns >= acc_plain - 0.002
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda y: pd.Series([{"a": 0, "b": 1, "c": 2}[v] for v in y]),  # int64 Series
+        lambda y: np.array([{"a": 0, "b": 1, "c": 2}[v] for v in y], dtype=np.int32),  # NumPy ints
+        lambda y: pd.Series([{"a": 2.5, "b": -0.0, "c": 1.0}[v] for v in y]),  # floats
+        lambda y: np.array(y),  # NumPy strings ('<U1')
+        lambda y: pd.Series(y, dtype=object),  # Python strings
+        lambda y: list(y),  # a list
+    ],
+)
+def test_learn_many_takes_labels_of_any_container_as_a_learn_one_loop(encode):
+    rows = [(x, y) for x, y in _mixed_stream(500, seed=5)]
+    X, y = _frame(rows)
+    labels = encode(y.tolist())
+    values = labels.tolist() if hasattr(labels, "tolist") else labels
+    one = WeightedNaiveBayes(history_size=200, seed=2)
+    many = one.clone()
+    for x, label in zip(X.to_dict(orient="records"), values):
+        one.learn_one(x, label)
+    for lo in range(0, len(X), 97):  # a class appears in the middle of the first batches
+        many.learn_many(X.iloc[lo : lo + 97], labels[lo : lo + 97])
+    assert one.classes == many.classes
+    assert all(type(a) is type(b) for a, b in zip(one.classes, many.classes))
+    for x, _ in rows[-20:]:
+        assert one.predict_proba_one(x) == pytest.approx(many.predict_proba_one(x), abs=1e-12)
+
+
+def test_learn_many_rejects_unusable_labels_and_leaves_the_model_unchanged():
+    model = WeightedNaiveBayes(seed=1)
+    X, y = _frame(_mixed_stream(100))
+    model.learn_many(X, y)
+    before = pickle.dumps(model)
+    X2 = X.iloc[:3]
+    with pytest.raises(ValueError, match="None"):
+        model.learn_many(X2, ["a", None, "b"])
+    with pytest.raises(ValueError, match="hashable"):
+        model.learn_many(X2, ["a", ["b"], "b"])
+    with pytest.raises(ValueError, match="one label per row"):
+        model.learn_many(X2, np.array([1, 2]))
+    assert pickle.dumps(model) == before
