@@ -797,6 +797,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """One learner step on the ``m`` most recent rows, judged on the whole history."""
         h = self._history
         K, J = len(self._variables), len(self._classes)
+        h.fit_encoding(K, J)  # the window below: one contiguous block
         log_prior = self._log_prior()
         rows = h.recent(m)
         batch = Batch(h.log_lik[rows, :K, :J], h.y[rows], h.sample_weight[rows], log_prior)

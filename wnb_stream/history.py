@@ -89,6 +89,19 @@ class History:
         self.n_variables = max(self.n_variables, n_variables)
         self.n_classes = max(self.n_classes, n_classes)
 
+    def fit_encoding(self, n_variables: int, n_classes: int) -> None:
+        """Drop the headroom of ``log_lik`` beyond ``(n_variables, n_classes)`` (at least the sizes
+        in use), so that the rows in use are one contiguous ``(size, K, J)`` block for the learners.
+
+        ``resize`` grows with headroom (doubling) so that features and classes arriving one at a
+        time cost amortised O(1) copies; the learners read the history far more often than it
+        grows, and a strided window costs every criterion evaluation (several times slower gathers
+        and products). A copy is made only when there is headroom to drop.
+        """
+        if self.log_lik.shape[1:] != (n_variables, n_classes):
+            assert n_variables >= self.n_variables and n_classes >= self.n_classes, "cells in use would be dropped"
+            self.log_lik = np.ascontiguousarray(self.log_lik[:, :n_variables, :n_classes])
+
     def push(self, numeric, categorical, present, log_lik_row, y: int, sample_weight: float) -> None:
         """Append one row, overwriting the oldest when full.
 
