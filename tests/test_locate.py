@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wnb_stream._locate import locate_rows, row_sums
+from wnb_stream._locate import encode_rows, locate_rows, row_sums
 
 
 @settings(max_examples=150, deadline=None)
@@ -21,10 +21,8 @@ def test_row_sums_equal_numpy_sum_over_variables(seed, n, a, n_classes, n_rows):
     assert np.array_equal(row_sums(table, rows), table[rows].sum(axis=1))
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 8))
-def test_locate_rows_is_bisect_left_per_variable(seed, n, n_variables):
-    rng = np.random.default_rng(seed)
+def random_partitions(rng, n_variables: int):
+    """Cut matrix, cut counts, first and missing rows of ``n_variables`` random partitions."""
     n_cuts = rng.integers(0, 6, size=n_variables)
     width = int(n_cuts.max()) + 1
     cuts = np.full((n_variables, width), np.inf)
@@ -35,10 +33,24 @@ def test_locate_rows_is_bisect_left_per_variable(seed, n, n_variables):
         cuts[k, : n_cuts[k]] = values
     first = np.where(rng.random(n_variables) < 0.2, -1, rng.integers(0, 50, size=n_variables))
     missing = np.where(rng.random(n_variables) < 0.3, -1, rng.integers(0, 50, size=n_variables))
+    return cuts, n_cuts, first, missing
+
+
+def random_block(rng, n: int, n_variables: int):
+    """Variables ``ks`` and a block of their values with ties, NaN and inf."""
     ks = rng.permutation(n_variables)[: int(rng.integers(1, n_variables + 1))]
     block = np.round(rng.normal(size=(n, len(ks))), 1)
     block[rng.random(block.shape) < 0.1] = np.nan
     block[rng.random(block.shape) < 0.05] = np.inf
+    return ks, block
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 8))
+def test_locate_rows_is_bisect_left_per_variable(seed, n, n_variables):
+    rng = np.random.default_rng(seed)
+    cuts, n_cuts, first, missing = random_partitions(rng, n_variables)
+    ks, block = random_block(rng, n, n_variables)
     rows = locate_rows(cuts, n_cuts, first, missing, ks, block)
     for r in range(n):
         for i, k in enumerate(ks):
@@ -50,3 +62,21 @@ def test_locate_rows_is_bisect_left_per_variable(seed, n, n_variables):
             else:
                 expected = first[k] + bisect.bisect_left(cuts[k, : n_cuts[k]].tolist(), x)
             assert rows[r, i] == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 8), st.integers(1, 5))
+def test_encode_rows_writes_the_located_rows_into_a_strided_view(seed, n, n_variables, n_classes):
+    rng = np.random.default_rng(seed)
+    cuts, n_cuts, first, missing = random_partitions(rng, n_variables)
+    ks, block = random_block(rng, n, n_variables)
+    present = rng.random(block.shape) < 0.8
+    table = rng.normal(size=(60, n_classes))  # rows up to 49 + 5 cuts, and the zero row
+    table[-1] = 0.0
+    rows = locate_rows(cuts, n_cuts, first, missing, ks, block)
+    rows[~present] = -1
+    history = np.full((n + 3, len(ks) + 2, n_classes + 1), 7.0)  # headroom around the view
+    encode_rows(cuts, n_cuts, first, missing, ks, block, present, table, history[2 : n + 2, 1 : len(ks) + 1, :n_classes])
+    assert np.array_equal(history[2 : n + 2, 1 : len(ks) + 1, :n_classes], table[rows])
+    history[2 : n + 2, 1 : len(ks) + 1, :n_classes] = 7.0
+    assert np.all(history == 7.0)  # nothing written outside the view

@@ -8,6 +8,9 @@ scan, which on the 5–30 cuts of a MODL partition is 6–8× faster than a bina
 and than NumPy's ``searchsorted`` called once per variable (measured in ``benchmarks/throughput.py``
 runs; the result is the same integer, so nothing downstream changes).
 
+:func:`encode_rows` writes the located table rows straight into their destination (the
+history's encoded block), without the row and gather temporaries.
+
 :func:`row_sums` adds the table rows of each example, in the order of its variables, as NumPy's
 ``table[rows].sum(axis=1)`` does for two classes or more (a reduction over a non-contiguous axis
 is a sequential sum; property-tested equal to the last bit), without the ``(n, a, J)`` temporary.
@@ -23,7 +26,7 @@ import numpy as np
 
 from .variable import NOWHERE
 
-__all__ = ["locate_rows", "row_sums"]
+__all__ = ["encode_rows", "locate_rows", "row_sums"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -43,6 +46,33 @@ def _locate(cuts, n_cuts, first_row, missing_row, ks, block, out):  # pragma: no
                     count += cuts[k, p] < x
                 out[r, i] = first_row[k] + count
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _encode(cuts, n_cuts, first_row, missing_row, ks, block, present, table, out):  # pragma: no cover - compiled
+    # _locate's rule, written out again: a shared compiled helper (even inlined) made both loops
+    # several times slower (numba 0.68), as the GK kernels' speed notes say.
+    n, a = block.shape
+    n_rows, n_classes = table.shape
+    for r in range(n):
+        for i in range(a):
+            k = ks[i]
+            x = block[r, i]
+            if not present[r, i]:
+                row = n_rows - 1  # NOWHERE: the zero row
+            elif x != x:
+                row = missing_row[k]
+            elif first_row[k] < 0:
+                row = NOWHERE
+            else:
+                count = 0
+                for p in range(n_cuts[k]):
+                    count += cuts[k, p] < x
+                row = first_row[k] + count
+            if row < 0:
+                row += n_rows  # NOWHERE reads the last row, as NumPy indexing does
+            for j in range(n_classes):
+                out[r, i, j] = table[row, j]
 
 
 def locate_rows(cuts, n_cuts, first_row, missing_row, ks, block) -> np.ndarray:
@@ -80,6 +110,38 @@ def locate_rows(cuts, n_cuts, first_row, missing_row, ks, block) -> np.ndarray:
         np.asarray(missing_row, dtype=np.intp),
         np.asarray(ks, dtype=np.intp),
         block,
+        out,
+    )
+
+
+def encode_rows(cuts, n_cuts, first_row, missing_row, ks, block, present, table, out) -> None:
+    """Write ``table[rows]`` into ``out (n, a, J)``: the located rows of ``block``, where ``present``.
+
+    The same as ``out[...] = table[locate_rows(...)]`` with ``NOWHERE`` where ``present (n, a)``
+    is False (``table``'s last row, zeros in the classifier's table), without the row and gather
+    temporaries; ``out`` may be a strided view (of the history).
+
+    Examples
+    --------
+    >>> table = np.array([[1.0, 2.0], [3.0, 4.0], [0.0, 0.0]])
+    >>> out = np.full((2, 1, 2), np.nan)
+    >>> encode_rows(np.array([[0.5, np.inf]]), np.array([1]), np.array([0]), np.array([-1]),
+    ...             np.array([0]), np.array([[0.7], [0.2]]), np.array([[True], [False]]), table, out)
+    >>> out[:, 0].tolist()
+    [[3.0, 4.0], [0.0, 0.0]]
+    """
+    block = np.ascontiguousarray(block, dtype=float)
+    if block.size == 0:
+        return
+    _encode(
+        np.ascontiguousarray(cuts, dtype=float),
+        np.asarray(n_cuts, dtype=np.intp),
+        np.asarray(first_row, dtype=np.intp),
+        np.asarray(missing_row, dtype=np.intp),
+        np.asarray(ks, dtype=np.intp),
+        block,
+        np.ascontiguousarray(present, dtype=np.bool_),
+        np.ascontiguousarray(table, dtype=float),
         out,
     )
 

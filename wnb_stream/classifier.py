@@ -31,7 +31,7 @@ import numpy as np
 from river import base
 
 from . import history as history_module
-from ._locate import locate_rows, row_sums
+from ._locate import encode_rows, locate_rows, row_sums
 from .summaries.base import ClassIndex, _python_scalar, check_weight
 from .variable import NOWHERE, Variable, value_kind
 from .weights.base import Batch, Context
@@ -651,9 +651,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         piece = max(1, _REENCODE_CELLS // max(1, len(ks) * J))  # rows per piece: bounded temporaries
         for start in range(0, h.size, piece):
             stop = min(h.size, start + piece)
-            rows = self._locate_block(ks, h.numeric[start:stop, columns])  # (m, a)
-            rows[~h.present[start:stop, at]] = NOWHERE
-            h.log_lik[start:stop, at, :J] = self._table[rows]
+            self._encode_block(ks, h.numeric[start:stop, columns], h.present[start:stop, at], h.log_lik[start:stop], at)
             h.log_lik[start:stop, at, J:] = 0.0  # (no class beyond J)
 
     def _raw_column(self, k: int) -> np.ndarray:
@@ -899,6 +897,17 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     def _locate_block(self, ks: np.ndarray, block: np.ndarray) -> np.ndarray:
         """Table rows ``(n, a)`` of a block of values ``(n, a)`` of the numeric variables ``ks (a,)``."""
         return locate_rows(self._cuts, self._n_cuts, self._first_row, self._missing_row, ks, block)
+
+    def _encode_block(self, ks: np.ndarray, block: np.ndarray, present: np.ndarray, out: np.ndarray, at) -> None:
+        """``out[:, at, :J] = ℓ`` of a block of values ``(n, a)`` of the numeric variables ``ks (a,)``
+        (zeros where ``present (n, a)`` is False); ``at`` is ``ks`` or the same as a slice."""
+        J = self._table.shape[1]
+        if isinstance(at, slice):  # a view: the compiled lookups write into it
+            encode_rows(self._cuts, self._n_cuts, self._first_row, self._missing_row, ks, block, present, self._table, out[:, at, :J])
+        else:
+            rows = self._locate_block(ks, block)  # (n, a)
+            rows[~present] = NOWHERE
+            out[:, at, :J] = self._table[rows]
 
     def _density_values(self, row: _Row):
         """(variable, value or None) of the row's density-scored variables."""
@@ -1177,9 +1186,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             log_lik[...] = 0.0
         else:
             log_lik = np.zeros((kept, K, J))  # (kept, K, J)
-        rows = self._locate_block(ks, block[m - kept :])
-        rows[~present[m - kept :, ks]] = NOWHERE
-        log_lik[:, ks, :] = self._table[rows]
+        self._encode_block(ks, block[m - kept :], present[m - kept :, ks], log_lik, _as_slice(ks))
         for k, values, _ in categorical:
             variable = self._variables[k]
             parts = variable.locate_many(values[hi - kept : hi]) if variable.log_prob is not None else None
