@@ -146,13 +146,15 @@ class Variable:
             parts = partition.part_index(bounds) if len(bounds) else np.zeros(0, dtype=int)
             # Parts are runs of consecutive bins (intervals): a cut after each run but the last,
             # at the run's last bound (right-closed). No bin at all: finite values go nowhere.
-            cut = parts[1:] != parts[:-1]  # (n_bins - 1,) a new part starts after bin i
-            assert np.all((parts[1:] - parts[:-1]) == cut), "every interval holds consecutive bins"
+            step = parts[1:] - parts[:-1]  # (n_bins - 1,)
+            cut = step != 0  # a new part starts after bin i
+            assert (step == cut).all(), "every interval holds consecutive bins"
             self.cuts = bounds[:-1][cut].tolist()
             # No finite bin (only missing values seen): a finite value goes where the partition
             # sends it (its single part, or nowhere).
             self.first_part = int(parts[0]) if len(parts) else int(partition.part_index(np.array([0.0]))[0])
-            self.missing_part = int(partition.part_index(np.array([np.nan]))[0])
+            # part_index sends every missing value (None, NaN, ±inf) to ``missing_part``
+            self.missing_part = int(partition.missing_part)
         else:
             values = np.empty(len(table.values), dtype=object)
             values[:] = list(table.values)

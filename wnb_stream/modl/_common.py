@@ -26,6 +26,8 @@ def check_options(criterion: str, criteria: tuple, method: str, selection_cost) 
         raise ValueError(f"criterion must be one of {criteria}, got {criterion!r}")
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if type(selection_cost) is float and 0.0 <= selection_cost < math.inf:
+        return  # the usual argument (a finite float ≥ 0) without the slower checks below
     if (
         isinstance(selection_cost, bool)
         or not isinstance(selection_cost, numbers.Real)

@@ -367,12 +367,13 @@ _KERNEL_MAX_CLASSES = 128  # _kernels.MAX_CLASSES (kept here so that numba loads
 _METHOD_CODES = {"auto": 0, "exact": 1, "greedy": 2}  # _kernels.AUTO, EXACT, GREEDY; others INVALID
 
 
-def _integer_lookup(atoms: np.ndarray, total: float):
+def _integer_lookup(atoms: np.ndarray, total: float, nonnegative: bool = False):
     """``(lΓ table, lΓ(J), int64 atoms)`` when the kernels price ``(B, J)`` atoms exactly, else None.
 
     The condition is that of ``part_cost_function``: integer counts, and twice the total below the
     table limit (searches price unions of two parts), so that every lΓ comes from the table; and
-    at most ``_kernels.MAX_CLASSES`` (= 128) classes.
+    at most ``_kernels.MAX_CLASSES`` (= 128) classes. ``nonnegative``: the caller has checked that
+    every count is ≥ 0 (``_prepare`` does), so the sign test is skipped.
     """
     n_classes = atoms.shape[1] if atoms.ndim == 2 else 0
     if atoms.size == 0 or n_classes > _KERNEL_MAX_CLASSES:
@@ -381,7 +382,8 @@ def _integer_lookup(atoms: np.ndarray, total: float):
     if size >= _costs._TABLE_LIMIT:
         return None
     integers = atoms.astype(np.int64, order="C")  # one memory layout: one compiled version of each kernel
-    if not np.array_equal(integers, atoms) or integers.min() < 0:
+    # (``np.array_equal`` of two arrays of one shape, without its Python overhead)
+    if not (integers == atoms).all() or (not nonnegative and integers.min() < 0):
         return None  # (negative counts are no table; the kernels would read outside it)
     return _costs._grow_table(size), math.lgamma(n_classes), integers
 
@@ -495,30 +497,69 @@ def _prepare(table: Bins) -> tuple[np.ndarray, np.ndarray, bool]:
     bounds = np.asarray(table.upper_bounds, dtype=float)
     counts = np.asarray(table.counts, dtype=float)
     missing = np.asarray(table.missing, dtype=float)
+    # The usual table (a GK summary's) has strictly increasing bounds: one comparison shows it, and
+    # rules out NaN too (a NaN bound fails its comparisons), so the checks of the bounds and the
+    # collapse of equal bounds below have nothing to do.
+    distinct = len(bounds) > 1 and bool((bounds[1:] > bounds[:-1]).all())
     # (one reduction per check: min/max propagate NaN, so "min >= 0 and max < inf" is "finite, >= 0")
-    if len(bounds) and np.isnan(bounds.min()):
+    if not distinct and len(bounds) and np.isnan(bounds.min()):
         raise ValueError("table.upper_bounds must not contain NaN")
-    if len(bounds) > 1:
+    if not distinct and len(bounds) > 1:
         later, earlier = bounds[1:], bounds[:-1]
         if (later < earlier).any():
             raise ValueError("table.upper_bounds must be increasing")
-    for name, array in (("counts", counts), ("missing", missing)):
-        if array.size and not (array.min() >= 0.0 and array.max() < np.inf):
-            raise ValueError(f"table.{name} must be finite and >= 0")
-    if len(bounds) > 1:
+    if counts.size and not (counts.min() >= 0.0 and counts.max() < np.inf):
+        raise ValueError("table.counts must be finite and >= 0")
+    # (J values: plain Python; a NaN fails both comparisons, as it fails the min/max test)
+    missing_values = missing.ravel().tolist()
+    if not all(0.0 <= value < math.inf for value in missing_values):
+        raise ValueError("table.missing must be finite and >= 0")
+    if not distinct and len(bounds) > 1:
         same = later == earlier
         if same.any():
             first = np.flatnonzero(np.concatenate([[True], ~same]))
             counts = np.add.reduceat(counts, first, axis=0)
             bounds = bounds[first]
-    has_missing = bool(missing.sum() > 0)
+    # a sum of counts ≥ 0 is positive exactly when one of them is (rounding is monotone)
+    has_missing = any(value > 0.0 for value in missing_values)
     if has_missing:
         counts = np.vstack([missing[None, :], counts])
         bounds = np.concatenate([[np.nan], bounds])
-    keep = counts.sum(axis=1) > 0
+    keep = _positive_rows(counts)
     if keep.all():
         return counts, bounds, has_missing
     return counts[keep], bounds[keep], has_missing
+
+
+def _positive_rows(counts: np.ndarray) -> np.ndarray:
+    """``counts.sum(axis=1) > 0``, ``(B,)``, for ``(B, J)`` counts that are finite and ≥ 0.
+
+    A sum of non-negative floats is positive exactly when one term is, whatever the order of the
+    additions (rounding is monotone), so for few classes the columns are added one by one: NumPy's
+    reductions along a short last axis cost several times more on tables of this size.
+    """
+    n_classes = counts.shape[1]
+    if not 0 < n_classes <= _COLUMN_LOOP_MAX_CLASSES:
+        return counts.sum(axis=1) > 0
+    total = counts[:, 0]
+    for j in range(1, n_classes):
+        total = total + counts[:, j]
+    return total > 0
+
+
+def _all_columns_positive(counts: np.ndarray) -> bool:
+    """``(counts.sum(axis=0) > 0).all()`` for ``(B, J)`` counts that are finite and ≥ 0 (see above)."""
+    n_classes = counts.shape[1]
+    if n_classes > _COLUMN_LOOP_MAX_CLASSES:
+        return bool((counts.sum(axis=0) > 0).all())
+    for j in range(n_classes):
+        if not counts[:, j].any():  # (a count ≥ 0 is positive when non-zero)
+            return False
+    return True
+
+
+#: ``_positive_rows`` / ``_all_columns_positive`` loop over the columns up to this many classes.
+_COLUMN_LOOP_MAX_CLASSES = 8
 
 
 def _intervals(atoms, bounds, has_missing, ends, cost, null_cost, prior, classes, criterion, method, table):
@@ -540,7 +581,8 @@ def _intervals(atoms, bounds, has_missing, ends, cost, null_cost, prior, classes
     if len(upper) == 0:
         # no numeric bin at all: one interval covering the real line
         upper = np.array([np.inf])
-    return Intervals(
+    # (the ``Intervals`` constructor, without the frozen dataclass's per-field overhead)
+    return Intervals._assemble(
         classes=classes,
         upper_bounds=upper,
         counts=counts,
@@ -595,12 +637,24 @@ def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", se
         raise TypeError(f"table must be a Bins value, got {type(table).__name__}")
     check_options(criterion, CRITERIA, method, selection_cost)
     atoms_all, bounds, has_missing = _prepare(table)
-    columns = observed_columns(atoms_all)
-    # (a copy in NumPy's layout for this indexing, even with every column: n_total sums it in that order)
-    atoms = atoms_all[:, columns]
-    n_atoms, n_observed = atoms.shape
-    n_total = float(atoms.sum())
     classes = table.classes
+    lookup = None
+    n_atoms, n_columns = atoms_all.shape
+    if n_columns >= 2 and n_atoms and _all_columns_positive(atoms_all):
+        # The usual table: every class observed and integer counts. The atoms are then all the
+        # columns as they are, and the total is exact whatever the order of the sum, so it is the
+        # one the general path below computes on its copy (and the lookup is the one it would get).
+        n_total = float(atoms_all.sum())
+        if n_total < _costs._TABLE_LIMIT:
+            lookup = _integer_lookup(atoms_all, n_total, nonnegative=True)
+    if lookup is not None:
+        atoms = atoms_all
+    else:
+        columns = observed_columns(atoms_all)
+        # (a copy in NumPy's layout for this indexing, even with every column: n_total sums it in that order)
+        atoms = atoms_all[:, columns]
+        n_total = float(atoms.sum())
+    n_atoms, n_observed = atoms.shape
 
     if n_total <= 0 or n_observed < 2:
         # Khiops: cost 0 with fewer than two classes (spec §5.7); no information to code.
@@ -608,7 +662,8 @@ def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", se
         return _intervals(atoms_all, bounds, has_missing, ends, 0.0, 0.0, 0.0, classes, criterion, "null", table)
 
     prior = _prior(n_atoms, n_total, criterion, selection_cost)
-    lookup = _integer_lookup(atoms, n_total)
+    if lookup is None:
+        lookup = _integer_lookup(atoms, n_total)
     if lookup is not None:
         # integer counts: the search, then c(M), c(M0), the null-model fallback and B(X), compiled
         table_values, log_gamma_classes, integers = lookup

@@ -61,15 +61,42 @@ def log_probabilities(counts: np.ndarray) -> np.ndarray:
     [[0.7273, 0.5], [0.2727, 0.5]]
     """
     counts = np.asarray(counts, dtype=float)
+    return _log_probabilities(counts, np.empty(counts.shape))
+
+
+def _log_probabilities(counts: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``log_probabilities`` of ``(I, J)`` float counts, written into ``out`` ``(I, J)`` and returned."""
     n_parts = counts.shape[0]
-    epsilon = 1.0 / (counts.sum() + 1.0)
-    return np.log(counts + epsilon) - np.log(counts.sum(axis=0) + n_parts * epsilon)
+    # (ε in Python floats: the same IEEE operations as on NumPy scalars, without their overhead)
+    epsilon = 1.0 / (float(counts.sum()) + 1.0)
+    return np.subtract(np.log(counts + epsilon), np.log(counts.sum(axis=0) + n_parts * epsilon), out=out)
 
 
 def _frozen(array, dtype=float) -> np.ndarray:
     array = np.array(array, dtype=dtype, copy=True)
     array.setflags(write=False)
     return array
+
+
+def _lookup_tables(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """``(_table, log_prob, _rows)`` of ``(I, J)`` part × class counts (see the module design note)."""
+    n_parts = counts.shape[0]
+    # (I + 1, J): the last row answers part index −1 with log-likelihood 0 (spec §7, missing).
+    table = np.empty((n_parts + 1, counts.shape[1]))
+    _log_probabilities(counts, table[:n_parts])
+    table[n_parts] = 0.0
+    table.setflags(write=False)
+    # a read-only view of the first I rows, and the read-only row views
+    return table, table[:n_parts], tuple(table)
+
+
+def _owned_frozen(array: np.ndarray) -> np.ndarray:
+    """``_frozen(array)`` for a float array handed over by its only holder: frozen in place when it
+    owns C-contiguous float64 data (the copy would be equal), else copied."""
+    if array.base is None and array.dtype == np.float64 and array.flags.c_contiguous:
+        array.setflags(write=False)
+        return array
+    return _frozen(array)
 
 
 class _Lookup:
@@ -79,15 +106,10 @@ class _Lookup:
         counts = _frozen(self.counts)
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "classes", tuple(self.classes))
-        n_parts = counts.shape[0]
-        # (I + 1, J): the last row answers part index −1 with log-likelihood 0 (spec §7, missing).
-        table = np.empty((n_parts + 1, counts.shape[1]))
-        table[:n_parts] = log_probabilities(counts)
-        table[n_parts] = 0.0
-        table.setflags(write=False)
+        table, log_prob, rows = _lookup_tables(counts)
         object.__setattr__(self, "_table", table)
-        object.__setattr__(self, "log_prob", table[:n_parts])  # a read-only view of the first I rows
-        object.__setattr__(self, "_rows", tuple(table))  # read-only row views
+        object.__setattr__(self, "log_prob", log_prob)
+        object.__setattr__(self, "_rows", rows)
 
     @property
     def n_parts(self) -> int:
@@ -196,6 +218,40 @@ class Intervals(_Lookup):
         object.__setattr__(self, "_cuts", upper_bounds[:-1].tolist())
         object.__setattr__(self, "_offset", self.n_parts - len(upper_bounds))
 
+    @classmethod
+    def _assemble(cls, classes, upper_bounds, counts, missing_part, cost, null_cost, level, prior_cost, criterion, method):
+        """``Intervals(...)`` of these fields, for ``discretize``, whose arrays already have their shapes.
+
+        The value and its attributes (in the order the dataclass ``__init__`` and ``__post_init__``
+        set them) are those of the constructor, for ``upper_bounds`` ``(n_intervals,)`` and
+        ``counts`` ``(n_parts, n_classes)`` float arrays and a tuple of classes; it skips the
+        frozen dataclass's per-field ``__setattr__`` calls and its argument normalisation. The
+        value takes over arrays that own their data (they become read-only): the caller hands
+        over fresh arrays that nothing else holds.
+        """
+        counts = _owned_frozen(counts)
+        upper_bounds = _owned_frozen(upper_bounds)
+        table, log_prob, rows = _lookup_tables(counts)
+        value = object.__new__(cls)
+        value.__dict__.update(
+            classes=tuple(classes),
+            upper_bounds=upper_bounds,
+            counts=counts,
+            missing_part=int(missing_part),
+            cost=float(cost),
+            null_cost=float(null_cost),
+            level=float(level),
+            prior_cost=float(prior_cost),
+            criterion=criterion,
+            method=method,
+            _table=table,
+            log_prob=log_prob,
+            _rows=rows,
+            _cuts=upper_bounds[:-1].tolist(),
+            _offset=counts.shape[0] - len(upper_bounds),
+        )
+        return value
+
     @property
     def n_intervals(self) -> int:
         """Number of numeric intervals (``n_parts`` minus one when missing values are isolated)."""
@@ -208,10 +264,13 @@ class Intervals(_Lookup):
         (−1 if the table had none). Cost: O(n log I).
         """
         values = np.asarray(values, dtype=float).reshape(-1)
-        index = np.searchsorted(self._cuts, values, side="left") + self._offset
-        missing = ~np.isfinite(values)
-        if missing.any():
-            index[missing] = self.missing_part
+        # (the cuts as a view of the bounds: the values of ``_cuts`` without converting the list)
+        index = np.searchsorted(self.upper_bounds[:-1], values, side="left")
+        if self._offset:
+            index += self._offset
+        finite = np.isfinite(values)
+        if not finite.all():
+            index[~finite] = self.missing_part
         return index
 
     def log_likelihood_one(self, x) -> np.ndarray:

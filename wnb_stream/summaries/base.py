@@ -62,6 +62,20 @@ def _frozen(array: np.ndarray, dtype=float) -> np.ndarray:
     return array
 
 
+def _same_order(source: tuple, target: tuple) -> bool:
+    """True when ``_align_columns(counts, source, target)`` would copy ``counts`` column for column.
+
+    That is when column ``j`` of the result is column ``j`` of ``counts`` for every ``j``: as many
+    classes, and each class of ``target`` found at its own position by the look-up
+    ``_align_columns`` makes (so equal labels that are distinct objects, e.g. ``1`` and ``1.0``,
+    count as found, exactly as they are there).
+    """
+    if len(source) != len(target):
+        return False
+    position = {c: i for i, c in enumerate(source)}
+    return all(position.get(c) == j for j, c in enumerate(target))
+
+
 @dataclasses.dataclass(frozen=True)
 class Bins:
     """Ordered elementary bins of a numeric variable, with class counts.
@@ -98,8 +112,22 @@ class Bins:
         return float(self.counts.sum() + self.missing.sum())
 
     def aligned(self, classes: Iterable[Hashable]) -> Bins:
-        """The same table with its class axis in the order ``classes`` (new classes are zeros)."""
+        """The same table with its class axis in the order ``classes`` (new classes are zeros).
+
+        When the classes are already in that order (the usual case) no count is copied: the
+        result shares this table's read-only arrays, and is this table itself when ``classes``
+        holds the very label objects of ``self.classes``.
+        """
         classes = tuple(classes)
+        if _same_order(self.classes, classes):
+            if all(c is d for c, d in zip(classes, self.classes)):
+                return self
+            # equal labels, other objects (e.g. 1.0 for 1): the table carries the given ones
+            table = object.__new__(Bins)
+            table.__dict__.update(
+                upper_bounds=self.upper_bounds, counts=self.counts, classes=classes, missing=self.missing
+            )
+            return table
         return Bins(
             self.upper_bounds,
             _align_columns(self.counts, self.classes, classes),
