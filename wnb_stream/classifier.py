@@ -797,7 +797,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         K, J = len(self._variables), len(self._classes)
         h.fit_encoding(K, J)  # the window below: one contiguous block
         log_prior = self._log_prior()
-        rows = h.recent(m)
+        rows = _as_slice(h.recent(m))  # consecutive in the ring (the usual case): a view, not a copy
         batch = Batch(h.log_lik[rows, :K, :J], h.y[rows], h.sample_weight[rows], log_prior)
         filled = h.filled()
         window = Batch(h.log_lik[filled, :K, :J], h.y[filled], h.sample_weight[filled], log_prior)
