@@ -103,14 +103,17 @@ def locate_rows(cuts, n_cuts, first_row, missing_row, ks, block) -> np.ndarray:
     out = np.empty(block.shape, dtype=np.intp)
     if block.size == 0:
         return out
-    return _locate(
+    return _locate(*_partitions(cuts, n_cuts, first_row, missing_row, ks), block, out)
+
+
+def _partitions(cuts, n_cuts, first_row, missing_row, ks) -> tuple:
+    """The compiled partitions and the block's variables in the kernels' array types."""
+    return (
         np.ascontiguousarray(cuts, dtype=float),
         np.asarray(n_cuts, dtype=np.intp),
         np.asarray(first_row, dtype=np.intp),
         np.asarray(missing_row, dtype=np.intp),
         np.asarray(ks, dtype=np.intp),
-        block,
-        out,
     )
 
 
@@ -133,17 +136,8 @@ def encode_rows(cuts, n_cuts, first_row, missing_row, ks, block, present, table,
     block = np.ascontiguousarray(block, dtype=float)
     if block.size == 0:
         return
-    _encode(
-        np.ascontiguousarray(cuts, dtype=float),
-        np.asarray(n_cuts, dtype=np.intp),
-        np.asarray(first_row, dtype=np.intp),
-        np.asarray(missing_row, dtype=np.intp),
-        np.asarray(ks, dtype=np.intp),
-        block,
-        np.ascontiguousarray(present, dtype=np.bool_),
-        np.ascontiguousarray(table, dtype=float),
-        out,
-    )
+    present = np.ascontiguousarray(present, dtype=np.bool_)
+    _encode(*_partitions(cuts, n_cuts, first_row, missing_row, ks), block, present, np.ascontiguousarray(table, dtype=float), out)
 
 
 @numba.njit(cache=True, nogil=True)

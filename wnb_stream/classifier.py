@@ -56,6 +56,16 @@ def _plain_number(kind: type) -> bool:
     return kind is float or kind is int or issubclass(kind, (np.floating, np.integer))
 
 
+def _check_label(label) -> None:
+    """``ValueError`` naming ``y`` for a label that cannot be a class: None, or unhashable."""
+    if label is None:
+        raise ValueError("y must not be None")
+    try:
+        hash(label)
+    except TypeError:
+        raise ValueError(f"y must be a hashable class label, got {label!r}") from None
+
+
 def _batch_labels(y) -> tuple[np.ndarray, np.ndarray, list]:
     """Validate a batch's labels: ``(n,)`` object labels, ``(n,)`` codes into the distinct labels.
 
@@ -71,12 +81,7 @@ def _batch_labels(y) -> tuple[np.ndarray, np.ndarray, list]:
         return labels, codes.astype(np.intp, copy=False).reshape(-1), uniques.tolist()
     values = [_python_scalar(v) for v in y]
     for label in values:
-        if label is None:
-            raise ValueError("y must not contain None")
-        try:
-            hash(label)
-        except TypeError:
-            raise ValueError(f"y must hold hashable class labels, got {label!r}") from None
+        _check_label(label)
     labels = np.empty(len(values), dtype=object)
     labels[:] = values
     distinct: dict = {}
@@ -493,12 +498,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     # ------------------------------------------------------------------ learning
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Update the model with one example. O(K) in a few NumPy calls, plus amortised level-2 and learner work."""
-        if y is None:
-            raise ValueError("y must not be None")
-        try:
-            hash(y)
-        except TypeError:
-            raise ValueError(f"y must be a hashable class label, got {y!r}") from None
+        _check_label(y)
         w = check_weight(w)
         y = _python_scalar(y)
         row = self._parse(x)
