@@ -14,11 +14,13 @@ done per example to a few NumPy calls whatever the number of variables K:
   the cut matrix and scored by one gather and one sum.
 - *Numeric summaries are fed in blocks.* The history already holds every row's raw values, so a
   numeric variable's summary is not updated per example: it takes the rows it has not seen yet
-  with ``update_many`` (the same summary as a loop of ``update``) when its level 2 is rebuilt, and
-  before the history overwrites a row it has not seen. Categorical summaries are updated as the
+  with ``update_coded`` (``update_many`` on class codes: the same summary as a loop of
+  ``update``) when its level 2 is rebuilt, and before the history overwrites a row it has not
+  seen. Categorical summaries are updated as the
   rows come (their ``update_many`` may differ from a loop once they sketch).
 - *Mini-batches* run the same steps on whole chunks: numeric columns are one ``(n, a)`` block,
-  located variable by variable with ``searchsorted``, encoded and scored by one gather.
+  located by the compiled locator (``_locate.py``), encoded straight into the history
+  (``encode_rows``) and scored by one compiled row sum.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ __all__ = ["WeightedNaiveBayes"]
 
 _POLICIES = ("raise", "missing")
 #: Pending rows up to which a numeric summary is fed by a loop of ``update`` (cheaper than one
-#: ``update_many`` call for a handful of rows; both give the same summary).
+#: ``update_coded`` call for a handful of rows; both give the same summary).
 _FEW_ROWS = 8
 #: Cells (rows × variables × classes) of the temporaries of one re-encoding piece.
 _REENCODE_CELLS = 1 << 20
@@ -324,7 +326,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._learner_bias = np.zeros(0)  # (J,) learner class offsets
         self._weighted = np.zeros((1, 0))  # (R + 1, J) table rows times their variable's coefficients
         self._bias = np.zeros(0)  # (J,) log prior + learner offsets
-        self._labels_array: np.ndarray | None = None  # (J,) class labels for update_many
+        self._labels_array: np.ndarray | None = None  # (J,) class labels for update_coded
         self._version = 0  # compilations of the lookups so far
         self._plan: _Plan | None = None  # how the last plain dict was read (a cache, not state)
         self._quiet = 0  # rows during which no rebuild can fall due (0: check at the next row)
