@@ -205,6 +205,7 @@ class GKClass(_package_gk.GKClass):
             codes = self._classes.encode_many(labels)
         except TypeError:  # labels of mixed types that np.unique cannot sort
             codes = np.fromiter((self._classes.encode(y) for y in labels.tolist()), dtype=np.intp, count=m)
+        self._grow()  # (new classes get their zero columns at registration, as in the package)
         finite = np.isfinite(x)
         if not finite.all():
             self._grow()

@@ -431,6 +431,7 @@ class GKClass(Summary):
         j = classes.position.get(y)
         if j is None:
             j = classes.encode(y.item() if isinstance(y, np.generic) else y)
+            self._grow()  # a class gets its zero columns when it is registered, on both paths
         if x - x != 0.0:  # NaN or ±inf: never inserted (§1.2 step 1, §12 pitfall 4)
             if j >= len(self._missing):
                 self._grow()
@@ -466,6 +467,7 @@ class GKClass(Summary):
             except TypeError:  # labels of mixed types that np.unique cannot sort
                 codes = np.fromiter((self._classes.encode(y) for y in labels.tolist()), dtype=np.intp, count=m)
             codes = codes.astype(np.int64)
+            self._grow()  # the new classes' zero columns, as a loop of update adds them
         self._update_columns(x, codes, w)
 
     def update_coded(self, values, codes, labels, weights=None) -> None:
