@@ -209,11 +209,14 @@ def test_grouping_with_garbage_group_equals_brute_force(seed, n_values, n_classe
     exact = modl.group(table, method="exact")
     exact._check()
     assert exact.cost == pytest.approx(best, abs=2e-6)
-    # "auto" enumerates every set partition up to EXACT_MAX_VALUES values: it is the optimum here
-    assert modl.grouping.EXACT_MAX_VALUES >= n_values
+    # "auto" enumerates every set partition up to EXHAUSTIVE_MAX_VALUES (7) values: the optimum
+    # there; beyond, it is the greedy search (seed 88, 8 values, 3 classes, structured: 1.3 nats above)
     auto = modl.group(table)
     auto._check()
-    assert auto.cost == pytest.approx(best, abs=2e-6)
+    if n_values <= modl.grouping.EXHAUSTIVE_MAX_VALUES:
+        assert auto.cost == pytest.approx(best, abs=2e-6)
+    else:
+        assert auto.cost >= best - 1e-9
     # the greedy search (and its divisive garbage candidate) is a heuristic: never below the
     # optimum, and not always on it (seed 2578, 7 values, 3 classes, structured: 0.67 nats above)
     greedy = modl.group(table, method="greedy")
