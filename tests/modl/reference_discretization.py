@@ -4,7 +4,8 @@ This module is the pure-Python/NumPy search of ``wnb_stream/modl/discretization.
 before integer tables moved to compiled kernels (``wnb_stream/modl/_kernels.py``), so that
 ``tests/modl/test_kernels.py`` can check that the compiled searches give the same ends and the same
 costs, bit for bit on integer counts. The exact dynamic programme, ``search_intervals``,
-``_prepare``, ``_intervals`` and ``discretize`` are copied verbatim (only the imports changed); the
+``_prepare``, ``_intervals`` and ``discretize`` are copied verbatim (only the imports changed, and
+``discretize``'s long docstring left to the package's); the
 greedy merge, the post-optimisation (still the package's path for fractional counts) and every
 other function the kernels did not change are imported from the package. Do not edit the copies
 to follow later changes of the package: their value is that they stay the old behaviour.
@@ -206,42 +207,7 @@ def _intervals(atoms, bounds, has_missing, ends, cost, null_cost, prior, classes
 
 
 def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", selection_cost: float = 0.0) -> Intervals:
-    """MODL discretization of a level-1 numeric table (spec §5).
-
-    Parameters
-    ----------
-    table
-        A ``Bins`` value: ``(n_bins,)`` upper bounds, ``(n_bins, n_classes)`` counts, missing counts.
-    criterion
-        ``"bins"`` (default, spec §5.2c: the level-1 bins play Khiops' partiles) or
-        ``"boulle2006"`` (spec §5.2a, the 2006 paper's prior on N instances).
-    method
-        ``"auto"`` (exact up to :data:`EXACT_MAX_ATOMS` atoms, greedy beyond), ``"exact"``
-        (dynamic programme, O(B³J)), ``"greedy"`` (merges + post-optimisation, O(B log B)) or
-        ``"null"`` (the one-interval model, no search).
-    selection_cost
-        c_sel ≥ 0 charged to informative models, e.g. log K for K candidate variables (spec §5.4).
-
-    Returns
-    -------
-    Intervals
-        The best partition found. J in the costs is the number of classes with a positive count;
-        missing values form a bin before the first bin; a variable whose best model is the null
-        model gets one part and level 0.
-
-    Examples
-    --------
-    >>> from wnb_stream.summaries import Bins
-    >>> rng = np.random.default_rng(0)
-    >>> sizes = rng.integers(10, 30, 30)
-    >>> rate = np.where(np.arange(30) < 15, 0.2, 0.8)  # P(b) jumps after the bin bounded by 14
-    >>> b = rng.binomial(sizes, rate)
-    >>> table = Bins(upper_bounds=np.arange(30.0), counts=np.column_stack([sizes - b, b]),
-    ...              classes=("a", "b"), missing=[0, 0])
-    >>> intervals = discretize(table)
-    >>> intervals.upper_bounds.tolist(), intervals.method, round(intervals.level, 4)
-    ([14.0, 29.0], 'exact', 0.2329)
-    """
+    """The pre-kernel ``wnb_stream.modl.discretization.discretize`` (its docstring says what it does)."""
     if not isinstance(table, Bins):
         raise TypeError(f"table must be a Bins value, got {type(table).__name__}")
     check_options(criterion, CRITERIA, method, selection_cost)

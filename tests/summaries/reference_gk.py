@@ -5,8 +5,9 @@ This is ``wnb_stream/summaries/gk.py`` as it was before the numba kernels of
 as the oracle of ``tests/summaries/test_gk_kernels.py``: every array of the state must stay
 bit-identical between the two implementations. What the kernels did not change is shared with
 the package: the functions are imported, and ``GKClass`` here subclasses the package's, keeping
-only the pre-kernel ``update_many``, ``_absorb``, ``_compress`` and ``table``; the rest is
-verbatim (imports made absolute); do not change it.
+only the pre-kernel ``update_many``, ``_absorb``, ``_compress`` and ``table`` (``_labels`` is the
+package's plus the hashability check it made then); the rest is verbatim (imports made absolute);
+do not change it.
 """
 
 from __future__ import annotations
@@ -32,22 +33,9 @@ __all__ = ["GKClass"]
 
 
 def _labels(labels, m: int) -> np.ndarray:
-    """Labels as a ``(m,)`` array (object dtype when given as a list, so types are not coerced)."""
-    if isinstance(labels, np.ndarray):
-        out = labels.reshape(-1) if labels.ndim == 0 else labels
-    elif hasattr(labels, "to_numpy"):  # pandas
-        out = np.asarray(labels.to_numpy())
-    else:
-        labels = list(labels)
-        out = np.empty(len(labels), dtype=object)
-        for i, label in enumerate(labels):  # element by element: nested sequences stay labels
-            out[i] = label
-    if out.ndim != 1 or len(out) != m:
-        raise ValueError(f"labels must have one entry per value ({m}), got shape {np.shape(out)}")
-    if out.dtype.kind == "O":
-        for label in set(map(type, out)):
-            if label.__hash__ is None:
-                raise ValueError(f"labels must be hashable, got a {label.__name__}")
+    """The package's ``_labels``, with the hashability check the pre-kernel code made there."""
+    out = _package_gk._labels(labels, m)
+    _package_gk._check_hashable(out)
     return out
 
 

@@ -114,20 +114,15 @@ class Bins:
     def aligned(self, classes: Iterable[Hashable]) -> Bins:
         """The same table with its class axis in the order ``classes`` (new classes are zeros).
 
-        When the classes are already in that order (the usual case) no count is copied: the
-        result shares this table's read-only arrays, and is this table itself when ``classes``
-        holds the very label objects of ``self.classes``.
+        When the classes are already in that order (the usual case) nothing is aligned: the result
+        is this table itself when ``classes`` holds the very label objects of ``self.classes``, else
+        a copy carrying the given labels (equal ones, e.g. ``1.0`` for ``1``).
         """
         classes = tuple(classes)
         if _same_order(self.classes, classes):
             if all(c is d for c, d in zip(classes, self.classes)):
                 return self
-            # equal labels, other objects (e.g. 1.0 for 1): the table carries the given ones
-            table = object.__new__(Bins)
-            table.__dict__.update(
-                upper_bounds=self.upper_bounds, counts=self.counts, classes=classes, missing=self.missing
-            )
-            return table
+            return dataclasses.replace(self, classes=classes)
         return Bins(
             self.upper_bounds,
             _align_columns(self.counts, self.classes, classes),
@@ -389,12 +384,14 @@ class Summary(base.Base):
         """This summary's columns ``(m,)`` of rows coded into ``labels (J,)``; None when a label of
         the batch is not registered here (the caller then registers it through ``update_many``).
         """
-        seen = np.flatnonzero(np.bincount(codes, minlength=len(labels)))  # the labels in the batch
-        found = self._classes.lookup_many(labels[seen])
-        if found is None:
-            return None
-        columns = np.zeros(len(labels), dtype=np.intp)
-        columns[seen] = found
+        columns = self._classes.lookup_many(labels)  # (J,) the usual case: every class known here
+        if columns is None:  # some class is not registered here: only those of the batch must be
+            seen = np.flatnonzero(np.bincount(codes, minlength=len(labels)))
+            found = self._classes.lookup_many(labels[seen])
+            if found is None:
+                return None
+            columns = np.zeros(len(labels), dtype=np.intp)
+            columns[seen] = found
         return columns[codes]
 
     def merge(self, other) -> None:  # pragma: no cover - abstract
