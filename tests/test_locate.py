@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wnb_stream._locate import encode_rows, locate_rows, row_sums
+from wnb_stream.engine._locate import encode_rows, locate_rows, row_sums
 
 
 @settings(max_examples=150, deadline=None)

@@ -67,6 +67,7 @@ class History:
         self.capacity = int(capacity)
         self.size = 0
         self.cursor = 0  # next row to write
+        self.stored = 0  # rows ever pushed (the clock of the summaries fed from here)
         self.n_variables = 0
         self.n_classes = 0
         self.numeric = np.full((self.capacity, 0), np.nan)
@@ -127,6 +128,7 @@ class History:
         self.sample_weight[i] = sample_weight
         self.cursor = (i + 1) % self.capacity
         self.size = min(self.size + 1, self.capacity)
+        self.stored += 1
 
     def push_many(self, numeric, categorical, present, log_lik, y, sample_weight) -> None:
         """Append ``m`` rows at once (same layout as ``push``, with a leading row axis).
@@ -138,6 +140,7 @@ class History:
         m = len(y)
         if m == 0:
             return
+        self.stored += m
         if m > self.capacity:
             skip = m - self.capacity
             self.cursor = (self.cursor + skip) % self.capacity
@@ -182,6 +185,18 @@ class History:
     def filled(self) -> np.ndarray | slice:
         """Index of the rows in use (order does not matter for a sum over rows)."""
         return slice(0, self.size)
+
+    def window(self, rows, n_variables: int, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Read-only ``log_lik (n, K, J)``, ``y (n,)`` and ``sample_weight (n,)`` of ``rows``.
+
+        ``rows`` is a slice (a view, no copy: the rows in use, or a run of consecutive rows) or
+        an index array (a copy). The arrays are valid until the next push or re-encoding; a
+        learner reads them during its step and cannot write to them.
+        """
+        out = self.log_lik[rows, :n_variables, :n_classes], self.y[rows], self.sample_weight[rows]
+        for array in out:
+            array.flags.writeable = False
+        return out
 
     def reencode(self, variable_index: int, column: np.ndarray, encode) -> None:
         """Recompute the encoded column of one variable: ``encode(values) -> (n, J)``.

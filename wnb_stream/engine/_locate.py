@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .variable import NOWHERE
+from ..variable import NOWHERE
 
 __all__ = ["encode_rows", "locate_rows", "row_sums"]
 

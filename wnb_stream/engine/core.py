@@ -1,0 +1,412 @@
+"""The engine: one example's (or one chunk's) way through the parts, in the order that makes the
+model what it is.
+
+For a row: count its class, create the variables of its new features, count the variables it
+holds, update its categorical summaries, store its raw values in the history (the numeric
+summaries take them from there, see ``registry.py``), rebuild level 2 where the schedule says,
+encode the row with the current level 2, and step the learner when its batch is full. A chunk of
+a mini-batch goes through the same steps in bulk; the schedule cuts chunks so that only a
+chunk's last row can register a class, rebuild or step (``schedule.py``). The parts each own
+their state: ``Classes``, ``Registry`` (the variables), ``History``, ``Lookup``, ``Schedule``,
+the learner; the engine owns none beyond them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..history import History
+from ..variable import NOWHERE
+from ..weights.base import Batch, Context
+from .classes import Classes
+from .lookup import Lookup
+from .registry import Registry
+from .rows import Frame, Row, RowParser, feature_order
+from .schedule import Schedule
+
+__all__ = ["Engine"]
+
+#: Cells (rows × variables × classes) of the temporaries of one re-encoding piece.
+REENCODE_CELLS = 1 << 20
+
+
+def as_slice(index: np.ndarray) -> np.ndarray | slice:
+    """``index`` as a slice when it is a run of consecutive increasing integers (a view, not a gather)."""
+    if len(index) and index[-1] - index[0] == len(index) - 1 and (len(index) < 3 or np.all(np.diff(index) == 1)):
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
+
+
+class Engine:
+    """The parts of one model and the order in which a row goes through them.
+
+    Parameters
+    ----------
+    numeric, categorical
+        Summary prototypes, cloned for each new variable.
+    optimizer
+        The weight learner (a fresh clone, reset).
+    history_size, batch_size, rebuild_growth, rebuild_every, on_type_change
+        As ``WeightedNaiveBayes``'s parameters (already checked).
+    """
+
+    def __init__(self, numeric, categorical, optimizer, history_size, batch_size, rebuild_growth, rebuild_every, on_type_change):
+        self.numeric_prototype = numeric
+        self.categorical_prototype = categorical
+        self.optimizer = optimizer
+        self.batch_size = batch_size
+        self.classes = Classes()
+        self.registry = Registry()
+        self.parser = RowParser(self.registry, on_type_change)
+        self.history = History(history_size)
+        self.lookup = Lookup()
+        self.schedule = Schedule(rebuild_growth, rebuild_every)
+        self.shape = (0, 0)  # (K, J) the history and the learner are sized for
+        self.n_seen = 0
+        self._context: Context | None = None  # the variables' prior costs and activity (a cache)
+
+    @property
+    def target_batch(self) -> int:
+        return self.batch_size if self.batch_size is not None else int(self.optimizer.batch_size)
+
+    # ------------------------------------------------------------------ one row
+    def learn_row(self, row: Row, y, w: float) -> None:
+        """Learn one parsed row of class ``y`` (a checked label) with sample weight ``w``."""
+        registry, schedule = self.registry, self.schedule
+        j = self.classes.index.encode(y)
+        self._grow_classes()
+        self.classes.count(j, w)
+        self.n_seen += 1
+        schedule.quiet -= 1
+        self.lookup.stale_prior = True
+        if row.new:
+            row = self._register(row)
+        if registry.all_numeric(len(row.numeric)):
+            registry.count += 1
+        elif len(row.numeric):
+            registry.count[row.numeric] += 1
+        for k, value in row.categorical:
+            registry.count[k] += 1
+            registry.variables[k].summary.update(value, y, w)
+        self._store(row, j, w)  # numeric summaries take the row from the history later
+        schedule.rebuild_due(registry, self.classes, self._rebuild)
+        self._encode_newest(row)
+        schedule.pending += 1
+        self._maybe_step()
+
+    def _grow_classes(self) -> None:
+        if self.classes.grow():
+            self.schedule.quiet = 0  # a new class rebuilds every variable
+
+    def _register(self, row: Row) -> Row:
+        """Create the variables of the row's new features (in a deterministic order); the full row."""
+        numeric, values, categorical = [], [], list(row.categorical)
+        for name, kind, value in sorted(row.new, key=lambda item: feature_order(item[0])):
+            k = self._add_variable(name, kind)
+            if kind == "numeric":
+                numeric.append(k)
+                values.append(value)
+            else:
+                categorical.append((k, value))
+        return Row(
+            np.concatenate([row.numeric, np.array(numeric, dtype=np.intp)]),
+            np.concatenate([row.values, np.array(values, dtype=float)]),
+            categorical,
+            [],
+            row.missing,  # new features hold values
+        )
+
+    def _add_variable(self, name, kind: str) -> int:
+        prototype = self.numeric_prototype if kind == "numeric" else self.categorical_prototype
+        k = self.registry.add(name, kind, prototype.clone(), self.history.stored)
+        self.schedule.quiet = 0  # its first rebuild falls due at once
+        self.lookup.stale = True
+        self._context = None
+        return k
+
+    def _resize(self) -> None:
+        """Grow the history and the learner to the current numbers of variables and classes."""
+        shape = (len(self.registry), len(self.classes))
+        if shape == self.shape:
+            return
+        self.history.resize(shape[0], shape[1], self.registry.n_numeric, self.registry.n_categorical)
+        self.optimizer.resize(*shape)
+        self.shape = shape
+        self.lookup.stale_coef = True
+
+    def _store(self, row: Row, j: int, w: float) -> None:
+        """Append the row's raw values to the history (its encoding follows the rebuilds)."""
+        self._resize()
+        self.registry.make_room(1, self.history, self.classes)
+        if self.registry.all_numeric(len(row.numeric)):
+            every = slice(0, len(row.numeric))
+            self.history.push((every, row.values), ([], []), every, None, j, w)
+        else:
+            present, categorical = row.numeric, ([], [])
+            if row.categorical:
+                ks = np.array([k for k, _ in row.categorical], dtype=np.intp)
+                present = np.concatenate([present, ks])
+                categorical = (self.registry.column[ks], [value for _, value in row.categorical])
+            self.history.push((self.registry.column[row.numeric], row.values), categorical, present, None, j, w)
+
+    def _encode_newest(self, row: Row) -> None:
+        """Write the encoding ℓ_kj of the most recent history row with the current level 2."""
+        lookup, h = self.lookup, self.history
+        if lookup.stale:
+            self._compile()
+        i = h.newest()
+        variables = self.registry.variables
+        ks, rows = lookup.locate(row, variables)
+        J = len(self.classes)
+        if self.registry.all_numeric(len(row.numeric)):
+            h.log_lik[i, : len(ks), :J] = lookup.table[rows]
+        else:
+            h.log_lik[i, ks, :J] = lookup.table[rows]  # NOWHERE rows are the zero row
+        for k, value in lookup.density_values(row):
+            ll = variables[k].log_lik_one(value)
+            if ll is not None:
+                h.log_lik[i, k, : len(ll)] = ll
+
+    # ------------------------------------------------------------------ level 2
+    def _compile(self) -> None:
+        self._resize()
+        self.lookup.compile(self.registry.variables, len(self.classes))
+
+    def _rebuild(self, indices: np.ndarray) -> None:
+        """Rebuild level 2 of the given variables, then re-encode their history columns."""
+        self._resize()
+        registry = self.registry
+        registry.feed(indices, self.history, self.classes)
+        classes = self.classes.index.classes
+        selection_cost = math.log(max(1, len(registry)))
+        binned = []  # numeric binned variables rebuilt: re-encoded together below
+        for k in indices.tolist():
+            variable = registry.variables[k]
+            if variable.summary.n <= 0:
+                continue
+            variable.rebuild(classes, selection_cost)
+            self.schedule.rebuilt(registry, k)
+            if variable.kind == "numeric" and not variable.density:
+                binned.append(k)
+            elif self.history.size:
+                self._reencode(k)
+        self.lookup.stale = True
+        self._context = None
+        if binned and self.history.size:
+            self._reencode_numeric(np.array(binned, dtype=np.intp))
+
+    def _reencode_numeric(self, ks: np.ndarray) -> None:
+        """Re-encode the history columns of the numeric binned variables ``ks`` with the compiled lookups.
+
+        The same values as ``History.reencode`` with ``Variable.log_lik_many`` per variable (the
+        compiled table rows are the partitions' ``log_prob`` rows, the locator is tested equal to
+        ``part_index``), in one pass over the history block instead of one per variable.
+        """
+        self._compile()
+        h = self.history
+        J = len(self.classes)
+        columns = self.registry.column[ks]
+        # consecutive variables and columns (every variable rebuilt at once): slices, not gathers
+        at, columns = as_slice(ks), as_slice(columns)
+        piece = max(1, REENCODE_CELLS // max(1, len(ks) * J))  # rows per piece: bounded temporaries
+        for start in range(0, h.size, piece):
+            stop = min(h.size, start + piece)
+            self.lookup.encode_block(ks, h.numeric[start:stop, columns], h.present[start:stop, at], h.log_lik[start:stop], at)
+            h.log_lik[start:stop, at, J:] = 0.0  # (no class beyond J)
+
+    def _reencode(self, k: int) -> None:
+        variable, h = self.registry.variables[k], self.history
+        raw = h.numeric if variable.kind == "numeric" else h.categorical
+        h.reencode(k, raw[:, self.registry.column[k]], variable.log_lik_many)
+
+    # ------------------------------------------------------------------ level 3
+    def _maybe_step(self) -> None:
+        target = self.target_batch
+        m = self.schedule.step_due(target)
+        if m:
+            self._step(m)
+            self.schedule.stepped(target)
+
+    def context(self) -> Context:
+        """Variables' prior costs and activity, cached until the next rebuild or new variable."""
+        if self._context is None or len(self._context.active) != len(self.registry):
+            self._context = Context(prior_costs=self.registry.prior_costs(), active=self.registry.active())
+        return self._context
+
+    def _step(self, m: int) -> None:
+        """One learner step on the ``m`` most recent rows, judged on the whole history."""
+        h = self.history
+        K, J = len(self.registry), len(self.classes)
+        h.fit_encoding(K, J)  # the window below: one contiguous block
+        log_prior = self.classes.log_prior()
+        log_prior.flags.writeable = False
+        rows = as_slice(h.recent(m))  # consecutive in the ring (the usual case): a view, not a copy
+        batch = Batch(*h.window(rows, K, J), log_prior)
+        window = Batch(*h.window(h.filled(), K, J), log_prior)
+        self.optimizer.learn(batch, window, self.context())
+        self.lookup.stale_coef = True
+
+    # ------------------------------------------------------------------ a mini-batch
+    def learn_frame(self, frame: Frame, labels: np.ndarray, codes: np.ndarray, uniques: list, sample_weight: np.ndarray) -> None:
+        """Learn a parsed batch in chunks cut by the schedule (the states of a loop of ``learn_row``)."""
+        n = len(labels)
+        # Row positions of each label: a class count reaching its rebuild threshold ends a chunk
+        # (a new class has threshold 1, so its first row ends one).
+        by_label = np.argsort(codes, kind="stable")
+        positions = dict(zip(uniques, np.split(by_label, np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1])))
+        # A feature takes part from the first row where it is known (a new one: its first value).
+        columns = [(name, 0 if name in self.registry.index else first) for name, _, first in frame.columns()]
+        t = 0
+        while t < n:
+            end = self.schedule.chunk_end(t, n, positions, columns, self.registry, self.classes, self.target_batch)
+            self._learn_chunk(frame, columns, labels, codes, uniques, sample_weight, t, end + 1)
+            t = end + 1
+
+    def _learn_chunk(self, frame: Frame, columns: list, labels, codes, uniques, sample_weight, lo: int, hi: int) -> None:
+        """Rows ``lo:hi`` in bulk; only the last row may trigger a class, a rebuild or a step."""
+        registry, schedule, h = self.registry, self.schedule, self.history
+        chunk_weight = sample_weight[lo:hi]
+        m = hi - lo
+        # class indices through the batch's distinct labels; new ones registered in row order
+        known = np.array([self.classes.index.position.get(label, -1) for label in uniques], dtype=np.intp)
+        class_index = known[codes[lo:hi]]
+        for r in np.flatnonzero(class_index < 0).tolist():
+            class_index[r] = self.classes.index.encode(labels[lo + r])
+        self._grow_classes()
+        self.classes.count(class_index, chunk_weight)
+        self.n_seen += m
+        schedule.quiet -= m
+        self.lookup.stale_prior = True
+        new = [(name, kind) for (name, kind, _), (_, start) in zip(frame.columns(), columns) if name not in registry.index and lo <= start < hi]
+        for name, kind in sorted(new, key=lambda item: feature_order(item[0])):
+            self._add_variable(name, kind)
+        # Columns taking part in the chunk, each from row ``since`` (its first row if it is new).
+        a = len(frame.numeric_names)
+        numeric = [(i, registry.index.get(name), max(lo, start)) for i, (name, start) in enumerate(columns[:a])]
+        numeric = [(i, k, since) for i, k, since in numeric if k is not None and since < hi]
+        categorical = []
+        for (name, values, _), (_, start) in zip(frame.categorical, columns[a:]):
+            k = registry.index.get(name)
+            if k is not None and start < hi:
+                since = max(lo, start)
+                registry.variables[k].summary.update_many(values[since:hi], labels[since:hi], sample_weight[since:hi])
+                categorical.append((k, values, since))
+        ks = np.array([k for _, k, _ in numeric], dtype=np.intp)
+        at = np.array([i for i, _, _ in numeric], dtype=np.intp)
+        since = np.array([s for _, _, s in numeric], dtype=np.intp)
+        registry.count[ks] += hi - since
+        for k, _, s in categorical:
+            registry.count[k] += hi - s
+        self._resize()
+        K = len(registry)
+        # The raw rows go to the history now (numeric summaries take them from there).
+        present = np.zeros((m, K), dtype=bool)
+        present[:, ks] = np.arange(lo, hi)[:, None] >= since[None, :]
+        for k, _, s in categorical:
+            present[s - lo :, k] = True
+        block = frame.numeric[lo:hi][:, at]  # (m, a') NaN before a new variable's first value
+        categories = np.empty((m, len(categorical)), dtype=object)
+        for c, (_, values, _) in enumerate(categorical):
+            categories[:, c] = values[lo:hi]  # None before a new variable's first value
+        numeric_columns = registry.column[ks]
+        categorical_columns = registry.column[np.array([k for k, _, _ in categorical], dtype=np.intp)]
+        for start in range(0, m, h.capacity):  # pieces the history can hold at once
+            stop = min(m, start + h.capacity)
+            registry.make_room(stop - start, h, self.classes)
+            h.push_many((numeric_columns, block[start:stop]), (categorical_columns, categories[start:stop]),
+                        present[start:stop], None, class_index[start:stop], chunk_weight[start:stop])  # fmt: skip
+        schedule.rebuild_due(registry, self.classes, self._rebuild)
+        self._encode_chunk(ks, block, present, categorical, m, hi)
+        schedule.pending += m
+        self._maybe_step()
+
+    def _encode_chunk(self, ks, block, present, categorical, m: int, hi: int) -> None:
+        """Encode the chunk's rows still held in the history with the current level 2."""
+        lookup, h, variables = self.lookup, self.history, self.registry.variables
+        if lookup.stale:
+            self._compile()
+        K, J = len(variables), len(self.classes)
+        kept = min(m, len(h))
+        slots = as_slice(h.recent(kept))
+        if isinstance(slots, slice):  # the rows are consecutive in the ring: encode in place
+            log_lik = h.log_lik[slots, :K, :J]  # (kept, K, J) a view
+            log_lik[...] = 0.0
+        else:
+            log_lik = np.zeros((kept, K, J))  # (kept, K, J)
+        lookup.encode_block(ks, block[m - kept :], present[m - kept :, ks], log_lik, as_slice(ks))
+        for k, values, _ in categorical:
+            variable = variables[k]
+            parts = variable.locate_many(values[hi - kept : hi]) if variable.log_prob is not None else None
+            if parts is not None:
+                found = lookup.categorical_rows(k, parts)
+                found[~present[m - kept :, k]] = NOWHERE
+                log_lik[:, k, :] = lookup.table[found]
+        for i, k in enumerate(ks.tolist()):
+            if variables[k].density:
+                ll = variables[k].log_lik_many(block[m - kept :, i])
+                ll[~present[m - kept :, k]] = 0.0
+                log_lik[:, k, : ll.shape[1]] = ll
+        if not isinstance(slots, slice):
+            h.log_lik[slots, :K, :J] = log_lik
+
+    # ------------------------------------------------------------------ prediction
+    def refresh(self) -> None:
+        """Bring the compiled lookups, the learner's coefficients and the bias up to date."""
+        if self.lookup.stale:
+            self._resize()
+        K, J = len(self.registry), len(self.classes)
+        self.lookup.refresh(self.registry.variables, J, lambda: self.optimizer.coefficients(K, J), self.classes.log_prior)
+
+    def scores_one(self, row: Row) -> np.ndarray:
+        """``(J,)`` unnormalised log posterior of one parsed row."""
+        self.refresh()
+        return self.lookup.scores_one(row, self.registry.variables)
+
+    def scores_frame(self, frame: Frame, n: int) -> np.ndarray:
+        """``(n, J)`` unnormalised log posteriors of a parsed batch."""
+        self.refresh()
+        lookup, registry = self.lookup, self.registry
+        scores = np.tile(lookup.bias, (n, 1))  # (n, J)
+        known = [(i, registry.index.get(name)) for i, name in enumerate(frame.numeric_names)]
+        known = [(i, k) for i, k in known if k is not None]
+        if known:
+            at = np.array([i for i, _ in known], dtype=np.intp)
+            ks = np.array([k for _, k in known], dtype=np.intp)
+            lookup.add_block(scores, ks, frame.numeric[:, at], registry.variables)
+        for name, values, _ in frame.categorical:
+            k = registry.index.get(name)
+            if k is None or registry.variables[k].log_prob is None:
+                continue
+            scores += lookup.weighted[lookup.categorical_rows(k, registry.variables[k].locate_many(values))]
+        return scores
+
+    def contribution(self, k: int, value) -> np.ndarray | None:
+        """``(J,)`` the weighted log-likelihood of ``value`` in variable ``k`` (None: no contribution);
+        call ``refresh`` first."""
+        ll = self.registry.variables[k].log_lik_one(value)
+        if ll is None:
+            return None
+        contribution = np.zeros(len(self.classes))
+        contribution[: len(ll)] = self.lookup.coef[k, : len(ll)] * ll
+        return contribution
+
+    # ------------------------------------------------------------------ state
+    def memory_usage(self) -> int:
+        return int(self.history.memory_usage() + self.lookup.memory_usage() + self.registry.memory_usage())
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_context"] = None  # a cache
+        return state
+
+    def _check(self) -> None:
+        """Assert the invariants of every part and of how they fit together."""
+        K, J = len(self.registry), len(self.classes)
+        self.classes._check()
+        self.registry._check(self.history.stored, len(self.history))
+        self.schedule._check(self.registry, self.classes)
+        self.lookup._check(K, J)
+        assert self.n_seen == self.history.stored, "every example learned is stored once"
+        assert self.shape[0] <= K and self.shape[1] <= J

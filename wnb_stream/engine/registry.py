@@ -1,0 +1,148 @@
+"""The variables of a model, and the per-variable columns that drive them.
+
+A ``Variable`` owns one feature's summary, partition and locator. What every variable has and
+a row updates all at once is kept here as columns, so that one NumPy call serves all K
+variables of a row (a Python loop over ``Variable`` objects would cost O(K) interpreter steps per
+example):
+
+- ``count (K,)``: observations of the variable (its rebuild schedule); ``next_rebuild (K,)``:
+  the count at which its level 2 is rebuilt again;
+- ``column (K,)``: its column in the history's raw numeric or categorical block;
+- ``synced (K,)``: rows the history had stored when the variable's summary was last fed.
+
+Design note (feeding numeric summaries in blocks). The history keeps every row's raw values, so a
+numeric variable's summary is not updated per example: it takes the rows it has not seen with
+``update_coded`` (``update_many`` on class codes, the same summary as a loop of ``update``)
+when its level 2 is rebuilt (``feed``), and before the history overwrites a row it has not seen
+(``make_room``). Categorical summaries are updated as the rows come (their ``update_many`` may
+differ from a loop of ``update`` once they sketch), so their ``synced`` just follows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..variable import Variable
+
+__all__ = ["Registry"]
+
+#: Pending rows up to which a numeric summary is fed by a loop of ``update`` (cheaper than one
+#: ``update_coded`` call for a handful of rows; both give the same summary).
+FEW_ROWS = 8
+
+
+class Registry:
+    """Variables by index, their names, and their per-variable columns (see the module docstring)."""
+
+    __slots__ = ("variables", "index", "column", "n_numeric", "n_categorical", "count", "next_rebuild", "synced", "synced_min")
+
+    def __init__(self):
+        self.variables: list[Variable] = []
+        self.index: dict = {}  # feature name → variable index
+        self.column = np.zeros(0, dtype=np.intp)  # (K,) column of each variable in the history's raw blocks
+        self.n_numeric = 0
+        self.n_categorical = 0
+        self.count = np.zeros(0)  # (K,) observations per variable
+        self.next_rebuild = np.zeros(0)  # (K,) count at which the variable is rebuilt again
+        self.synced = np.zeros(0, dtype=np.int64)  # (K,) rows stored when summary k was last fed
+        self.synced_min = 0  # min(synced): the oldest row a summary still needs
+
+    def __len__(self) -> int:
+        return len(self.variables)
+
+    def add(self, name, kind: str, summary, stored: int) -> int:
+        """Register feature ``name`` of ``kind`` with a fresh ``summary``; its index.
+
+        ``stored`` is the number of rows the history has stored so far: the new summary counts as
+        having seen them all (the feature was absent from them).
+        """
+        k = len(self.variables)
+        self.variables.append(Variable(name, kind, summary))
+        self.index[name] = k
+        if kind == "numeric":
+            self.column = np.append(self.column, self.n_numeric)
+            self.n_numeric += 1
+        else:
+            self.column = np.append(self.column, self.n_categorical)
+            self.n_categorical += 1
+        self.count = np.append(self.count, 0.0)
+        self.next_rebuild = np.append(self.next_rebuild, 1.0)
+        self.synced = np.append(self.synced, stored)
+        self.synced_min = int(self.synced.min())
+        return k
+
+    def all_numeric(self, n_numeric_in_row: int) -> bool:
+        """True when a row holding ``n_numeric_in_row`` numeric values holds every variable and
+        they are all numeric (the usual numeric stream): its indices are then ``0 … K − 1``."""
+        return n_numeric_in_row == self.n_numeric == len(self.variables)
+
+    # ------------------------------------------------------------------ numeric summaries, in blocks
+    def feed(self, indices: np.ndarray, history, classes) -> None:
+        """Give the numeric summaries of ``indices`` the history rows they have not seen yet.
+
+        Variables that last took rows at the same point are fed together from one slice of the
+        history: ``update_coded`` per variable (a loop of ``update`` for a handful of rows).
+        """
+        if not len(indices):
+            return
+        stored = history.stored
+        lagging = indices[self.synced[indices] < stored]
+        numeric = np.array([self.variables[k].kind == "numeric" for k in lagging.tolist()], dtype=bool)
+        self.synced[lagging[~numeric]] = stored  # categorical summaries take rows as they come
+        lagging = lagging[numeric]
+        h = history
+        for since in np.unique(self.synced[lagging]).tolist():
+            group = lagging[self.synced[lagging] == since]
+            rows = h.recent(stored - since)  # (m,) oldest first
+            assert len(rows) == stored - since, "a summary missed a row the history dropped"
+            columns = self.column[group]
+            present = h.present[np.ix_(rows, group)]  # (m, g)
+            values = h.numeric[np.ix_(rows, columns)]  # (m, g)
+            codes, weights = h.y[rows], h.sample_weight[rows]
+            labels = classes.typed()
+            counts = present.sum(axis=0).tolist()
+            for i, k in enumerate(group.tolist()):
+                summary = self.variables[k].summary
+                count = counts[i]
+                if count <= FEW_ROWS:
+                    names = classes.labels
+                    for r in np.flatnonzero(present[:, i]).tolist():
+                        summary.update(float(values[r, i]), names[codes[r]], float(weights[r]))
+                elif count == len(rows):
+                    summary.update_coded(values[:, i], codes, labels, weights)
+                else:
+                    used = present[:, i]
+                    summary.update_coded(values[used, i], codes[used], labels, weights[used])
+            self.synced[group] = stored
+        self.synced_min = int(self.synced.min())
+
+    def make_room(self, m: int, history, classes) -> None:
+        """Feed the numeric summaries that have not seen rows the next ``m`` stored rows overwrite."""
+        kept = history.stored + m - history.capacity  # rows before this one are overwritten
+        if kept > self.synced_min:
+            self.feed(np.flatnonzero(self.synced < kept), history, classes)
+
+    # ------------------------------------------------------------------ queries
+    def prior_costs(self) -> np.ndarray:
+        """``(K,)`` each variable's MODL prior cost B(X_k)."""
+        return np.array([v.prior_cost for v in self.variables], dtype=float)
+
+    def active(self) -> np.ndarray:
+        """``(K,)`` bool: the variables whose level 2 found information (Level > 0)."""
+        return np.array([v.level > 0 for v in self.variables], dtype=bool)
+
+    def memory_usage(self) -> int:
+        return int(sum(v.memory_usage() for v in self.variables) + 64 * len(self.index))
+
+    def _check(self, stored: int, history_size: int) -> None:
+        K = len(self.variables)
+        assert len(self.count) == len(self.next_rebuild) == len(self.synced) == len(self.column) == K
+        assert self.n_numeric + self.n_categorical == K
+        assert all(self.index[v.name] == k for k, v in enumerate(self.variables)) and len(self.index) == K
+        for kind, n in (("numeric", self.n_numeric), ("categorical", self.n_categorical)):
+            mask = np.array([v.kind == kind for v in self.variables], dtype=bool)
+            assert sorted(self.column[mask].tolist()) == list(range(n)), f"{kind} columns are not 0 … {n - 1}"
+        assert np.all(self.synced <= stored) and self.synced_min == (self.synced.min() if K else 0)
+        # the rows a numeric summary has not seen are all still in the history
+        assert np.all(self.synced >= stored - history_size)
+        assert np.all(self.count >= 0) and np.all(self.next_rebuild >= 1)

@@ -1,0 +1,364 @@
+"""Rows: the one path that validates and codes input, for one example or a batch.
+
+``learn_one``, ``learn_many``, ``predict_proba_one``, ``predict_proba_many`` and ``debug_one`` all
+read their input here, and nothing here changes the model: a call that raises leaves the model
+as it was, because the model is only touched after its input is parsed.
+
+- ``RowParser.row(x)`` reads a dict into a ``Row``: numeric values as one float array by
+  variable index, categorical values apart, features without a variable yet in ``new``.
+- ``RowParser.frame(X)`` reads a DataFrame into a ``Frame``: the numeric columns as one
+  ``(n, a)`` block, the categorical columns apart.
+- ``labels(y)`` and ``check_label(y)`` validate class labels (one rule for both paths).
+
+Both readers apply the same rules (``value_kind`` decides a value's kind; None and NaN are
+missing; ±inf in a numeric feature counts as missing; a value of the other kind raises or is
+counted as missing by the ``on_type_change`` policy).
+
+Design note (speed). A stream usually hands dicts with the same keys and value types row after
+row, so the first dict of a shape that needs no per-feature check (known features holding plain
+numbers or strings) is remembered as a ``Plan``; a dict of that shape is then read in one NumPy
+call. The plan is a cache: it is not part of the model's state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ..summaries.base import _python_scalar as python_scalar
+from ..variable import value_kind
+
+__all__ = ["Frame", "Plan", "Row", "RowParser", "check_label", "feature_order", "labels"]
+
+POLICIES = ("raise", "missing")
+
+
+def feature_order(name) -> tuple:
+    """A deterministic order for features first seen in the same row (dict order must not matter)."""
+    return (type(name).__name__, repr(name))
+
+
+def _plain_number(kind: type) -> bool:
+    """True for the number types a plan converts in bulk (Python and NumPy ints and floats, not bools)."""
+    return kind is float or kind is int or issubclass(kind, (np.floating, np.integer))
+
+
+def check_label(label) -> None:
+    """``ValueError`` naming ``y`` for a label that cannot be a class: None, or unhashable."""
+    if label is None:
+        raise ValueError("y must not be None")
+    try:
+        hash(label)
+    except TypeError:
+        raise ValueError(f"y must be a hashable class label, got {label!r}") from None
+
+
+def labels(y) -> tuple[np.ndarray, np.ndarray, list]:
+    """Validate a batch's labels: ``(n,)`` object labels, ``(n,)`` codes into the distinct labels.
+
+    Labels are Python values (NumPy scalars are converted) compared as dict keys, as
+    ``ClassIndex`` does; a typed array (bools, ints, strings, floats without NaN) needs no check.
+    """
+    raw = y if isinstance(y, np.ndarray) else y.to_numpy() if hasattr(y, "to_numpy") else None
+    if raw is not None and raw.ndim == 1 and (raw.dtype.kind in "biuU" or (raw.dtype.kind == "f" and not np.isnan(raw).any())):
+        # Python scalars, all hashable; np.unique's equality is the dict's for these types
+        out = np.empty(len(raw), dtype=object)
+        out[:] = raw.tolist()
+        uniques, codes = np.unique(raw, return_inverse=True)
+        return out, codes.astype(np.intp, copy=False).reshape(-1), uniques.tolist()
+    values = [python_scalar(v) for v in y]
+    for label in values:
+        check_label(label)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    distinct: dict = {}
+    codes = np.fromiter((distinct.setdefault(label, len(distinct)) for label in values), dtype=np.intp, count=len(values))
+    return out, codes, list(distinct)
+
+
+def check_sample_weights(w, n: int) -> np.ndarray:
+    """``(n,)`` sample weights of a batch (None: ones); ``ValueError`` naming ``w`` otherwise."""
+    if w is None:
+        return np.ones(n)
+    sample_weight = np.asarray(list(w), dtype=float)
+    if len(sample_weight) != n or not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+        raise ValueError(f"w must hold one finite weight >= 0 per row of X ({n} rows)")
+    return sample_weight
+
+
+@dataclasses.dataclass(slots=True)
+class Row:
+    """One validated example, by variable.
+
+    ``numeric (a,)`` increasing variable indices with ``values (a,)`` floats (NaN for a missing
+    value); ``categorical`` a list of (variable index, value or None); ``new`` a list of
+    (name, kind, value) for features that have no variable yet (created when learning).
+    ``missing`` tells whether some value is NaN. ``located`` keeps the row's table rows for one
+    version of the lookup (a row is usually scored by ``predict_proba_one`` then encoded by
+    ``learn_one``).
+    """
+
+    numeric: np.ndarray
+    values: np.ndarray
+    categorical: list
+    new: list
+    missing: bool = True
+    located: tuple | None = None
+
+
+@dataclasses.dataclass(slots=True)
+class Plan:
+    """How to read a dict with these keys and value types without per-feature validation.
+
+    Every key is a known variable; numeric variables hold plain numbers and categorical ones
+    strings, so nothing can be invalid. ``numeric_at``/``categorical_at`` are positions in the
+    dict's order, ``numeric_at`` following the increasing variable indices ``numeric``. The last
+    row read is kept: a stream usually hands the same dict to ``predict_proba_one`` then
+    ``learn_one``.
+    """
+
+    keys: tuple
+    types: tuple
+    numeric: np.ndarray  # (a,) increasing variable indices
+    numeric_at: np.ndarray  # (a,) their positions in the dict
+    categorical: list  # variable indices
+    categorical_at: list
+    last: tuple = (None, None)  # (values, Row) of the last row read
+
+    def row(self, values: tuple) -> Row:
+        if self.last[0] == values:
+            return self.last[1]
+        if not self.categorical:  # every value is a number: one conversion, then variable order
+            numbers_ = np.array(values, dtype=float)[self.numeric_at]  # (a,)
+        else:
+            numbers_ = np.array([values[i] for i in self.numeric_at.tolist()], dtype=float)
+        missing = not np.isfinite(numbers_).all()
+        if missing:
+            numbers_[np.isinf(numbers_)] = np.nan  # ±inf counts as missing
+        categorical = [(k, values[i]) for k, i in zip(self.categorical, self.categorical_at)]
+        row = Row(self.numeric, numbers_, categorical, [], missing)
+        self.last = (values, row)
+        return row
+
+
+@dataclasses.dataclass(slots=True)
+class Frame:
+    """A validated DataFrame: its numeric columns as one block, its categorical columns apart.
+
+    ``numeric (n, a)`` floats (NaN for missing) of the columns ``numeric_names``, with the first
+    row holding a value in ``numeric_first (a,)`` (−1: none); ``categorical`` a list of
+    (name, ``(n,)`` object values with None for missing, first row). Columns holding no value of
+    a feature not known yet are left out (they create nothing).
+    """
+
+    numeric_names: list
+    numeric: np.ndarray
+    numeric_first: np.ndarray
+    categorical: list
+
+    def columns(self):
+        """(name, kind, first row) of every column."""
+        for name, first in zip(self.numeric_names, self.numeric_first.tolist()):
+            yield name, "numeric", first
+        for name, _, first in self.categorical:
+            yield name, "categorical", first
+
+
+def _type_change(name, known: str, value) -> ValueError:
+    return ValueError(
+        f"feature {name!r} is {known} but got {value!r}; use on_type_change='missing' to count such values as missing"
+    )
+
+
+def _unhashable(name, value) -> ValueError:
+    return ValueError(f"feature {name!r}: unhashable value {value!r}")
+
+
+class RowParser:
+    """Reads dicts and DataFrames against the model's variables (``registry``), changing nothing.
+
+    Parameters
+    ----------
+    registry
+        The model's ``Registry`` (read only: names, indices and kinds of the variables).
+    on_type_change
+        "raise" or "missing": what a value of the other kind is.
+    """
+
+    __slots__ = ("registry", "on_type_change", "plan")
+
+    def __init__(self, registry, on_type_change: str = "raise"):
+        if on_type_change not in POLICIES:
+            raise ValueError(f"on_type_change must be one of {POLICIES}, got {on_type_change!r}")
+        self.registry = registry
+        self.on_type_change = on_type_change
+        self.plan: Plan | None = None  # how the last plain dict was read (a cache, not state)
+
+    # ------------------------------------------------------------------ one dict
+    def row(self, x: dict) -> Row:
+        """Validate ``x`` (the plan cache aside, nothing changes): its ``Row``.
+
+        Raises ``ValueError`` naming the feature for unusable input (an unhashable categorical
+        value, or a value of the other kind under the "raise" policy). O(a) for a dict of a known
+        shape, in one NumPy call.
+        """
+        if not isinstance(x, dict):
+            raise ValueError(f"x must be a dict of features, got {type(x).__name__}")
+        plan = self.plan
+        if plan is not None and tuple(x) == plan.keys:
+            values = tuple(x.values())
+            if tuple(map(type, values)) == plan.types:
+                return plan.row(values)
+        row, plain = self._each(x)
+        if plain:
+            self.plan = self._make_plan(x)
+        return row
+
+    def _each(self, x: dict) -> tuple[Row, bool]:
+        """Validate ``x`` feature by feature: its ``Row``, and whether a plan can read it."""
+        numeric, values, categorical, new = [], [], [], []
+        plain = True
+        index, variables = self.registry.index, self.registry.variables
+        for name, value in x.items():
+            i = index.get(name)
+            variable = variables[i] if i is not None else None
+            kind = value_kind(value)
+            # A plan reads known variables holding plain numbers (numeric) or strings (categorical).
+            plain = plain and variable is not None and kind == variable.kind
+            plain = plain and (_plain_number(type(value)) if kind == "numeric" else type(value) is str)
+            if kind == "categorical":
+                try:
+                    hash(value)
+                except TypeError:
+                    raise _unhashable(name, value) from None
+            if kind is not None and variable is not None and kind != variable.kind:
+                if self.on_type_change == "raise":
+                    raise _type_change(name, variable.kind, value)
+                kind = None
+            if kind == "numeric":
+                value = float(value)
+                if math.isinf(value):
+                    kind, value = None, None
+            elif kind is None:
+                value = None
+            elif isinstance(value, np.generic):
+                value = value.item()
+            if variable is None:
+                if kind is not None:  # a feature is created at its first non-missing value
+                    new.append((name, kind, value))
+            elif variable.kind == "numeric":
+                numeric.append(i)
+                values.append(math.nan if value is None else value)
+            else:
+                categorical.append((i, value))
+        order = np.argsort(numeric)
+        values = np.array(values, dtype=float)[order]
+        row = Row(np.array(numeric, dtype=np.intp)[order], values, categorical, new, bool(np.isnan(values).any()))
+        return row, plain
+
+    def _make_plan(self, x: dict) -> Plan:
+        """The plan of a dict whose every key is a known variable holding a plain value."""
+        numeric, numeric_at, categorical, categorical_at = [], [], [], []
+        index, variables = self.registry.index, self.registry.variables
+        for position, name in enumerate(x):
+            k = index[name]
+            if variables[k].kind == "numeric":
+                numeric.append(k)
+                numeric_at.append(position)
+            else:
+                categorical.append(k)
+                categorical_at.append(position)
+        order = np.argsort(numeric)
+        return Plan(tuple(x), tuple(map(type, x.values())), np.array(numeric, dtype=np.intp)[order],
+                    np.array(numeric_at, dtype=np.intp)[order], categorical, categorical_at)  # fmt: skip
+
+    # ------------------------------------------------------------------ a DataFrame
+    def frame(self, X) -> Frame:
+        """Validate a DataFrame (nothing changes): numeric columns read in one block. O(n·a)."""
+        import pandas as pd
+
+        if not isinstance(X, pd.DataFrame):
+            raise ValueError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        names, others = [], []
+        for name, dtype in X.dtypes.items():
+            known = self._known_kind(name)
+            if known != "categorical" and pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+                names.append(name)
+            else:
+                others.append(self._column(name, X[name]))
+        block = (X if len(names) == X.shape[1] else X[names]).to_numpy(dtype=float, na_value=np.nan)  # (n, a)
+        infinite = np.isinf(block)
+        if infinite.any():  # ±inf counts as missing (on a copy: the block may share X's memory)
+            block = np.where(infinite, np.nan, block)
+        columns, categorical = [block], []
+        for name, kind, values, first in others:
+            if kind == "numeric":
+                names.append(name)
+                columns.append(values[:, None])
+            elif kind == "categorical":
+                categorical.append((name, values, first))
+        numeric = np.concatenate(columns, axis=1) if len(columns) > 1 else block  # (n, a)
+        present = ~np.isnan(numeric)
+        first = np.where(present.any(axis=0), present.argmax(axis=0), -1)  # (a,)
+        return Frame(names, numeric, first, categorical)
+
+    def _known_kind(self, name) -> str | None:
+        k = self.registry.index.get(name)
+        return self.registry.variables[k].kind if k is not None else None
+
+    def _column(self, name, column) -> tuple:
+        """Validate one DataFrame column: (name, kind, values, first), changing nothing.
+
+        ``values`` is float with NaN (numeric) or object with None (categorical) for missing;
+        ``first`` is the first row holding a non-missing value (-1 if none).
+        """
+        import pandas as pd
+
+        known = self._known_kind(name)
+        if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype):
+            values = np.array(column.to_numpy(dtype=float, na_value=np.nan), dtype=float, copy=True)
+            values[np.isinf(values)] = np.nan
+            kinds = np.where(np.isnan(values), 0, 1)
+        else:
+            raw = column.to_numpy(dtype=object)
+            kinds = np.zeros(len(raw), dtype=np.int8)
+            values = np.empty(len(raw), dtype=object)
+            for r, v in enumerate(raw):
+                kind = value_kind(v)
+                if kind is None:
+                    continue
+                if isinstance(v, np.generic):
+                    v = v.item()
+                if kind == "categorical":
+                    try:
+                        hash(v)
+                    except TypeError:
+                        raise _unhashable(name, v) from None
+                    kinds[r] = 2
+                else:
+                    v = float(v)
+                    kinds[r] = 0 if math.isinf(v) else 1
+                values[r] = v
+        present_kinds = kinds[kinds > 0]
+        if known is None and len(present_kinds):
+            known = "numeric" if present_kinds[0] == 1 else "categorical"
+        if known is not None:
+            code = 1 if known == "numeric" else 2
+            wrong = (kinds > 0) & (kinds != code)
+            if wrong.any():
+                if self.on_type_change == "raise":
+                    raise _type_change(name, known, values[int(np.flatnonzero(wrong)[0])])
+                kinds = np.where(wrong, 0, kinds)
+            if known == "numeric":
+                out = np.full(len(kinds), np.nan)
+                ok = kinds == 1
+                out[ok] = np.asarray(values[ok], dtype=float)
+            else:
+                out = np.empty(len(kinds), dtype=object)
+                ok = kinds == 2
+                out[ok] = values[ok]
+            values = out
+        nonmissing = np.flatnonzero(kinds > 0)
+        return name, known, values, int(nonmissing[0]) if len(nonmissing) else -1

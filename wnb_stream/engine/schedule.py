@@ -1,0 +1,124 @@
+"""When the model does its periodic work: level-2 rebuilds, learner steps, and mini-batch cuts.
+
+- *Rebuilds* (``docs/algorithms/prediction.md#rebuild-schedule``). Level 2 of a variable is
+  rebuilt when its count of observations reaches its threshold; the next threshold is
+  count + gap(count), gap(c) = clip(⌊c · growth⌋, 1, every): at every one of the first
+  observations, then geometrically sparser, never further apart than ``every``. Every variable
+  is rebuilt when a class is new or a class's count reaches its own threshold (J enters every
+  MODL cost, and a young class needs dense rebuilds). A row adds at most 1 to each count, so
+  after a check nothing can fall due for ``quiet`` rows: the check is skipped meanwhile.
+- *Learner steps*. The learner steps on the rows received since its last step when there are
+  ``step_size`` of them; ``step_size`` starts at min(L, 32) and doubles up to the learner's
+  batch size L, so that small streams learn early.
+- *Mini-batch cuts*. ``learn_many`` processes a batch in chunks that end exactly where a loop of
+  ``learn_one`` would register a class, create a variable, rebuild level 2 or step the learner
+  (``chunk_end``), so both paths go through the same states.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["Schedule"]
+
+
+class Schedule:
+    """Counters of the rebuild and step schedules (the per-variable and per-class thresholds live
+    with the variables and the classes).
+
+    Parameters
+    ----------
+    growth
+        A variable (or class) is rebuilt again once its count has grown by this factor.
+    every
+        Upper bound on the gap, in observations, between two rebuilds.
+
+    >>> schedule = Schedule(growth=0.5, every=100)
+    >>> schedule.gap(np.array([0.0, 3.0, 10.0, 1e6])).tolist()
+    [1.0, 1.0, 5.0, 100.0]
+    """
+
+    __slots__ = ("growth", "every", "quiet", "pending", "step_size")
+
+    def __init__(self, growth: float, every: int):
+        self.growth = growth
+        self.every = every
+        self.quiet = 0  # rows during which no rebuild can fall due (0: check at the next row)
+        self.pending = 0  # rows since the last learner step
+        self.step_size = 0  # size of the next learner batch (grows up to the learner's batch size)
+
+    def gap(self, count):
+        """Observations until the next rebuild: every one early, then a growth factor, capped."""
+        return np.maximum(1.0, np.minimum(np.floor(count * self.growth), float(self.every)))
+
+    # ------------------------------------------------------------------ rebuilds
+    def rebuild_due(self, registry, classes, rebuild) -> None:
+        """Call ``rebuild(indices)`` for the variables whose level 2 falls due, then restart the countdown."""
+        if self.quiet > 0:
+            return
+        if np.any(classes.seen >= classes.next_rebuild):
+            rebuild(np.arange(len(registry)))
+            classes.next_rebuild = classes.seen + self.gap(classes.seen)
+        else:
+            due = np.flatnonzero(registry.count >= registry.next_rebuild)
+            if len(due):
+                rebuild(due)
+        # A row adds at most 1 to each count: nothing falls due before the smallest gap is spent.
+        gaps = np.concatenate([registry.next_rebuild - registry.count, classes.next_rebuild - classes.seen])
+        self.quiet = max(0, math.ceil(gaps.min())) if len(gaps) else 0
+
+    def rebuilt(self, registry, k: int) -> None:
+        """Variable ``k`` was rebuilt: its next threshold."""
+        registry.next_rebuild[k] = registry.count[k] + self.gap(registry.count[k])
+
+    # ------------------------------------------------------------------ learner steps
+    def first_step_size(self, target: int) -> int:
+        return self.step_size or (min(target, 32) if target > 1 else 1)
+
+    def step_due(self, target: int) -> int:
+        """Rows the learner steps on now (0: not yet), for a learner batch size ``target``."""
+        if self.step_size == 0:
+            self.step_size = self.first_step_size(target)
+        return self.pending if self.pending >= self.step_size else 0
+
+    def stepped(self, target: int) -> None:
+        self.pending = 0
+        self.step_size = min(target, 2 * self.step_size)
+
+    # ------------------------------------------------------------------ mini-batches
+    def chunk_end(self, t: int, n: int, positions: dict, columns: list, registry, classes, target: int) -> int:
+        """Last row of the chunk of a batch starting at row ``t``: the first row at which a loop of
+        ``learn_one`` would register a class, rebuild, create a variable or step the learner.
+
+        ``positions`` maps each distinct label of the batch to its rows (increasing); ``columns``
+        lists (feature name, first row where it takes part).
+        """
+        end = n - 1
+        for label, rows in positions.items():
+            j, new = classes.index.peek(label)
+            need = 1 if new else int(classes.next_rebuild[j] - classes.seen[j])
+            i = int(np.searchsorted(rows, t)) + max(need, 1) - 1
+            if i < len(rows):
+                end = min(end, int(rows[i]))
+        # New variables are created at their first row: end the chunk there.
+        for name, start in columns:
+            if name not in registry.index and start >= t:
+                end = min(end, start)
+        # Learner step.
+        end = min(end, t + max(0, self.first_step_size(target) - self.pending - 1))
+        # Level-2 rebuild of an existing variable whose count reaches its threshold.
+        known = [(registry.index[name], start) for name, start in columns if name in registry.index and start <= t]
+        if known:
+            ks = np.array([k for k, _ in known], dtype=np.intp)
+            need = np.maximum(registry.next_rebuild[ks] - registry.count[ks], 1.0)
+            soon = need <= end - t + 1
+            if soon.any():
+                end = min(end, t + int(need[soon].min()) - 1)
+        return end
+
+    def _check(self, registry, classes) -> None:
+        assert self.pending >= 0 and self.step_size >= 0
+        if len(registry):  # nothing falls due while the countdown runs
+            assert self.quiet <= max(0, math.ceil(np.min(registry.next_rebuild - registry.count)))
