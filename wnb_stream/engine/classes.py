@@ -27,7 +27,7 @@ class Classes:
     >>> classes.counts.tolist(), classes.seen.tolist()
     ([3.0, 1.0], [2.0, 1.0])
     >>> np.exp(classes.log_prior()).round(3).tolist()
-    [0.745, 0.255]
+    [0.727, 0.273]
     """
 
     __slots__ = ("index", "counts", "seen", "next_rebuild", "_typed")
