@@ -1,8 +1,8 @@
 """The sliding history buffer: the last N raw rows, and their encoding by the current level 2.
 
 Design note. The weight learners judge their criterion on the N most recent examples
-(algorithms.md §9.2). Level 2 is rebuilt on a schedule, and every rebuild changes
-ℓ_kj(x) = log p(x_k | C_j), so the buffer keeps the *raw* values (pitfall 11) and re-encodes a
+(docs/algorithms/prediction.md#history). Level 2 is rebuilt on a schedule, and every rebuild changes
+ℓ_kj(x) = log p(x_k | C_j), so the buffer keeps the *raw* values and re-encodes a
 variable's column whenever that variable's partition changes. Between rebuilds the encoded tensor
 ``log_lik`` is kept up to date row by row, so a learner step never re-encodes anything.
 

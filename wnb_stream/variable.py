@@ -118,7 +118,7 @@ class Variable:
             options["criterion"] = criterion
         if self.density:
             self._density = gaussian_module.GaussianDensity(table)
-            # algorithms.md §3.3 (b): MODL on virtual bins gives a Level and a B(X) comparable
+            # docs/algorithms/summaries.md#gaussian: MODL on virtual bins gives a Level and a B(X) comparable
             # with binned variables, used by the regularizers and to decide activity.
             virtual = gaussian_module.virtual_bins(table)
             partition = modl.discretize(virtual, **options) if len(virtual.upper_bounds) else None

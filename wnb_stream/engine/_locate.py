@@ -3,7 +3,7 @@
 The classifier compiles the intervals of every binned numeric variable into one padded cut matrix
 (``docs/design-notes.md``, "Hot path"): variable ``k`` owns the table rows ``first_row[k] + p``,
 ``p = 0 … n_cuts[k]``, and a finite value ``x`` lies in part ``p = #{cuts[k, :n_cuts[k]] < x}``
-(``bisect_left``: intervals are right-closed, spec §5). The count is taken by a branch-free linear
+(``bisect_left``: intervals are right-closed, docs/algorithms/modl.md#discretization). The count is taken by a branch-free linear
 scan, which on the 5–30 cuts of a MODL partition is 6–8× faster than a binary search per value
 and than NumPy's ``searchsorted`` called once per variable (measured in ``benchmarks/throughput.py``
 runs; the result is the same integer, so nothing downstream changes).

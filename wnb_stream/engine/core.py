@@ -216,6 +216,26 @@ class Engine:
             self.lookup.encode_block(ks, h.numeric[start:stop, columns], h.present[start:stop, at], h.log_lik[start:stop], at)
             h.log_lik[start:stop, at, J:] = 0.0  # (no class beyond J)
 
+    def reencode_all(self) -> None:
+        """Encode every row of the history with the current level 2 of every variable.
+
+        The encoded block is a function of the raw rows and the current partitions: rows are
+        encoded on arrival with the level 2 of the moment, and a variable's column is re-encoded
+        whenever its level 2 is rebuilt. So this reproduces it exactly (tested bit for bit), and a
+        loaded model rebuilds it here instead of storing it.
+        """
+        self._resize()
+        self.history.log_lik[...] = 0.0
+        if not self.history.size:
+            return
+        variables = self.registry.variables
+        binned = [k for k, v in enumerate(variables) if v.kind == "numeric" and not v.density]
+        for k, variable in enumerate(variables):
+            if k not in binned:
+                self._reencode(k)
+        if binned:
+            self._reencode_numeric(np.array(binned, dtype=np.intp))
+
     def _reencode(self, k: int) -> None:
         variable, h = self.registry.variables[k], self.history
         raw = h.numeric if variable.kind == "numeric" else h.categorical
