@@ -40,7 +40,6 @@ __all__ = ["VNS"]
 
 
 class VNS(PGDMB):
-    _REPLAY_START = 32  # rows seen before the first replay session
     """PGDMB with variable-neighbourhood restarts around the best weights (HBL17 Algorithm 2).
 
     Parameters
@@ -80,10 +79,12 @@ class VNS(PGDMB):
     >>> for _ in range(60):
     ...     model.learn(rows(100), history, context)
     >>> model.weights.round(1).tolist()
-    [0.9, 0.9, 0.8, 0.0, 0.1, 0.0]
+    [1.0, 1.0, 1.0, 0.1, 0.1, 0.0]
     >>> model.n_sessions, model.n_descents
-    (3, 4)
+    (5, 10)
     """
+
+    _REPLAY_START = 32  # rows seen before the first replay session
 
     def __init__(
         self,
