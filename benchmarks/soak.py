@@ -1,4 +1,4 @@
-"""Soak: does memory stay flat over a long stream? (architecture.md, "Bounded memory")
+"""Soak: does memory stay flat over a long stream? (docs/index.md, "The streaming contract")
 
 A seeded synthetic stream of ``--n`` examples (default 10^6), two classes, K = 20 variables:
 10 numeric (5 informative, 5 noise, 1% missing), 9 categorical with 3 to 200 values, and one

@@ -3,10 +3,10 @@
 Streams (River generators, seed 42, generated before the clock starts):
 
 - ``rbf20``: ``RandomRBF(n_features=20, n_classes=5)``, the stream of the peers' anchor table;
-- ``k10``, ``k100``, ``k500``, ``k1000``: ``RandomRBF(n_features=K, n_classes=2)`` (benchmarks.md;
+- ``k10``, ``k100``, ``k500``, ``k1000``: ``RandomRBF(n_features=K, n_classes=2)`` (the wide streams;
   ``k500`` is the 500-variable stream).
 
-Paths (benchmarks.md, Speed):
+Paths (``benchmarks/README.md``, Speed):
 
 - ``one``: ``predict_proba_one(x)`` then ``learn_one(x, y)`` on dicts;
 - ``many``: mini-batches of ``--batch`` rows, ``predict_proba_many(X)`` then ``learn_many(X, y)`` on

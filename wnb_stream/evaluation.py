@@ -1,7 +1,7 @@
 """Prequential (test-then-train) evaluation: the loop, the metrics and the models it compares.
 
 One pass over a stream: for every example each model first predicts ``predict_proba_one(x)``, then
-learns ``learn_one(x, y)`` (benchmarks.md, "Quality: prequential"); every model sees the same
+learns ``learn_one(x, y)`` (docs/algorithms/prediction.md#metrics); every model sees the same
 examples in the same order. Per model the loop reports
 
 - accuracy (a model with no prediction yet, ``{}``, counts as wrong);
@@ -10,7 +10,7 @@ examples in the same order. Per model the loop reports
   known to the evaluator (those given up front, plus every label seen so far, the current one
   included);
 - macro one-vs-rest AUC (exact, from the stored probabilities: O(n·J) memory, can be turned off);
-- the compression rate 1 − NLL / (n·H(Y)) of algorithms.md §8.5, with Khiops' conventions
+- the compression rate 1 − NLL / (n·H(Y)) (docs/algorithms/prediction.md#metrics), with Khiops' conventions
   (true-class probability clipped at 1e-6, 0 when H(Y) = 0, 0 when |rate| < H(Y)/n);
 - the number of variables with non-zero weight (for models with ``weights``), out of the number
   of variables seen in the stream;
@@ -59,9 +59,10 @@ __all__ = [
     "prequential",
 ]
 
-#: Probabilities below this are raised to it before the log in the log loss (benchmarks.md).
+#: Probabilities below this are raised to it before the log in the log loss
+#: (docs/algorithms/prediction.md#metrics).
 LOG_LOSS_CLIP = 1e-15
-#: Khiops' floor on the true-class probability in the compression rate (algorithms.md §8.5).
+#: Khiops' floor on the true-class probability in the compression rate (docs/algorithms/prediction.md#metrics).
 COMPRESSION_CLIP = 1e-6
 
 
@@ -125,7 +126,7 @@ def class_entropy(class_counts: Iterable[float]) -> float:
 
 
 def compression_rate(nll_total: float, class_counts: Iterable[float]) -> float:
-    """Compression rate 1 − NLL / (N·H(Y)) (algorithms.md §8.5).
+    """Compression rate 1 − NLL / (N·H(Y)) (docs/algorithms/prediction.md#metrics).
 
     ``nll_total`` is the summed negative log-likelihood of the true classes (nats, probabilities
     clipped at ``COMPRESSION_CLIP`` by the caller), ``class_counts`` the class counts of the same
@@ -173,7 +174,7 @@ class RunningMetrics:
         self.n = 0
         self.correct = 0
         self._nll = 0.0  # Σ −log max(p, 1e-15)
-        self._nll_compression = 0.0  # Σ −log max(p, 1e-6) (algorithms.md §8.5)
+        self._nll_compression = 0.0  # Σ −log max(p, 1e-6) (docs/algorithms/prediction.md#metrics)
         self._position: dict = {}
         self._labels: list = []
         self._class_counts: list[int] = []
@@ -246,7 +247,7 @@ class RunningMetrics:
 
 
 class NoOp(base.Classifier):
-    """A classifier that does nothing: the ceiling of any River-style loop (benchmarks.md, Speed).
+    """A classifier that does nothing: the ceiling of any River-style loop (``benchmarks/README.md``, Speed).
 
     >>> model = NoOp()
     >>> model.learn_one({"a": 1.0}, True)

@@ -52,7 +52,7 @@ _LN2 = math.log(2.0)
 
 
 def _optimal_ends(prefix: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
-    """Spec §5.5: D[I][b] = min_a D[I−1][a−1] + part(a..b), keep the best prior(I) + D[I][B]."""
+    """Exact programme: D[I][b] = min_a D[I−1][a−1] + part(a..b), keep the best prior(I) + D[I][B]."""
     n = prefix.shape[0] - 1
     first, last = np.triu_indices(n)
     # part_cost[a, b]: cost of one interval made of atoms a..b (+inf when a > b); (n, n).
@@ -86,7 +86,7 @@ def _optimal_ends(prefix: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.
         best = min(best, totals[-1])
 
     totals = np.array(totals)
-    # Ties (within the Khiops tolerance) go to fewer intervals (spec Appendix A).
+    # Ties (within the Khiops tolerance) go to fewer intervals (docs/algorithms/modl.md#comparing-costs).
     size = int(np.flatnonzero(totals <= totals.min() + COST_TOLERANCE)[0])
     ends = []
     b = n - 1
@@ -147,9 +147,9 @@ def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto")
 def _prepare(table: Bins) -> tuple[np.ndarray, np.ndarray, bool]:
     """Atoms of a ``Bins`` table: ``(B, J_all)`` counts, ``(B,)`` upper bounds, missing-bin flag.
 
-    Bins with equal upper bounds are collapsed (MODL never cuts between equal values, spec §1.7);
-    a bin of missing values is placed first when the table has any (spec §7); empty bins are
-    dropped (they would inflate log(B − 1), spec §5.7).
+    Bins with equal upper bounds are collapsed (MODL never cuts between equal values); a bin of
+    missing values is placed first when the table has any; empty bins are dropped (they would
+    inflate log(B − 1)). See docs/algorithms/modl.md#discretization.
     """
     bounds = np.asarray(table.upper_bounds, dtype=float)
     counts = np.asarray(table.counts, dtype=float)
@@ -219,7 +219,7 @@ def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", se
     classes = table.classes
 
     if n_total <= 0 or n_observed < 2:
-        # Khiops: cost 0 with fewer than two classes (spec §5.7); no information to code.
+        # Khiops: cost 0 with fewer than two classes; no information to code.
         ends = np.array([n_atoms - 1], dtype=np.intp) if n_atoms else np.array([0], dtype=np.intp)
         return _intervals(atoms_all, bounds, has_missing, ends, 0.0, 0.0, 0.0, classes, criterion, "null", table)
 

@@ -157,7 +157,10 @@ def _tie_table(seed: int, n_classes: int = 2) -> np.ndarray:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_ties_between_numbers_of_intervals_follow_the_python_rules(seed):
-    """Priors built so that two numbers of intervals tie within the tolerance (spec Appendix A)."""
+    """Priors built so that two numbers of intervals tie within the tolerance.
+
+    docs/algorithms/modl.md#comparing-costs
+    """
     atoms = _tie_table(seed)
     n = len(atoms)
     prefix = np.concatenate([np.zeros((1, 2)), np.cumsum(atoms, axis=0)])

@@ -1,4 +1,4 @@
-"""Cost terms of MODL (algorithms.md §5.3, §6.1, Appendix A and B)."""
+"""Cost terms of MODL (docs/algorithms/modl.md#costs; known answers from docs/algorithms/modl.md#test-vectors)."""
 
 import math
 
@@ -47,7 +47,7 @@ def test_log_factorial_and_binomial():
     assert np.allclose(costs.log_binomial(np.array([10.0, 7.0]), np.array([3.0, 7.0])), [math.log(120), 0.0])
 
 
-# ---------------------------------------------------------------- universal codes (Appendix B)
+# ---------------------------------------------------------------- universal codes (known answers)
 
 
 def test_log2_star_vectors():
@@ -61,7 +61,7 @@ def test_universal_code_vectors():
     expected = {1: 1.052591, 2: 1.745738, 3: 2.611764, 10: 5.105010, 100: 8.928037}
     for n, value in expected.items():
         assert costs.universal_code_length(n) == pytest.approx(value, abs=1e-6)
-    # Khiops' constant 2.86511 adds about 1.6e-5 nats (spec §5.3)
+    # Khiops' constant 2.86511 adds about 1.6e-5 nats (docs/algorithms/modl.md#costs)
     khiops = costs.universal_code_length(10, c0=2.86511) - costs.universal_code_length(10)
     assert khiops == pytest.approx(1.6e-5, abs=1e-6)
     with pytest.raises(ValueError, match="n must be"):
@@ -93,7 +93,7 @@ def test_normaliser_by_direct_summation_for_large_nmax():
     assert costs.universal_normaliser(nmax) == pytest.approx(direct, rel=1e-12)
 
 
-# ---------------------------------------------------------------- Stirling and Bell (Appendix B)
+# ---------------------------------------------------------------- Stirling and Bell (known answers)
 
 
 def _stirling2(n, k):

@@ -1,4 +1,4 @@
-"""MODL discretization (algorithms.md §5, §7, Appendix B): optimality, known answers, edge cases."""
+"""MODL discretization (docs/algorithms/modl.md#discretization): optimality, known answers, edge cases."""
 
 import itertools
 import math
@@ -52,7 +52,7 @@ def _part(counts):
 
 
 def oracle_cost(parts, n_bins, criterion="bins", selection_cost=0.0):
-    """c(M) of a list of part count vectors, written from spec §5.2 with math only."""
+    """c(M) of a list of part count vectors, with math only (docs/algorithms/modl.md#discretization)."""
     n_parts = len(parts)
     total = sum(sum(p) for p in parts)
     if criterion == "bins":
@@ -91,13 +91,14 @@ def brute_force(table, criterion="bins", selection_cost=0.0):
                 parts.append(current)
                 current = [0.0] * len(observed)
         best = min(best, oracle_cost(parts, n, criterion, selection_cost))
-    # the spec's rule: a model not better than the null one by the tolerances is the null model
+    # a model not better than the null one by the tolerances is the null model
+    # (docs/algorithms/modl.md#comparing-costs)
     if not (best < null - 1e-6 and 1 - best / null >= 1e-6):
         best = null
     return best, null
 
 
-# ---------------------------------------------------------------- Appendix B
+# ------------------------------------------------- known answers (docs/algorithms/modl.md#test-vectors)
 
 
 @pytest.mark.parametrize(
@@ -115,7 +116,7 @@ def test_appendix_b_partition_costs(sizes, paper, bins_variant):
     ends = np.cumsum(sizes) - 1
     assert partition_cost(prefix, ends, discretization_prior(4, 40.0, "bins")) == pytest.approx(bins_variant, abs=1e-6)
     assert partition_cost(prefix, ends, discretization_prior(4, 40.0, "boulle2006")) == pytest.approx(paper, abs=1e-6)
-    # and the oracle of these tests agrees with the spec's vectors
+    # and the oracle of these tests agrees with the known answers
     starts = np.concatenate([[0], ends[:-1] + 1])
     parts = [list(counts[a : b + 1].sum(axis=0)) for a, b in zip(starts, ends)]
     assert oracle_cost(parts, 4, "bins") == pytest.approx(bins_variant, abs=1e-6)
@@ -145,7 +146,7 @@ def test_appendix_b_optimum_and_level(method):
 def test_prior_cost_is_selection_plus_preparation():
     table = bins(APPENDIX)
     result = modl.discretize(table, selection_cost=1.5)
-    # preparation = c(M) − construction (log 2 + c_sel) − data (spec §5.4)
+    # preparation = c(M) − construction (log 2 + c_sel) − data (docs/algorithms/modl.md#level-and-prior-cost)
     data = sum(math.lgamma(sum(p) + 1) - sum(math.lgamma(c + 1) for c in p) for p in result.counts)
     preparation = result.cost - (math.log(2) + 1.5) - data
     assert result.prior_cost == pytest.approx(1.5 + preparation, abs=1e-9)

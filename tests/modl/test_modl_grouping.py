@@ -1,4 +1,4 @@
-"""MODL value grouping (algorithms.md §6, §7, Appendix B): optimality, star and missing rules, edge cases."""
+"""MODL value grouping (docs/algorithms/modl.md#grouping): optimality, star and missing rules, edge cases."""
 
 import math
 import pickle
@@ -58,7 +58,10 @@ def _part(counts):
 
 
 def oracle_cost(groups, criterion="khiops", selection_cost=0.0):
-    """c(M) of a grouping given as lists of value count vectors, from spec §6.1 with math only."""
+    """c(M) of a grouping given as lists of value count vectors, with math only.
+
+    From docs/algorithms/modl.md#grouping.
+    """
     n_values = sum(len(g) for g in groups)
     n_groups = len(groups)
     parts = sum(_part([sum(col) for col in zip(*g)]) for g in groups)
@@ -113,7 +116,7 @@ def brute_force(table, criterion="khiops", selection_cost=0.0):
     return best, null
 
 
-# ---------------------------------------------------------------- Appendix B
+# ------------------------------------------------- known answers (docs/algorithms/modl.md#test-vectors)
 
 
 @pytest.mark.parametrize("method", ["auto", "exact", "greedy"])
@@ -184,7 +187,8 @@ def test_grouping_equals_brute_force_up_to_six_values(table, criterion, selectio
     assert greedy.cost >= best - 1e-9
     observed = int((table.counts.sum(axis=0) + table.star + table.missing > 0).sum())
     if observed == 2:
-        # two classes: sorting by P(C_1 | v) then cutting is exact without garbage group (spec §6.2)
+        # two classes: sorting by P(C_1 | v) then cutting is exact without garbage group
+        # (docs/algorithms/modl.md#grouping)
         assert greedy.cost == pytest.approx(best, abs=2e-6)
 
 
@@ -297,7 +301,7 @@ def test_a_garbage_group_collects_the_noisy_values():
         assert result.cost == pytest.approx(best, abs=1e-9)
         assert result.garbage_part >= 0
         assert set(result.groups[result.garbage_part]) == {"v2", "v3", "v4", "v5", "v6", "v7", STAR}
-        # no star counts: unseen values go to the garbage group (spec §6.3)
+        # no star counts: unseen values go to the garbage group (docs/algorithms/modl.md#grouping)
         assert result.star_part == result.garbage_part
     assert modl.group(table, criterion="boulle2005").garbage_part == -1
 

@@ -1,4 +1,4 @@
-"""The partition values (algorithms.md §7): estimator, lookups, markers."""
+"""The partition values (docs/algorithms/modl.md#log-probabilities): estimator, lookups, markers."""
 
 import math
 import pickle

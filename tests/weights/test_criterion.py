@@ -1,4 +1,4 @@
-"""Criterion, gradient, softmax and compression rate (algorithms.md §8)."""
+"""Criterion, gradient, softmax and compression rate (docs/algorithms/weights.md#criterion)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ SETTINGS = settings(max_examples=100, deadline=None)
 
 
 def test_spec_test_vector():
-    """algorithms.md §8.6."""
+    """The worked example of docs/algorithms/weights.md#worked-example."""
     log_lik = np.log([[[0.7, 0.2], [0.4, 0.5]]])
     log_prior = np.log([0.6, 0.4])
     w = np.array([0.5, 0.5])
@@ -85,7 +85,7 @@ def test_regularized_criterion_gradient_matches_finite_differences(problem, conf
 @SETTINGS
 @given(problems(), st.floats(1.0, 1e4))
 def test_step_gradient_is_the_per_example_scaled_criterion_gradient(problem, reference_size):
-    """(1/L) Σ ∇NLL + (λ/N) ∇R  (algorithms.md §8.4): with N = L it is ∇CR / L."""
+    """(1/L) Σ ∇NLL + (λ/N) ∇R  (docs/algorithms/weights.md#criterion): with N = L it is ∇CR / L."""
     batch, w, costs = problem
     total = batch.sample_weight.sum()
     regularizer = Regularizer("r2", penalty=0.3)

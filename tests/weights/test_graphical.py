@@ -1,4 +1,4 @@
-"""Graphical: per-class softmax weights by SGD (SLH15, algorithms.md §11)."""
+"""Graphical: per-class softmax weights by SGD (SLH15, docs/algorithms/weights.md#graphical)."""
 
 from __future__ import annotations
 

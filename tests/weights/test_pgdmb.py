@@ -1,4 +1,4 @@
-"""PGDMB (HBL17 Algorithm 1, algorithms.md §9.2)."""
+"""PGDMB (HBL17 Algorithm 1, docs/algorithms/weights.md#pgdmb)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Regularizers R1 (HBL17) and R2 (HB24) and the smoothed power ξ_δ (algorithms.md §8.3)."""
+"""Regularizers R1 (HBL17) and R2 (HB24) and the smoothed power ξ_δ (docs/algorithms/weights.md#regularizers)."""
 
 from __future__ import annotations
 

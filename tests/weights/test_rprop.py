@@ -1,4 +1,4 @@
-"""The projected Rprop step (algorithms.md §9.1)."""
+"""The projected Rprop step (docs/algorithms/weights.md#rprop)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PGDMB-VNS (HBL17 Algorithm 2, algorithms.md §9.3)."""
+"""PGDMB-VNS (HBL17 Algorithm 2, docs/algorithms/weights.md#vns)."""
 
 from __future__ import annotations
 

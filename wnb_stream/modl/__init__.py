@@ -1,8 +1,8 @@
 """Level 2: MODL discretization and value grouping.
 
 ``discretize(table)`` turns a level-1 ``Bins`` value into ``Intervals`` and ``group(table)`` turns
-a ``Categories`` value into ``Groups`` (spec §5–§7); ``null_partition(table)`` gives the one-part
-model of either. Cost terms are pure functions in ``modl.costs``.
+a ``Categories`` value into ``Groups`` (docs/algorithms/modl.md); ``null_partition(table)`` gives
+the one-part model of either. Cost terms are pure functions in ``modl.costs``.
 """
 
 from . import costs

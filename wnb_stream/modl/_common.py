@@ -12,7 +12,8 @@ from .partition import COST_TOLERANCE
 
 METHODS = ("auto", "exact", "greedy", "null")
 
-#: Level below which a variable counts as uninformative (Khiops ``ComputeLevel``, spec §5.4).
+#: Level below which a variable counts as uninformative (Khiops ``ComputeLevel``,
+#: docs/algorithms/modl.md#level-and-prior-cost).
 LEVEL_TOLERANCE = 1e-6
 
 # Criteria whose cost starts with log 2 for the choice null / informative model (Khiops forms);
@@ -43,12 +44,18 @@ def observed_columns(counts: np.ndarray) -> np.ndarray:
 
 
 def is_informative(cost: float, null_cost: float) -> bool:
-    """True when a model beats the null model by more than the tolerances of spec Appendix A / §5.4."""
+    """True when a model beats the null model by more than the tolerances.
+
+    docs/algorithms/modl.md#comparing-costs
+    """
     return cost < null_cost - COST_TOLERANCE and 1.0 - cost / null_cost >= LEVEL_TOLERANCE
 
 
 def level(cost: float, null_cost: float, n_parts: int) -> float:
-    """Level = 1 − c(M*)/c(M0), 0 for the null model or a level below 1e-6 (spec §5.4)."""
+    """Level = 1 − c(M*)/c(M0), 0 for the null model or a level below 1e-6.
+
+    docs/algorithms/modl.md#level-and-prior-cost
+    """
     if n_parts <= 1 or null_cost <= 0:
         return 0.0
     value = 1.0 - cost / null_cost
@@ -56,18 +63,21 @@ def level(cost: float, null_cost: float, n_parts: int) -> float:
 
 
 def null_construction_cost(criterion: str) -> float:
-    """Construction cost of the null model: log 2 for the Khiops forms of the criterion, else 0 (spec §5.4)."""
+    """Construction cost of the null model: log 2 for the Khiops forms of the criterion, else 0.
+
+    docs/algorithms/modl.md#level-and-prior-cost
+    """
     return math.log(2.0) if criterion in _KHIOPS_FORMS else 0.0
 
 
 def prior_cost(part_counts: np.ndarray, cost: float, criterion: str) -> float:
     """B(X) = (construction − null construction) + preparation = c(M) − data − null construction.
 
-    Spec §5.4 (Khiops ``ComputeSelectionModelAttributeCost``): data = Σ_i (log N_i! − Σ_j log N_ij!);
-    the null construction cost is log 2 for the Khiops forms of the criterion and 0 for the paper
-    forms, whose priors have no null/informative bit. For an informative model this is
-    c_sel + preparation cost; for the null model, log C(N + J − 1, J − 1) (+ log N or log V for the
-    paper forms).
+    docs/algorithms/modl.md#level-and-prior-cost (Khiops ``ComputeSelectionModelAttributeCost``):
+    data = Σ_i (log N_i! − Σ_j log N_ij!); the null construction cost is log 2 for the Khiops forms
+    of the criterion and 0 for the paper forms, whose priors have no null/informative bit. For an
+    informative model this is c_sel + preparation cost; for the null model, log C(N + J − 1, J − 1)
+    (+ log N or log V for the paper forms).
     """
     value = cost - float(data_costs(part_counts).sum()) - null_construction_cost(criterion)
     return max(value, 0.0)

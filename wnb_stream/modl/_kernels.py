@@ -1,12 +1,12 @@
-"""Compiled searches of MODL discretization for integer counts (numba kernels, spec §5.5–§5.6).
+"""Compiled searches of MODL discretization for integer counts (numba kernels, docs/algorithms/modl.md#discretization).
 
 The kernels run the searches of the former pure-Python/NumPy code in the same order of floating
 point operations, so that they return the same intervals and the same costs to the last bit
 (property-tested against that code, kept in ``tests/modl/reference_discretization.py``):
 
-- :func:`search` — pure-run merge (spec §5.6 step 1), then either the exact dynamic programme
-  (spec §5.5) or the greedy bottom-up merge (steps 2–3) followed by the post-optimisation
-  (step 4: Split, MergeSplit, MergeMergeSplit), with the same tie rules;
+- :func:`search` — pure-run merge, then either the exact dynamic programme or the greedy
+  bottom-up merge followed by the post-optimisation (Split, MergeSplit, MergeMergeSplit), with the
+  same tie rules;
 - :func:`score` — c(M) of the intervals found, c(M0), the null-model fallback and B(X), as
   ``discretize`` computed them;
 - :func:`optimal_ends` — the dynamic programme alone, on a precomputed matrix of part costs (also
@@ -14,7 +14,7 @@ point operations, so that they return the same intervals and the same costs to t
 
 Design note — why the floats agree. For integer counts every lΓ is read from the cached table of
 ``math.lgamma`` values of ``modl.costs`` (passed in as ``table``), never from numba's ``lgamma``.
-A part costs lΓ(N_i + J) − lΓ(J) − Σ_j lΓ(N_ij + 1) (spec §5.1), and the sum over j is taken in
+A part costs lΓ(N_i + J) − lΓ(J) − Σ_j lΓ(N_ij + 1), and the sum over j is taken in
 one of two orders, as the former code did: NumPy's order (:func:`pairwise_sum`: left to right
 below 8 terms, eight interleaved accumulators up to 128, halves beyond, starting from 0) wherever
 it priced parts with ``part_costs``, and the order of Python's ``sum`` (:func:`python_sum`: left
@@ -223,7 +223,7 @@ def _interval_terms(prefix, lo, hi, table, scratch):
 
 @_inline
 def _interval_cost(prefix, lo, hi, table, log_gamma_classes, scratch):
-    """part(i) of atoms lo..hi − 1 from ``(B + 1, J)`` int64 prefix sums (spec §5.1), NumPy order.
+    """part(i) of atoms lo..hi − 1 from ``(B + 1, J)`` int64 prefix sums, NumPy order.
 
     J ≤ :data:`MAX_CLASSES`, so that the sum over classes is one block of NumPy's pairwise sum.
     """
@@ -245,7 +245,7 @@ def _row_cost(row, table, log_gamma_classes, scratch):
 
 @_inline
 def _data_cost(prefix, lo, hi, table, scratch):
-    """log N_i! − Σ_j log N_ij! of atoms lo..hi − 1 (spec §5.4 data cost), NumPy order (J ≤ 128)."""
+    """log N_i! − Σ_j log N_ij! of atoms lo..hi − 1 (the data cost), NumPy order (J ≤ 128)."""
     total = _interval_terms(prefix, lo, hi, table, scratch)
     return table[total + 1] - _sum_classes(scratch, prefix.shape[1])
 
@@ -265,7 +265,7 @@ def _prefix_sums(atoms):
 
 @_jit
 def merge_pure_runs(atoms):
-    """Merge runs of adjacent atoms pure in the same class (spec §5.6 step 1).
+    """Merge runs of adjacent atoms pure in the same class (docs/algorithms/modl.md#discretization).
 
     Returns the ``(B', J)`` merged int64 counts and ``(B',)`` the last atom of each merged atom.
     """
@@ -299,7 +299,7 @@ def merge_pure_runs(atoms):
 
 
 # --------------------------------------------------------------------------------------------
-# Spec §5.5: the exact dynamic programme.
+# The exact dynamic programme (docs/algorithms/modl.md#discretization).
 
 
 @_jit
@@ -321,13 +321,13 @@ def interval_cost_matrix(prefix, table, log_gamma_classes):
 
 @_jit
 def optimal_ends(costs, prior, cost_tolerance):
-    """Spec §5.5: D[I][b] = min_a D[I−1][a−1] + part(a..b); the best prior(I) + D[I][B].
+    """Exact programme: D[I][b] = min_a D[I−1][a−1] + part(a..b); the best prior(I) + D[I][B].
 
     ``costs`` is ``(B, B)``, the part cost of atoms a..b at [b, a] (+inf when a > b), ``prior``
     ``(≥ B + 1,)``. Stops increasing I once min_{I' ≥ I} prior(I') + the best unconstrained
-    Σ part cannot beat the best total; ties within ``cost_tolerance`` go to fewer intervals
-    (spec Appendix A); ties between split points to the first. Returns the ``(I,)`` last atom of
-    each interval.
+    Σ part cannot beat the best total; ties within ``cost_tolerance`` go to fewer intervals (see
+    docs/algorithms/modl.md#comparing-costs); ties between split points to the first. Returns the
+    ``(I,)`` last atom of each interval.
     """
     n = costs.shape[0]
     # Lower bound on Σ part over every partition, whatever I: the unconstrained programme.
@@ -402,7 +402,7 @@ def optimal_ends(costs, prior, cost_tolerance):
 
 
 # --------------------------------------------------------------------------------------------
-# Spec §5.6 steps 2–3: greedy bottom-up merge.
+# Greedy bottom-up merge (docs/algorithms/modl.md#discretization).
 
 
 @_inline
@@ -458,7 +458,7 @@ def _heap_pop(deltas, nodes, stamps, size):
 
 @_jit
 def greedy_merge_ends(atoms, prior, table, log_gamma_classes, cost_tolerance):
-    """Merge the best adjacent pair down to one interval; keep the best I (spec §5.6 steps 2–3).
+    """Merge the best adjacent pair down to one interval; keep the best I (greedy search).
 
     ``atoms`` ``(B, J)`` int64. A heap of (Δ part cost, left node, version) with lazy deletion;
     nodes are runs of atoms named by their first atom, in a doubly linked list. Ties within
@@ -564,7 +564,7 @@ def greedy_merge_ends(atoms, prior, table, log_gamma_classes, cost_tolerance):
 
 
 # --------------------------------------------------------------------------------------------
-# Spec §5.6 step 4: post-optimisation.
+# Post-optimisation of the greedy search (docs/algorithms/modl.md#discretization).
 
 
 @_jit
@@ -609,7 +609,7 @@ def _argmin(values, length):
 
 @_jit
 def post_optimise(prefix, initial_ends, prior, table, log_gamma_classes):
-    """Split, MergeSplit and MergeMergeSplit moves until none improves (spec §5.6 step 4).
+    """Split, MergeSplit and MergeMergeSplit moves until none improves (post-optimisation).
 
     A move re-cuts a window of ``width`` consecutive intervals (1: Split, 2: MergeSplit,
     3: MergeMergeSplit) into two. The best re-cut of every window is cached per width and, after a
@@ -762,7 +762,7 @@ def score(atoms, ends, prior, table, log_gamma_classes, cost_tolerance, level_to
     """Costs of ``discretize`` for the intervals ending at ``ends`` of ``(B, J)`` int64 atoms.
 
     Returns ``(ends, cost, null_cost, prior_cost)``: the model kept (the null model unless the
-    given one beats it by the tolerances of spec §5.4), c(M), c(M0) and
+    given one beats it by the tolerances of docs/algorithms/modl.md#comparing-costs), c(M), c(M0) and
     B(X) = c(M) − data cost − null construction cost (≥ 0), each summed as ``discretize`` did
     with NumPy.
     """
@@ -774,7 +774,7 @@ def score(atoms, ends, prior, table, log_gamma_classes, cost_tolerance, level_to
     null_ends[0] = n - 1
     null_cost = _partition_cost(prefix, null_ends, prior, table, log_gamma_classes, scratch, costs)
     cost = _partition_cost(prefix, ends, prior, table, log_gamma_classes, scratch, costs)
-    # spec §5.4 / Appendix A: a model not better than the null one by the tolerances is the null model
+    # the null model unless this one beats it by the tolerances (docs/algorithms/modl.md#comparing-costs)
     if ends.shape[0] > 1 and not (cost < null_cost - cost_tolerance and 1.0 - cost / null_cost >= level_tolerance):
         ends, cost = null_ends, null_cost
     # B(X) = c(M) − Σ_i (log N_i! − Σ_j log N_ij!) − null construction cost (``prior_cost``)

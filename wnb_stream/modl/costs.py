@@ -1,8 +1,9 @@
 """MODL cost terms as small pure functions (all costs in nats).
 
-Every formula cites its section of ``algorithms.md`` (the spec) and, through it, the paper or the
-Khiops source it comes from. The functions accept real (fractional) counts: factorials go through
-the log-gamma function, ``log n! = lΓ(n + 1)`` (spec §0, §5.7, pitfall 6).
+docs/algorithms/modl.md#costs describes every formula, with the paper or the Khiops function it
+comes from. The functions accept real (fractional) counts: factorials go through the log-gamma
+function, ``log n! = lΓ(n + 1)`` (a factorial table indexed by integers would be wrong for weighted
+counts, halved cPiD bins or Gaussian virtual bins).
 
 Design note — vectorised log-gamma. NumPy has no ``lgamma`` and SciPy is not a dependency.
 :func:`log_gamma` answers integer-valued arguments from a cached table of ``math.lgamma`` values
@@ -40,7 +41,7 @@ __all__ = [
     "data_costs",
 ]
 
-#: Rissanen's normalising constant of the universal code for the integers (spec §5.3);
+#: Rissanen's normalising constant of the universal code for the integers (Rissanen 1983);
 #: Khiops uses 2.86511 (``NaturalNumbersUniversalCodeLength``), 1.6e-5 nats more.
 RISSANEN_C0 = 2.865064
 
@@ -116,14 +117,14 @@ def log_gamma(x) -> np.ndarray:
 
 
 def log_factorial(n):
-    """log n! = lΓ(n + 1) for real n ≥ 0 (spec §0); a float for a scalar, else an array."""
+    """log n! = lΓ(n + 1) for real n ≥ 0; a float for a scalar, else an array."""
     if np.ndim(n) == 0:
         return math.lgamma(float(n) + 1.0)
     return log_gamma(np.asarray(n, dtype=float) + 1.0)
 
 
 def log_binomial(n, k):
-    """log C(n, k) = lΓ(n + 1) − lΓ(k + 1) − lΓ(n − k + 1) for reals 0 ≤ k ≤ n (spec §0).
+    """log C(n, k) = lΓ(n + 1) − lΓ(k + 1) − lΓ(n − k + 1) for reals 0 ≤ k ≤ n.
 
     >>> round(log_binomial(5, 2), 12) == round(math.log(10), 12)
     True
@@ -137,7 +138,7 @@ def log_binomial(n, k):
 
 
 def log2_star(n):
-    """Rissanen's log2*(n) = log2 n + log2 log2 n + … (positive iterates only), n ≥ 1 (spec §5.3).
+    """Rissanen's log2*(n) = log2 n + log2 log2 n + … (positive iterates only), n ≥ 1 (Rissanen 1983).
 
     Scalar in, float out; array in, array out.
 
@@ -156,7 +157,7 @@ def log2_star(n):
 
 
 def universal_code_length(n, c0: float = RISSANEN_C0) -> float:
-    """L*(n) = ln 2 · (log2 c0 + log2*(n)): Rissanen's universal code for n ≥ 1, in nats (spec §5.3).
+    """L*(n) = ln 2 · (log2 c0 + log2*(n)): Rissanen's universal code for n ≥ 1, in nats (Rissanen 1983).
 
     >>> round(universal_code_length(1), 6), round(universal_code_length(100), 6)
     (1.052591, 8.928037)
@@ -188,7 +189,7 @@ def universal_normalisers(nmax: int) -> np.ndarray:
 
 
 def universal_normaliser(nmax: int) -> float:
-    """C0(nmax) = Σ_{i=1}^{nmax} 2^(−log2*(i)), the normaliser of the bounded code (spec §5.3).
+    """C0(nmax) = Σ_{i=1}^{nmax} 2^(−log2*(i)), the normaliser of the bounded code (docs/algorithms/modl.md#costs).
 
     >>> [round(universal_normaliser(m), 6) for m in (1, 2, 3, 10, 100)]
     [1.0, 1.5, 1.71031, 2.05214, 2.236764]
@@ -199,7 +200,7 @@ def universal_normaliser(nmax: int) -> float:
 
 
 def bounded_universal_code_length(n, nmax):
-    """L*_{nmax}(n) = ln 2 · (log2 C0(nmax) + log2*(n)) for 1 ≤ n ≤ nmax (spec §5.3).
+    """L*_{nmax}(n) = ln 2 · (log2 C0(nmax) + log2*(n)) for 1 ≤ n ≤ nmax (docs/algorithms/modl.md#costs).
 
     Khiops' ``BoundedNaturalNumbersUniversalCodeLength``. ``n`` and ``nmax`` may be integer arrays
     (broadcast together); a float comes back for scalars.
@@ -218,7 +219,7 @@ def bounded_universal_code_length(n, nmax):
 
 @functools.lru_cache(maxsize=4)
 def _stirling_table(size: int) -> np.ndarray:
-    # Spec §6.1 / Appendix A: log S(n, k) = logaddexp(log k + log S(n−1, k), log S(n−1, k−1)),
+    # docs/algorithms/modl.md#costs: log S(n, k) = logaddexp(log k + log S(n−1, k), log S(n−1, k−1)),
     # log S(0, 0) = 0, log S(n, 0) = −inf for n ≥ 1, log S(n, k) = −inf for k > n.
     table = np.full((size + 1, size + 1), -np.inf)
     table[0, 0] = 0.0
@@ -245,13 +246,13 @@ def log_stirling2_table(n_max: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=4)
 def _bell_table(size: int) -> np.ndarray:
-    # log B(n, k) = log Σ_{i ≤ k} S(n, i): cumulative log-sum-exp along k (spec Appendix A).
+    # log B(n, k) = log Σ_{i ≤ k} S(n, i): cumulative log-sum-exp along k (docs/algorithms/modl.md#costs).
     with np.errstate(invalid="ignore"):
         return np.logaddexp.accumulate(_stirling_table(size), axis=1)
 
 
 def log_bell_table(n_max: int) -> np.ndarray:
-    """``(n_max + 1, n_max + 1)`` table of log B(n, k) = log Σ_{i=1}^{k} S(n, i) (spec §6.1)."""
+    """``(n_max + 1, n_max + 1)`` table of log B(n, k) = log Σ_{i=1}^{k} S(n, i) (docs/algorithms/modl.md#costs)."""
     size = 8
     while size < n_max:
         size *= 2
@@ -259,7 +260,7 @@ def log_bell_table(n_max: int) -> np.ndarray:
 
 
 def log_bell_sum(n_values: int, n_groups):
-    """log B(V, I): number of partitions of V values into at most I groups (spec §6.1).
+    """log B(V, I): number of partitions of V values into at most I groups (Boullé 2005, MODL grouping).
 
     B(V, V) is the Bell number. ``n_groups`` may be an integer array.
 
@@ -274,7 +275,7 @@ def log_bell_sum(n_values: int, n_groups):
 
 
 def part_costs(counts) -> np.ndarray:
-    """MODL cost of each part: log C(N_i + J − 1, J − 1) + log N_i! − Σ_j log N_ij! (spec §5.1).
+    """MODL cost of each part: log C(N_i + J − 1, J − 1) + log N_i! − Σ_j log N_ij! (Boullé 2006).
 
     Simplifies to lΓ(N_i + J) − lΓ(J) − Σ_j lΓ(N_ij + 1). ``counts`` has shape ``(..., J)``;
     the result has shape ``(...)``. An empty part costs 0. J is the length of the last axis:
@@ -294,7 +295,10 @@ def part_costs(counts) -> np.ndarray:
 
 
 def data_costs(counts) -> np.ndarray:
-    """Multinomial (data) cost of each part: log N_i! − Σ_j log N_ij! (spec §5.4), shape ``(...)``."""
+    """Multinomial (data) cost of each part: log N_i! − Σ_j log N_ij!, shape ``(...)``.
+
+    docs/algorithms/modl.md#level-and-prior-cost
+    """
     counts = np.asarray(counts, dtype=float)
     return log_gamma(counts.sum(axis=-1) + 1.0) - log_gamma(counts + 1.0).sum(axis=-1)
 

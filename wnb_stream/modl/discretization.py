@@ -1,48 +1,34 @@
-"""MODL discretization of a numeric table into intervals (spec §5).
+"""MODL discretization of a numeric table into intervals (docs/algorithms/modl.md#discretization).
 
 The table is a level-1 ``Bins`` value: ordered elementary bins × class counts. A discretization
 cuts the sequence of bins into intervals of consecutive bins; MODL picks the one of least cost
-c(M) = prior(I) + Σ_i part(i) (spec §5.1–§5.2), where part(i) codes the class distribution of
-interval i and its data, and prior(I) depends on the number of intervals only.
+c(M) = prior(I) + Σ_i part(i) (docs/algorithms/modl.md#costs), where part(i) codes the class
+distribution of interval i and its data, and prior(I) depends on the number of intervals only.
 
 Two searches share one engine, :func:`search_intervals`, also used by the two-class value
-grouping (spec §6.2):
+grouping (docs/algorithms/modl.md#grouping):
 
-- ``"exact"``: the dynamic programme of spec §5.5 over the number of intervals, O(I_max · B² · J)
-  time; it stops increasing I once no larger I can beat the best total (prior suffix minimum +
-  the best unconstrained sum of part costs is a lower bound).
+- ``"exact"``: the dynamic programme over the number of intervals, O(I_max · B² · J) time; it
+  stops increasing I once no larger I can beat the best total (prior suffix minimum + the best
+  unconstrained sum of part costs is a lower bound).
 - ``"greedy"``: bottom-up merges of adjacent intervals then post-optimisation by Split,
-  MergeSplit and MergeMergeSplit moves (spec §5.6, Khiops' ``OptimizedGreedyMerge``),
-  O(B log B) merges, then O(B · J) work to price every move once and only local re-pricing after
-  each move applied.
+  MergeSplit and MergeMergeSplit moves (Khiops' ``OptimizedGreedyMerge``), O(B log B) merges, then
+  O(B · J) work to price every move once and only local re-pricing after each move applied.
 
-Both first merge adjacent bins that are pure in the same class (spec §5.6 step 1): the part cost
-is concave along such a block, so an optimal cut never falls inside it, and the searches are
-unchanged in result but run on fewer atoms.
+Both first merge adjacent bins that are pure in the same class: the part cost is concave along
+such a block, so an optimal cut never falls inside it, and the searches are unchanged in result
+but run on fewer atoms.
 
-Where they run. Integer counts (unit weights: the GKClass tables the classifier rebuilds) go to
-compiled kernels (``modl._kernels``, numba; compiled on the first call and cached next to the
-module), which also compute c(M), c(M0) and B(X): one Python call in, one ``Intervals`` out.
-They read lΓ from the table of ``math.lgamma`` values of ``modl.costs`` and sum in the orders of
-the former pure-Python/NumPy code, so intervals and costs are the same to the last bit
-(property-tested against that code, kept in ``tests/modl/reference_discretization.py``).
-Fractional counts (weights, cPiD halving, Gaussian virtual bins) keep NumPy part costs: the
-greedy search runs in Python, the exact programme compiled on a NumPy-priced cost matrix; so do
-tables beyond the kernels' range (more than 128 classes, or 2N + J + 2 ≥ 2^21, past the lΓ table),
-all with the former results.
+Where they run (docs/algorithms/modl.md#the-automatic-switch). Integer counts (unit weights: the
+GKClass tables the classifier rebuilds) go to compiled kernels (``modl._kernels``, numba) that also
+compute c(M), c(M0) and B(X), and give the intervals and costs of the former pure-Python/NumPy
+code to the last bit (property-tested against it, ``tests/modl/reference_discretization.py``).
+Fractional counts (weights, cPiD halving, Gaussian virtual bins), more than 128 classes, or
+2N + J + 2 ≥ 2^21 (past the lΓ table) keep NumPy part costs, with the former results.
 
-Where the automatic switch is, and why: ``method="auto"`` runs the exact programme when at most
-:data:`EXACT_MAX_ATOMS` (= 100) atoms remain after the pure-run merge, and the greedy search
-otherwise. Measured with ``benchmarks/bench_modl.py`` on this project's 2-core machines, with the
-kernels, a whole ``discretize`` of a GKClass table of about 130 bins costs 0.08 ms (2 classes) to
-0.10 ms (5 classes), against 0.9–1.4 ms before them; the exact programme costs 0.08–0.11 ms at
-100 atoms (2 or 10 classes) and grows as B³ beyond (0.7–0.9 ms at 300 atoms, 8–11 ms at 1,000),
-while the greedy search stays at 0.11–0.19 ms for 300 bins, 0.4–0.8 ms for 1,000 and 6–9 ms for
-10,000; it is not always optimal there (within a fraction of a nat of the exact cost on the
-benchmark tables), and is never better than the exact programme (property-tested). The switch
-stays where it was, so that ``"auto"`` gives the same intervals as before. The first call of a
-fresh install compiles the kernels (about 7 s on these machines, once; 0.2 s to load them from
-the cache in a new process, numba's import included).
+``method="auto"`` runs the exact programme when at most :data:`EXACT_MAX_ATOMS` (= 100) atoms
+remain after the pure-run merge, and the greedy search otherwise; the measurements behind that
+switch are in docs/algorithms/modl.md#the-automatic-switch.
 """
 
 from __future__ import annotations
@@ -92,9 +78,9 @@ def discretization_prior(n_bins: int, n_total: float, criterion: str = "bins", s
 
     Entry I (1 ≤ I ≤ B) is the part of c(M) that depends on I only; entry 0 is +inf.
 
-    - ``"bins"`` (spec §5.2c, default): log 2 + [I > 1]·(c_sel + L*_{B−1}(I − 1) + (I − 1)·log(B − 1)
-      − log (I − 1)!), B = number of non-empty elementary bins;
-    - ``"boulle2006"`` (spec §5.2a, B06): log N + log C(N + I − 1, I − 1), plus c_sel when I > 1
+    - ``"bins"`` (default): log 2 + [I > 1]·(c_sel + L*_{B−1}(I − 1) + (I − 1)·log(B − 1)
+      − log (I − 1)!), B = number of non-empty elementary bins (docs/algorithms/modl.md#discretization);
+    - ``"boulle2006"`` (Boullé 2006, MODL): log N + log C(N + I − 1, I − 1), plus c_sel when I > 1
       (our extension, so that Level accounts for multiple testing with this criterion too).
 
     >>> np.round(discretization_prior(4, 40.0)[1:], 6).tolist()
@@ -151,7 +137,7 @@ def _prior(n_bins: int, n_total: float, criterion: str, selection_cost: float) -
 
 
 def _merge_pure_runs(atoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Merge runs of adjacent atoms pure in the same class (spec §5.6 step 1).
+    """Merge runs of adjacent atoms pure in the same class (docs/algorithms/modl.md#discretization).
 
     Returns the merged ``(B', J)`` counts and, for each merged atom, the index of its last atom.
     """
@@ -176,7 +162,7 @@ def partition_cost(prefix: np.ndarray, ends: np.ndarray, prior: np.ndarray) -> f
 
 
 def _optimal_ends(prefix: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
-    """Spec §5.5 on ``(B + 1, J)`` prefix sums priced by ``cost`` (the fractional-count path).
+    """The exact dynamic programme on ``(B + 1, J)`` prefix sums priced by ``cost`` (the fractional-count path).
 
     The ``(B, B)`` matrix of part costs is priced by ``cost`` in one call, then the compiled
     programme (``_kernels.optimal_ends``) runs on it. O(B² · J + I_max · B²).
@@ -191,7 +177,7 @@ def _optimal_ends(prefix: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.
 
 
 def _greedy_merge_ends(atoms: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
-    """Spec §5.6 steps 2–3: merge the best adjacent pair down to one interval, keep the best I.
+    """Greedy bottom-up merge: merge the best adjacent pair down to one interval, keep the best I.
 
     The fractional-count path (integer counts go to ``_kernels.greedy_merge_ends``). A heap of
     (Δ part cost, left node, version) with lazy deletion; nodes are runs of atoms named by their
@@ -202,7 +188,7 @@ def _greedy_merge_ends(atoms: np.ndarray, prior: np.ndarray, cost=part_costs) ->
     log_gamma_classes = lgamma(n_classes)
     prior = prior.tolist()
 
-    # Rows hold counts + 1, so that part(i) = lΓ(Σ row) − lΓ(J) − Σ lΓ(row) (spec §5.1).
+    # Rows hold counts + 1, so that part(i) = lΓ(Σ row) − lΓ(J) − Σ lΓ(row) (docs/algorithms/modl.md#costs).
     def row_cost(row):
         return lgamma(sum(row)) - log_gamma_classes - sum(map(lgamma, row))
 
@@ -296,7 +282,7 @@ def _best_recuts(prefix, ends, part, width, windows, cost=part_costs):
 
 
 def _post_optimise(prefix: np.ndarray, ends: np.ndarray, prior: np.ndarray, cost=part_costs) -> np.ndarray:
-    """Spec §5.6 step 4: Split, MergeSplit and MergeMergeSplit moves until none improves.
+    """Post-optimisation: Split, MergeSplit and MergeMergeSplit moves until none improves.
 
     The fractional-count path (integer counts go to ``_kernels.post_optimise``).
     A move re-cuts a window of ``width`` consecutive intervals (1: Split, 2: MergeSplit,
@@ -416,9 +402,7 @@ def _unknown_method(method) -> ValueError:
 def search_intervals(atoms: np.ndarray, prior: np.ndarray, method: str = "auto") -> tuple[np.ndarray, str]:
     """Best cut of a sequence of atoms into intervals for a prior that depends on I only.
 
-    Integer counts (the common case) run in the compiled kernels of ``modl._kernels``; fractional
-    counts run the greedy search in Python and the exact programme on part costs priced by NumPy.
-    Both give the intervals and costs of the former pure-Python searches (property-tested).
+    Where each search runs (compiled kernels or NumPy): see the module docstring.
 
     Parameters
     ----------
@@ -490,9 +474,9 @@ def _kernel_search(lookup, prior: np.ndarray, method: str) -> tuple[np.ndarray, 
 def _prepare(table: Bins) -> tuple[np.ndarray, np.ndarray, bool]:
     """Atoms of a ``Bins`` table: ``(B, J_all)`` counts, ``(B,)`` upper bounds, missing-bin flag.
 
-    Bins with equal upper bounds are collapsed (MODL never cuts between equal values, spec §1.7);
-    a bin of missing values is placed first when the table has any (spec §7); empty bins are
-    dropped (they would inflate log(B − 1), spec §5.7).
+    Bins with equal upper bounds are collapsed (MODL never cuts between equal values); a bin of
+    missing values is placed first when the table has any; empty bins are dropped (they would
+    inflate log(B − 1)). See docs/algorithms/modl.md#discretization.
     """
     bounds = np.asarray(table.upper_bounds, dtype=float)
     counts = np.asarray(table.counts, dtype=float)
@@ -597,21 +581,22 @@ def _intervals(atoms, bounds, has_missing, ends, cost, null_cost, prior, classes
 
 
 def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", selection_cost: float = 0.0) -> Intervals:
-    """MODL discretization of a level-1 numeric table (spec §5).
+    """MODL discretization of a level-1 numeric table (docs/algorithms/modl.md#discretization).
 
     Parameters
     ----------
     table
         A ``Bins`` value: ``(n_bins,)`` upper bounds, ``(n_bins, n_classes)`` counts, missing counts.
     criterion
-        ``"bins"`` (default, spec §5.2c: the level-1 bins play Khiops' partiles) or
-        ``"boulle2006"`` (spec §5.2a, the 2006 paper's prior on N instances).
+        ``"bins"`` (default: Khiops' criterion, the level-1 bins playing its partiles) or
+        ``"boulle2006"`` (the prior of Boullé 2006, MODL, on N instances).
     method
         ``"auto"`` (exact up to :data:`EXACT_MAX_ATOMS` atoms, greedy beyond), ``"exact"``
         (dynamic programme, O(B³J)), ``"greedy"`` (merges + post-optimisation, O(B log B)) or
         ``"null"`` (the one-interval model, no search).
     selection_cost
-        c_sel ≥ 0 charged to informative models, e.g. log K for K candidate variables (spec §5.4).
+        c_sel ≥ 0 charged to informative models, e.g. log K for K candidate variables
+        (docs/algorithms/modl.md#level-and-prior-cost).
 
     Returns
     -------
@@ -657,7 +642,7 @@ def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", se
     n_atoms, n_observed = atoms.shape
 
     if n_total <= 0 or n_observed < 2:
-        # Khiops: cost 0 with fewer than two classes (spec §5.7); no information to code.
+        # Khiops: cost 0 with fewer than two classes; no information to code.
         ends = np.array([n_atoms - 1], dtype=np.intp) if n_atoms else np.array([0], dtype=np.intp)
         return _intervals(atoms_all, bounds, has_missing, ends, 0.0, 0.0, 0.0, classes, criterion, "null", table)
 

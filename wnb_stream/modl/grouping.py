@@ -1,9 +1,9 @@
-"""MODL value grouping of a categorical table (spec §6).
+"""MODL value grouping of a categorical table (docs/algorithms/modl.md#grouping).
 
 The table is a level-1 ``Categories`` value: kept values × class counts, plus the *star* value
 (every value the summary did not keep) and the missing values. The MODL inputs are the kept values
 with a positive count, the star when its count is positive, and one pseudo-value for the missing
-values when there are any (spec §7); V is their number. A grouping is a partition of the V inputs;
+values when there are any; V is their number. A grouping is a partition of the V inputs;
 MODL picks the one of least cost prior + Σ_i part(i).
 
 Searches (``method="auto"``):
@@ -12,20 +12,20 @@ Searches (``method="auto"``):
   every set partition, vectorised (Khiops does it for V ≤ 3; at 7 it still costs about a
   millisecond — 3 to 12 ms at 8 — and makes small tables exact, garbage group included);
 - otherwise (``"greedy"``) candidates, the best of which is post-optimised by single value moves
-  and up to three forced merges each followed by moves (spec §6.2 step 4):
+  and up to three forced merges each followed by moves:
 
   - two observed classes: sort the values by P(C_1 | v) and cut the sorted sequence with the
-    discretization engine (spec §6.2; exact for the criterion without garbage group);
+    discretization engine (exact for the criterion without garbage group);
   - more classes: merge values pure in the same class, then repeatedly merge the pair of groups
     with the least Δ part down to one group, pricing each state with and without garbage group,
-    and keep the best state (spec §6.2 steps 1 and 3);
+    and keep the best state;
   - when a garbage group is possible (V ≥ 7, ``"khiops"`` criterion): a divisive path from the
     one-group model that moves out one value at a time (our addition: the agglomerative path
     rarely passes through garbage optima, a large group plus a few informative values).
 
 ``method="exact"`` enumerates every partition and accepts up to :data:`EXACT_MAX_VALUES` values.
 
-Unseen values (spec §6.3): they go to the group of the star value when the star is an input;
+Unseen values: they go to the group of the star value when the star is an input;
 otherwise (exact level-1 counts, star count 0) to the garbage group if there is one, else to the
 group of the least frequent value, as Khiops does.
 """
@@ -77,9 +77,9 @@ def grouping_prior(n_values: int, criterion: str = "khiops", selection_cost: flo
 
     Entry 0 is +inf.
 
-    - ``"khiops"`` (spec §6.1c, default): log 2 + [I > 1 and V > 1]·(c_sel + [V > 7]·log 2 +
-      L*_{V−1}(I − 1) + log B(V, I));
-    - ``"boulle2005"`` (spec §6.1a, B05): log V + log B(V, I), plus c_sel when I > 1 (our extension).
+    - ``"khiops"`` (default, Khiops' criterion without granularity): log 2 + [I > 1 and V > 1]·(c_sel +
+      [V > 7]·log 2 + L*_{V−1}(I − 1) + log B(V, I));
+    - ``"boulle2005"`` (Boullé 2005): log V + log B(V, I), plus c_sel when I > 1 (our extension).
 
     >>> np.round(grouping_prior(5)[1:], 6).tolist()
     [0.693147, 4.072949, 5.70708, 6.791359, 7.331046]
@@ -107,7 +107,7 @@ def grouping_prior(n_values: int, criterion: str = "khiops", selection_cost: flo
 
 
 class _Criterion:
-    """Prior of a grouping of V values, with and without garbage group (spec §6.1).
+    """Prior of a grouping of V values, with and without garbage group (docs/algorithms/modl.md#grouping).
 
     The garbage form is separable into lookups of precomputed 1-D arrays (the bounded universal
     code is ln C0(nmax) + ln 2 · log2*(n)) and of the log B(n, k) table, so pricing thousands of
@@ -141,7 +141,7 @@ class _Criterion:
     def garbage(self, n_parts, largest) -> np.ndarray:
         """Prior when the largest group (``largest`` values) is the garbage group; +inf if not allowed.
 
-        Spec §6.1b (Khiops ``KWMODLGroupingCosts::ComputePartitionCost`` with garbage): V_inf = V − V_g
+        Khiops ``KWMODLGroupingCosts::ComputePartitionCost`` with garbage: V_inf = V − V_g
         informative values in I_inf = I − 1 ≥ 2 informative groups:
         log 2 + c_sel + [V > 7]·log 2 + L*_{V−2}(V_inf − 1) + V_inf·log V − log V_inf!
         + L*_{V_inf−1}(I_inf − 1) + log B(V_inf, I_inf).
@@ -216,7 +216,7 @@ def _exhaustive(counts: np.ndarray, criterion: _Criterion) -> np.ndarray:
         prior, _ = criterion.prior(chunk.max(axis=1) + 1, onehot.sum(axis=1).max(axis=1))
         totals[start : start + len(chunk)] = prior + criterion.part_costs(groups).sum(axis=1)  # empty groups cost 0
     n_parts = strings.max(axis=1) + 1
-    # ties within the tolerance go to fewer groups (spec Appendix A)
+    # ties within the tolerance go to fewer groups (docs/algorithms/modl.md#comparing-costs)
     near = np.flatnonzero(totals <= totals.min() + COST_TOLERANCE)
     return strings[near[np.argmin(n_parts[near])]].copy()
 
@@ -238,7 +238,7 @@ FEW_GROUPS_MIN = 64
 
 
 def _few_groups(counts: np.ndarray, labels: np.ndarray, cost) -> np.ndarray:
-    """Spec §6.2 step 2: when more than ⌈√N⌉ initial groups remain, keep the ⌈√N⌉ most frequent
+    """Few groups: when more than ⌈√N⌉ initial groups remain, keep the ⌈√N⌉ most frequent
     (at least :data:`FEW_GROUPS_MIN`) and send every other one to the kept group whose Δ part is the
     least. Khiops merges the small groups by a frequency threshold (``MergeSmallGroups``); joining
     the closest frequent group keeps their class profile, and the value moves of the
@@ -262,7 +262,7 @@ def _few_groups(counts: np.ndarray, labels: np.ndarray, cost) -> np.ndarray:
 
 
 def _greedy(counts: np.ndarray, criterion: _Criterion) -> np.ndarray:
-    """Spec §6.2 steps 1 and 3: merge the best pair down to one group, keep the best state."""
+    """Greedy search: merge the best pair down to one group, keep the best state."""
     cost = criterion.part_costs
     labels = _few_groups(counts, _pure_labels(counts), cost)
     n_groups = int(labels.max()) + 1
@@ -392,7 +392,7 @@ def _move_values(counts, labels, criterion):
 
 
 def _post_optimise(counts, labels, criterion):
-    """Spec §6.2 step 4: value moves, then up to 3 forced merges each followed by moves; keep the best."""
+    """Post-optimisation: value moves, then up to 3 forced merges each followed by moves; keep the best."""
     labels = _move_values(counts, labels, criterion)
     best_labels = labels
     best_cost, _ = criterion.cost(counts, labels)
@@ -418,7 +418,7 @@ def _divisive(counts: np.ndarray, criterion: _Criterion) -> np.ndarray:
     to a new one) gives the lowest total cost, for up to :data:`DIVISIVE_MAX_STEPS` steps; keep the
     best state met.
 
-    Garbage-group optima (spec §6.1b) are a large group holding most values plus a few informative
+    Garbage-group optima (docs/algorithms/modl.md#grouping) are a large group holding most values plus a few informative
     ones; the agglomerative path of ``_greedy``, which merges by Δ part only, seldom passes through
     them, while this divisive path starts there. O(steps · V · I · J).
     """
@@ -439,7 +439,7 @@ def _divisive(counts: np.ndarray, criterion: _Criterion) -> np.ndarray:
 
 
 def _two_class(counts, criterion, method):
-    """Spec §6.2, J = 2: sort by P(C_1 | v), then the discretization engine on the sorted values."""
+    """Two classes: sort by P(C_1 | v), then the discretization engine on the sorted values."""
     order = np.argsort(counts[:, 0] / counts.sum(axis=1), kind="stable")
     ends, _ = search_intervals(counts[order], criterion.plain, method)
     labels = np.empty(len(counts), dtype=np.intp)
@@ -497,7 +497,7 @@ def _inputs(table: Categories):
 
 
 def _groups(table, keys, counts_all, labels, unused, garbage, cost, null_cost, b_x, criterion, method):
-    """Assemble the ``Groups`` value: order groups by decreasing count, place the star (§6.3)."""
+    """Assemble the ``Groups`` value: order groups by decreasing count, place the star."""
     n_classes = len(table.classes)
     if len(keys) == 0:
         members = [list(unused) + [STAR]]
@@ -550,20 +550,21 @@ def _groups(table, keys, counts_all, labels, unused, garbage, cost, null_cost, b
 
 
 def group(table: Categories, *, criterion: str = "khiops", method: str = "auto", selection_cost: float = 0.0) -> Groups:
-    """MODL value grouping of a level-1 categorical table (spec §6).
+    """MODL value grouping of a level-1 categorical table (docs/algorithms/modl.md#grouping).
 
     Parameters
     ----------
     table
         A ``Categories`` value: kept values, ``(n_values, n_classes)`` counts, star and missing counts.
     criterion
-        ``"khiops"`` (default, spec §6.1c: Khiops' criterion with garbage group, without
-        granularity) or ``"boulle2005"`` (spec §6.1a, the 2005 paper's prior).
+        ``"khiops"`` (default: Khiops' criterion with garbage group, without granularity) or
+        ``"boulle2005"`` (the prior of Boullé 2005, MODL grouping).
     method
         ``"auto"`` (see the module docstring), ``"exact"`` (every set partition, at most
         :data:`EXACT_MAX_VALUES` values), ``"greedy"`` or ``"null"`` (one group, no search).
     selection_cost
-        c_sel ≥ 0 charged to informative models, e.g. log K for K candidate variables (spec §5.4).
+        c_sel ≥ 0 charged to informative models, e.g. log K for K candidate variables
+        (docs/algorithms/modl.md#level-and-prior-cost).
 
     Returns
     -------
@@ -595,7 +596,7 @@ def group(table: Categories, *, criterion: str = "khiops", method: str = "auto",
     n_values = len(keys)
     null_labels = np.zeros(n_values, dtype=np.intp)
     if len(columns) < 2:
-        # fewer than two classes: nothing to code (Khiops returns cost 0, spec §5.7)
+        # fewer than two classes: nothing to code (Khiops returns cost 0)
         return _groups(table, keys, counts_all, null_labels, unused, False, 0.0, 0.0, 0.0, criterion, "null")
 
     crit = _Criterion(counts, criterion, selection_cost)

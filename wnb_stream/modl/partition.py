@@ -3,7 +3,7 @@
 ``Intervals`` (numeric variables) and ``Groups`` (categorical variables) are frozen values. Both
 carry the part × class counts, the MODL costs (``cost``, ``null_cost``, ``level``, ``prior_cost``)
 and the conditional log-probabilities ``log_prob[i, j] = log p(part i | C_j)`` of the Khiops
-estimator (spec §7), and map raw values to parts:
+estimator (docs/algorithms/modl.md#log-probabilities), and map raw values to parts:
 
 - ``part_index(values) -> (n,) int array`` (−1 for a missing value when the table had none);
 - ``log_likelihood(values) -> (n, J)`` rows of ``log_prob`` (a zero row for index −1, so the
@@ -25,7 +25,7 @@ import numpy as np
 
 __all__ = ["Intervals", "Groups", "STAR", "MISSING", "log_probabilities"]
 
-# Tolerance of the MODL cost comparisons (Khiops ``dEpsilon``, spec Appendix A).
+# Tolerance of the MODL cost comparisons (Khiops ``dEpsilon``, docs/algorithms/modl.md#comparing-costs).
 COST_TOLERANCE = 1e-6
 
 
@@ -45,17 +45,19 @@ class _Marker:
         return self.name
 
 
-#: Stands for every value not kept by the level-1 summary (spec §4.3, §6.3).
+#: Stands for every value not kept by the level-1 summary (docs/algorithms/summaries.md#categorical,
+#: docs/algorithms/modl.md#grouping).
 STAR = _Marker("STAR")
-#: Stands for the missing value (None or NaN) of a categorical variable (spec §7).
+#: Stands for the missing value (None or NaN) of a categorical variable (docs/algorithms/modl.md#grouping).
 MISSING = _Marker("MISSING")
 
 
 def log_probabilities(counts: np.ndarray) -> np.ndarray:
-    """Khiops estimator of log p(part i | C_j) from ``(I, J)`` part × class counts (spec §7).
+    """Khiops estimator of log p(part i | C_j) from ``(I, J)`` part × class counts.
 
     p(i | C_j) = (N_ij + ε) / (N_j + I·ε), ε = 1/(N + 1), N the total count. Never 0, so the
-    logs are finite; a class with N_j = 0 gets 1/I in every part. Returns an ``(I, J)`` array.
+    logs are finite; a class with N_j = 0 gets 1/I in every part. Returns an ``(I, J)`` array
+    (docs/algorithms/modl.md#log-probabilities).
 
     >>> np.round(np.exp(log_probabilities(np.array([[3.0, 0.0], [1.0, 0.0]]))), 4).tolist()
     [[0.7273, 0.5], [0.2727, 0.5]]
@@ -81,7 +83,8 @@ def _frozen(array, dtype=float) -> np.ndarray:
 def _lookup_tables(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:
     """``(_table, log_prob, _rows)`` of ``(I, J)`` part × class counts (see the module design note)."""
     n_parts = counts.shape[0]
-    # (I + 1, J): the last row answers part index −1 with log-likelihood 0 (spec §7, missing).
+    # (I + 1, J): the last row answers part index −1 (a missing value, table without missing
+    # values) with log-likelihood 0: docs/algorithms/modl.md#log-probabilities.
     table = np.empty((n_parts + 1, counts.shape[1]))
     _log_probabilities(counts, table[:n_parts])
     table[n_parts] = 0.0
@@ -151,10 +154,10 @@ class Intervals(_Lookup):
     """A MODL discretization of a numeric variable: intervals with class counts.
 
     Numeric interval ``k`` covers ``(upper_bounds[k − 1], upper_bounds[k]]`` (right-closed, the first
-    starts at −∞ and the last extends to +∞, spec §1.7). When the table had missing values they form
-    a bin placed before the first bin (spec §7): either merged with the first interval (then
-    ``missing_part == 0`` and part ``k`` is interval ``k``) or isolated in part 0 (then part
-    ``k + 1`` is interval ``k``). ``missing_part`` is −1 when the table had no missing value.
+    starts at −∞ and the last extends to +∞). When the table had missing values they form a bin
+    placed before the first bin (docs/algorithms/modl.md#discretization): either merged with the
+    first interval (then ``missing_part == 0`` and part ``k`` is interval ``k``) or isolated in
+    part 0 (then part ``k + 1`` is interval ``k``). ``missing_part`` is −1 when the table had no missing value.
 
     Attributes
     ----------
@@ -169,13 +172,15 @@ class Intervals(_Lookup):
     cost, null_cost
         MODL cost c(M*) of this partition and c(M0) of the one-part model (nats).
     level
-        1 − c(M*)/c(M0), or 0 for an uninformative variable (spec §5.4).
+        1 − c(M*)/c(M0), or 0 for an uninformative variable
+        (docs/algorithms/modl.md#level-and-prior-cost).
     prior_cost
-        B(X) = selection cost + preparation cost (spec §5.4).
+        B(X) = selection cost + preparation cost (docs/algorithms/modl.md#level-and-prior-cost).
     criterion, method
         The criterion used and the search that produced the partition.
     log_prob
-        ``(n_parts, n_classes)`` log p(part i | C_j) by the estimator of spec §7 (derived).
+        ``(n_parts, n_classes)`` log p(part i | C_j) by the part estimator (derived;
+        docs/algorithms/modl.md#log-probabilities).
 
     Examples
     --------
@@ -305,11 +310,11 @@ class Groups(_Lookup):
     counts
         ``(n_parts, n_classes)`` part × class counts.
     star_part
-        Group of unseen values (spec §6.3).
+        Group of unseen values (docs/algorithms/modl.md#grouping).
     missing_part
         Group of missing values (None, NaN), or −1 when the table had none.
     garbage_part
-        Group coded as the garbage group (spec §6.1b), or −1.
+        Group coded as the garbage group (docs/algorithms/modl.md#grouping), or −1.
     cost, null_cost, level, prior_cost, criterion, method, log_prob
         As in ``Intervals``.
 

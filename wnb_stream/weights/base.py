@@ -9,7 +9,8 @@ learners never see dicts, summaries or MODL partitions, only arrays:
 - ``Batch.log_prior``: ``(J,)`` log P(C_j).
 
 ``Context`` carries what the regularizers need about the variables: ``prior_costs`` B_k
-(``(K,)``, MODL preparation cost including the selection cost log K, algorithms.md §5.4) and
+(``(K,)``, MODL preparation cost including the selection cost log K,
+docs/algorithms/modl.md#level-and-prior-cost) and
 ``active`` (``(K,)`` bool, False for variables at Level 0, whose weight stays 0 in the
 selective learners).
 

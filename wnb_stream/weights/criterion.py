@@ -1,21 +1,24 @@
-"""The weighted naive Bayes criterion and its gradient (algorithms.md §8), as pure functions.
+"""The weighted naive Bayes criterion and its gradient, as pure functions.
+
+docs/algorithms/weights.md#criterion describes them.
 
 Shapes: ``log_lik (n, K, J)`` holds ℓ_kj(x_n) = log p(x_nk | C_j); ``log_prior (J,)``;
 ``y (n,)`` class indices; ``sample_weight (n,)``; ``weights (K,)`` or a stack ``(m, K)`` of
 candidate weight vectors (evaluated in one pass over ``log_lik``).
 
-- Scores (§8.1): ``s_nj = log P(C_j) + Σ_k w_k ℓ_nkj``, i.e. ``einsum("nkj,k->nj")``; computed as
+- Scores: ``s_nj = log P(C_j) + Σ_k w_k ℓ_nkj``, i.e. ``einsum("nkj,k->nj")``; computed as
   the batched product ``w @ log_lik``: NumPy's matmul beats its einsum on this contraction, by
   1.3× to 23× over K ∈ {10, 100, 1000}, J ∈ {2, 10}, N = 10^4 (``benchmarks/bench_weights.py``).
 - Posteriors by the max-shifted log-sum-exp, finite for scores of any magnitude; a class whose
   log prior is −inf gets probability exactly 0 (never NaN).
-- Data term (§8.2): ``NLL = −Σ_n s_n log P_w(y_n | x_n)`` and
+- Data term: ``NLL = −Σ_n s_n log P_w(y_n | x_n)`` and
   ``∂NLL/∂w_k = Σ_n s_n Σ_j (P_nj − [y_n = j]) ℓ_nkj`` (expected minus observed ℓ).
-- Criterion (§8.3, HBL17 eq. 1.4): ``CR(w) = NLL(w) + λ R(w)`` on a reference set.
-- Step gradient (§8.4, §9.2): ``(1/L) Σ_{n∈batch} s_n ∇NLL_n + (λ/N_ref) ∇R`` with L and N_ref the
+- Criterion (HBL17 eq. 1.4): ``CR(w) = NLL(w) + λ R(w)`` on a reference set.
+- Step gradient: ``(1/L) Σ_{n∈batch} s_n ∇NLL_n + (λ/N_ref) ∇R`` with L and N_ref the
   total sample weights of the batch and of the reference set, so that the regularizer weighs the
   same in the step as in the criterion judging it. (HBL17's Algorithm 1 writes
-  ``(1/L) ∇CR^{batch}``, i.e. ``λ/L``; algorithms.md §8.4 explains the choice made here.)
+  ``(1/L) ∇CR^{batch}``, i.e. ``λ/L``; docs/algorithms/weights.md#criterion explains the choice
+  made here.)
 
 Preconditions: ℓ is finite (level 2 never yields log 0); every row has at least one class with a
 finite log prior; the class of every row with positive weight has a finite log prior.
@@ -43,7 +46,7 @@ __all__ = [
 
 
 def scores(log_lik: np.ndarray, log_prior: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Unnormalised log posteriors ``s = log_prior + Σ_k w_k ℓ_k`` (algorithms.md §8.1).
+    """Unnormalised log posteriors ``s = log_prior + Σ_k w_k ℓ_k`` (the log numerator of HBL17 eq. 1.2).
 
     Returns ``(n, J)`` for ``weights (K,)`` and ``(n, m, J)`` for a stack ``weights (m, K)``.
 
@@ -81,9 +84,10 @@ def _log_normaliser(values: np.ndarray) -> np.ndarray:
 
 
 def log_softmax(values: np.ndarray) -> np.ndarray:
-    """``log P_j = s_j − LSE(s)`` along the last axis, with the max shift (pitfall §12.1).
+    """``log P_j = s_j − LSE(s)`` along the last axis, with the max shift.
 
-    Stays finite for scores of ±1e4; entries of −inf get −inf (probability 0).
+    Stays finite for scores of ±1e4; entries of −inf get −inf (probability 0)
+    (docs/algorithms/prediction.md#log-sum-exp).
 
     Examples
     --------
@@ -143,7 +147,7 @@ def negative_log_likelihood_and_gradient(
 ) -> tuple[float, np.ndarray]:
     """The NLL (float) and its ``(K,)`` gradient, sharing one softmax; ``weights (K,)``.
 
-    ``∂NLL/∂w_k = Σ_n s_n (Σ_j P_nj ℓ_nkj − ℓ_nk,y_n)`` (algorithms.md §8.2, HBL17 eq. 1.9).
+    ``∂NLL/∂w_k = Σ_n s_n (Σ_j P_nj ℓ_nkj − ℓ_nk,y_n)`` (HBL17 eq. 1.9).
 
     Examples
     --------
@@ -220,11 +224,12 @@ def criterion_gradient(
     regularizer: Regularizer | None = None,
     reference_size: float | None = None,
 ) -> np.ndarray:
-    """``(K,)`` per-example step gradient ``(1/L) Σ_batch s_n ∇NLL_n + (λ/N_ref) ∇R`` (§8.4, §9.2).
+    """``(K,)`` per-example step gradient ``(1/L) Σ_batch s_n ∇NLL_n + (λ/N_ref) ∇R``.
 
     L is the total sample weight of ``batch`` and N_ref = ``reference_size`` (default L): the
-    gradient of ``CR^{reference}/N_ref`` estimated on the batch. A batch of weight 0 gives a data
-    term of 0. Cost O(L·K·J).
+    gradient of ``CR^{reference}/N_ref`` estimated on the batch (the scaling is explained in
+    docs/algorithms/weights.md#criterion). A batch of weight 0 gives a data term of 0.
+    Cost O(L·K·J).
 
     Examples
     --------
@@ -255,7 +260,7 @@ def criterion_gradient(
 def compression_rate(
     true_class_proba: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
 ) -> float:
-    """Compression rate ``1 − NLL / (N·H(Y))`` (algorithms.md §8.5, Khiops' evaluation).
+    """Compression rate ``1 − NLL / (N·H(Y))`` (docs/algorithms/prediction.md#metrics, Khiops' evaluation).
 
     ``true_class_proba (n,)`` is the predicted probability of each row's true class, clipped to
     [1e-6, 1]; H(Y) is the (weighted) entropy of the class frequencies of ``y (n,)``. The rate is 0

@@ -1,4 +1,4 @@
-"""Per-class softmax graphical model trained by SGD (SLH15 §2.2, algorithms.md §11).
+"""Per-class softmax graphical model trained by SGD (SLH15 §2.2, docs/algorithms/weights.md#graphical).
 
 Design note. SLH15 rewrites the weighted naive Bayes as a one-layer network with a weight per
 (variable, class) and a bias per class: ``H_j = b_j + Σ_k w_kj ℓ_kj(x)``, ``P = softmax(H)``,
@@ -22,7 +22,9 @@ than the fixed rates. The bias correction counts the updates of each class colum
 that appears late gets properly corrected first steps.
 
 ``clip`` bounds the L2 norm of each example's gradient (weights and biases together), useful with
-large |ℓ| (algorithms.md §11). Inactive variables (``Context.active`` False) are not updated.
+large |ℓ| (MODL's ℓ can reach about −log((N + 1)·N_j), so gradients grow like log N; see
+docs/algorithms/weights.md#graphical). Inactive variables (``Context.active`` False) are not
+updated.
 
 Cost: O(K·J) time per example, memory (K + 1)·J (three times that with Adam).
 """

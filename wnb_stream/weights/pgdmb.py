@@ -1,10 +1,10 @@
-"""PGDMB: projected gradient descent with mini-batches (HBL17 Algorithm 1, algorithms.md §9.2).
+"""PGDMB: projected gradient descent with mini-batches (HBL17 Algorithm 1, docs/algorithms/weights.md#pgdmb).
 
 Design note. HBL17 runs one descent over a stream: iteration t takes the next batch of L rows,
 makes one projected Rprop step with the batch gradient, then judges the new point on the history
 window (the last N rows, ending with the batch); an improvement stores the point as the best
 w*, and the descent stops after ``tolerance`` successive degradations or ``max_iterations``
-steps. Here one ``learn`` call is one iteration, and the readings of algorithms.md §9.2 are taken:
+steps. Here one ``learn`` call is one iteration, and HBL17 is read as follows (docs/algorithms/weights.md#pgdmb):
 
 - *Improvement* means ``CR(w^{t+1}) < CR(w_best) − ε`` with both evaluated on the same, current
   window (one pass over the window's ℓ for the two points), w_best the best point of the running
@@ -13,14 +13,15 @@ steps. Here one ``learn`` call is one iteration, and the readings of algorithms.
   comparable, and comparing with w* makes the kept criterion monotone.
 - The degradation counter is reset by an improvement (HBL17 calls them *successive*
   degradations; its pseudo-code never resets the counter).
-- The step uses ``(1/L) Σ_batch ∇NLL + (λ/N) ∇R`` (§8.4) rather than HBL17's ``(1/L) ∇CR^{batch}``,
-  so the regularizer weighs the same in the step and in the criterion that judges it.
+- The step uses ``(1/L) Σ_batch ∇NLL + (λ/N) ∇R`` rather than HBL17's ``(1/L) ∇CR^{batch}``,
+  so the regularizer weighs the same in the step and in the criterion that judges it
+  (docs/algorithms/weights.md#criterion).
 - An endless stream: when a descent ends, a new one starts from w* (Rprop steps back to η0,
   counters cleared) and judges its points against w* re-evaluated on the window, so the weights
   keep adapting to drift and to level-2 rebuilds.
 - Anytime prediction: ``weights`` is w*, the best point judged so far. The plain naive Bayes
-  (w = 1) is the first incumbent w*, so predictions start as plain NB (algorithms.md §9.2) and
-  change only when a step beats it on the window. The first descent starts from
+  (w = 1) is the first incumbent w*, so predictions start as plain NB and change only when a step
+  beats it on the window (docs/algorithms/weights.md#pgdmb). The first descent starts from
   ``initial_weight`` (0.5, HBL17 §1.4), which is its own first reference: a step is accepted when
   it improves on the descent's best, and replaces w* when it also improves on w*.
 - Variables whose ``Context.active`` is False (Level 0) are pinned at 0 in every vector. A variable
@@ -68,7 +69,8 @@ class PGDMB(Optimizer):
     batch_size
         L, the rows per ``learn`` call the learner asks for (HBL17 §1.4 retains 1000).
     regularizer
-        ``"r2"`` (HB24, default, algorithms.md §13), ``"r1"`` (HBL17) or None (plain likelihood).
+        ``"r2"`` (HB24, default), ``"r1"`` (HBL17) or None (plain likelihood); see
+        docs/algorithms/weights.md#regularizers.
     penalty
         λ ≥ 0, the regularization weight (HBL17's recommended 0.1).
     exponent
@@ -87,11 +89,11 @@ class PGDMB(Optimizer):
     step_increase, step_decrease
         Rprop factors η+ > 1 and η− in (0, 1) (HBL17: 1.2 and 0.5).
     step_min, step_max
-        Bounds 0 < Δmin ≤ Δmax of the Rprop steps (1e-6 and 1.0, algorithms.md §9.1).
+        Bounds 0 < Δmin ≤ Δmax of the Rprop steps (1e-6 and 1.0, docs/algorithms/weights.md#rprop).
     zero_threshold
         Weights below it are set to 0 after each step (HBL17: 1e-3), in [0, 1).
     delta
-        δ of the ξ_δ smoothing of concave penalties (algorithms.md §8.3), in (0, 1).
+        δ of the ξ_δ smoothing of concave penalties (docs/algorithms/weights.md#regularizers), in (0, 1).
     rprop
         ``"irprop-"`` (default) or ``"rprop-"`` (HBL17's plain Rprop); see :mod:`.rprop`.
 

@@ -1,8 +1,8 @@
-"""Sparse regularizers of the weighted naive Bayes criterion (algorithms.md §8.3).
+"""Sparse regularizers of the weighted naive Bayes criterion (docs/algorithms/weights.md#regularizers).
 
 Two penalties R(w) on the weights ``w ∈ [0, 1]^K``, both weighted by the per-variable prior
-costs ``prior_costs`` (``Context.prior_costs``, B_k of algorithms.md §5.4: the MODL preparation
-cost *including* the selection cost log K):
+costs ``prior_costs`` (``Context.prior_costs``, the B_k of docs/algorithms/modl.md#level-and-prior-cost:
+the MODL preparation cost *including* the selection cost log K):
 
 - **R1** (HBL17 §1.2): ``Σ_k (log K − 1 + B_k^prep) · w_k^p``. HBL17's B_k is the preparation
   cost alone; ours already holds ``log K + B_k^prep``, so the coefficient is ``prior_costs − 1``.
@@ -14,9 +14,9 @@ cost *including* the selection cost log K):
 
 ``ξ_δ`` follows the HB24 text (§3.1, item 2): ``ξ(τ) = τ^α`` is replaced on ``[0, δ]`` by its
 *tangent* at δ, ``ξ(δ) + ξ'(δ)(τ − δ)``, and the result is renormalised by
-``(ξ_δ(τ) − ξ_δ(0)) / (1 − ξ_δ(0))`` so that ``ξ_δ(0) = 0`` and ``ξ_δ(1) = 1``. (algorithms.md §8.3
-reads the linearisation as a chord through 0; the seed states the tangent and the renormalisation,
-and the seed wins.) The result is continuously differentiable, increasing and concave.
+``(ξ_δ(τ) − ξ_δ(0)) / (1 − ξ_δ(0))`` so that ``ξ_δ(0) = 0`` and ``ξ_δ(1) = 1``. (A chord through
+0 would also linearise ``τ^α`` on ``[0, δ]``; HB24 states the tangent and the renormalisation, and
+they are what is implemented.) The result is continuously differentiable, increasing and concave.
 
 Everything here is a pure function of NumPy arrays, O(K) time.
 """
@@ -37,7 +37,7 @@ __all__ = [
     "xi_delta_derivative",
 ]
 
-DEFAULT_DELTA = 1e-3  # matches the 1e-3 zeroing threshold of PGDMB (algorithms.md §9.1)
+DEFAULT_DELTA = 1e-3  # matches the 1e-3 zeroing threshold of PGDMB (docs/algorithms/weights.md#rprop)
 
 
 def _xi_constants(exponent: float, delta: float) -> tuple[float, float, float]:
@@ -134,7 +134,8 @@ def r2_gradient(
 ) -> np.ndarray:
     """``(K,)`` gradient of :func:`r2`.
 
-    ``∂R/∂w_m = (1 − log(W+1) + B_m) ξ'_δ(w_m) − Σ_k ξ_δ(w_k) / (W + 1)`` (algorithms.md §8.3).
+    ``∂R/∂w_m = (1 − log(W+1) + B_m) ξ'_δ(w_m) − Σ_k ξ_δ(w_k) / (W + 1)``
+    (docs/algorithms/weights.md#regularizers).
     """
     weights = np.asarray(weights, dtype=float)
     total = weights.sum()

@@ -1,4 +1,4 @@
-"""Projected Rprop step on [0, 1]^K with sparsification (algorithms.md §9.1, HBL17 §1.3–1.4).
+"""Projected Rprop step on [0, 1]^K with sparsification (docs/algorithms/weights.md#rprop, HBL17 §1.3–1.4).
 
 Rprop (Riedmiller & Braun 1993) uses only the sign of each partial derivative: every coordinate
 has its own step Δ_k, multiplied by η+ = 1.2 when the derivative keeps its sign and by η− = 0.5
@@ -7,14 +7,15 @@ when it flips (HBL17 §1.4; its §1.3 prose states the two factors the other way
 
 - ``"irprop-"`` (default; Igel & Hüsken 2000): on a sign flip the coordinate does not move and
   its remembered derivative is set to 0, so the next step neither grows nor shrinks Δ_k. It damps
-  the oscillations that noisy mini-batch gradients cause (pitfall §12.13).
+  the oscillations that noisy mini-batch gradients cause (their frequent sign flips make plain
+  Rprop's steps collapse).
 - ``"rprop-"``: the plain sign-based Rprop that HBL17 describes: every coordinate moves by
   ``−sign(g_k) Δ_k`` at every step, no backtracking.
 
 After the move: projection on [0, 1] (HBL17 eq. 1.10) and weights below ``zero_threshold``
 (1e-3, HBL17 §1.4) set to 0. A coordinate that was clipped or zeroed forgets its derivative
 (``previous_gradient = 0``), so Δ_k does not keep growing while it is pinned to a bound
-(algorithms.md §9.1, [OURS]). Coordinates outside ``movable`` stay at 0 with their state reset.
+(our addition, docs/algorithms/weights.md#rprop). Coordinates outside ``movable`` stay at 0 with their state reset.
 
 Cost: O(K) per step.
 """

@@ -1,4 +1,4 @@
-"""PGDMB-VNS: PGDMB restarted by a variable neighbourhood search (HBL17 Algorithm 2, §9.3).
+"""PGDMB-VNS: PGDMB restarted by a variable neighbourhood search (HBL17 Algorithm 2, docs/algorithms/weights.md#vns).
 
 Design note. A *session* has an iteration budget ``T = log(K·N) · 2^opti_level`` (HBL17 §1.4,
 natural log, N the history depth when the session starts). Its first descent starts from the
@@ -18,7 +18,7 @@ endless stream keeps adapting. A perturbed descent that beats w* on the window r
 once (anytime). Perturbations can give a zero weight back to a variable ("a variable can
 re-appear", HBL17 §1.3). All randomness comes from the seed given to ``reset``.
 
-Reading of the seed: HBL17's Algorithm 2 writes the next start as a perturbation of the last
+Reading of HBL17: its Algorithm 2 writes the next start as a perturbation of the last
 descent's result w*_m, its prose as a perturbation of "the current optimal weight vector"; the
 prose (the usual VNS shaking of the incumbent) is implemented: the start perturbs the global w*.
 
@@ -40,7 +40,6 @@ __all__ = ["VNS"]
 
 
 class VNS(PGDMB):
-    _REPLAY_START = 32  # rows seen before the first replay session
     """PGDMB with variable-neighbourhood restarts around the best weights (HBL17 Algorithm 2).
 
     Parameters
@@ -80,10 +79,12 @@ class VNS(PGDMB):
     >>> for _ in range(60):
     ...     model.learn(rows(100), history, context)
     >>> model.weights.round(1).tolist()
-    [0.9, 0.9, 0.8, 0.0, 0.1, 0.0]
+    [1.0, 1.0, 1.0, 0.1, 0.1, 0.0]
     >>> model.n_sessions, model.n_descents
-    (3, 4)
+    (5, 10)
     """
+
+    _REPLAY_START = 32  # rows seen before the first replay session
 
     def __init__(
         self,
