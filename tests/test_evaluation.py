@@ -254,9 +254,9 @@ def test_prequential_needs_a_model():
         prequential(_toy_stream(3), {})
 
 
-@pytest.mark.skipif(not ANCHORS.is_file(), reason="shared/anchors not beside the repository")
+@pytest.mark.skipif(not ANCHORS.is_file(), reason="the peers' anchor table is not beside the repository")
 def test_reproduces_the_anchor_for_river_gaussian_nb_on_phishing():
-    """The conventions above are those of shared/anchors/peers-prequential.csv."""
+    """The conventions above are those of the peers' anchor table (benchmarks/README.md)."""
     anchor = next(
         row for row in csv.DictReader(open(ANCHORS))
         if row["stream"] == "Phishing" and row["model"] == "river.GaussianNB"

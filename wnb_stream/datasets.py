@@ -404,7 +404,7 @@ class Dataset:
     """A named stream: ``iter(dataset)`` yields its first ``n_samples`` examples, freshly made.
 
     ``group`` is ``"river"`` (bundled with River), ``"synth"`` (a seeded River generator) or
-    ``"keel"``; ``anchor`` is the stream's name in ``shared/anchors/peers-prequential.csv``;
+    ``"keel"``; ``anchor`` is the stream's name in the peers' anchor table (``benchmarks/README.md``);
     ``classes`` the labels when known without reading the stream.
     """
 

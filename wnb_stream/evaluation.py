@@ -17,7 +17,8 @@ examples in the same order. Per model the loop reports
 - examples per second of the predict+learn calls of that model alone, and peak memory (the
   largest of ``model.memory_usage()``, or River's deep size estimate, sampled along the stream).
 
-These conventions reproduce the peers' figures of ``shared/anchors/peers-prequential.csv``.
+These conventions reproduce the River and MOA peers' accuracy and log loss as measured by the
+benchmarks' anchor table (``benchmarks/README.md``, "How the quality figures are computed").
 
 >>> from river import datasets, naive_bayes
 >>> evaluation = prequential(datasets.Phishing(), {"gnb": naive_bayes.GaussianNB()},
@@ -38,6 +39,8 @@ from typing import Any, Callable, Hashable, Iterable, Mapping
 
 import numpy as np
 from river import base
+
+from wnb_stream import WeightedNaiveBayes, summaries, weights
 
 __all__ = [
     "LOG_LOSS_CLIP",
@@ -357,9 +360,6 @@ def make_model(name: str, summary: str = "gk", seed: int | None = 42) -> base.Cl
         from river import tree
 
         return tree.HoeffdingTreeClassifier(leaf_prediction="nba")
-
-    # Imported here so the peers and the loop work without the classifier's import cost.
-    from wnb_stream import WeightedNaiveBayes, summaries, weights
 
     numeric = {"gk": summaries.GKClass, "cpid": summaries.CPiD, "gaussian": summaries.Gaussian}[summary]
     optimizer = {

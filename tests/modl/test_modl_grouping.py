@@ -135,7 +135,7 @@ def test_appendix_b_grouping(method):
     assert paper.level == pytest.approx(0.333606, abs=1e-6)
 
 
-def test_appendix_b_oracle_agrees_with_the_spec():
+def test_appendix_oracle_agrees_with_the_documented_vectors():
     rows = [list(map(float, r)) for r in APPENDIX_COUNTS]
     optimum = [[rows[0], rows[1]], [rows[2], rows[3]], [rows[4]]]
     assert oracle_cost([rows]) == pytest.approx(37.095529, abs=1e-6)

@@ -25,7 +25,7 @@ from wnb_stream.weights.regularizers import Regularizer
 SETTINGS = settings(max_examples=100, deadline=None)
 
 
-def test_spec_test_vector():
+def test_documented_test_vector():
     """The worked example of docs/algorithms/weights.md#worked-example."""
     log_lik = np.log([[[0.7, 0.2], [0.4, 0.5]]])
     log_prior = np.log([0.6, 0.4])
