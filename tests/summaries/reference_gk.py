@@ -6,8 +6,8 @@ as the oracle of ``tests/summaries/test_gk_kernels.py``: every array of the stat
 bit-identical between the two implementations. What the kernels did not change is shared with
 the package: the functions are imported, and ``GKClass`` here subclasses the package's, keeping
 only the pre-kernel ``update_many``, ``_absorb``, ``_compress`` and ``table`` (``_labels`` is the
-package's plus the hashability check it made then); the rest is verbatim (imports made absolute);
-do not change it.
+package's label checks from its input policy module, hashability included); the rest is verbatim
+(imports made absolute); do not change it.
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ import numpy as np
 from wnb_stream.summaries import gk as _package_gk
 from wnb_stream.summaries.base import Bins, as_weights
 
-# Unchanged by the kernels: the oracle shares these with the package.
+# Unchanged by the kernels: the oracle shares these with the package (the input checks now live in
+# the package's input policy module).
 from wnb_stream.summaries.gk import (  # noqa: E402
-    _values,
     budget_pairs,
 )
+from wnb_stream.summaries.policy import check_labels, label_batch  # noqa: E402
+from wnb_stream.summaries.policy import numeric_batch as _values  # noqa: E402
 
 __all__ = ["GKClass"]
 
@@ -33,9 +35,9 @@ __all__ = ["GKClass"]
 
 
 def _labels(labels, m: int) -> np.ndarray:
-    """The package's ``_labels``, with the hashability check the pre-kernel code made there."""
-    out = _package_gk._labels(labels, m)
-    _package_gk._check_hashable(out)
+    """The package's label checks, with the hashability check the pre-kernel code made there."""
+    out = label_batch(labels, m)
+    check_labels(out)
     return out
 
 

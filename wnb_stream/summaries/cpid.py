@@ -28,8 +28,17 @@ from bisect import bisect_left
 
 import numpy as np
 
-from .base import Bins, ClassIndex, Summary, as_weights
-from .gaussian import encode_labels, fast_weight, label_array, numeric_batch, numeric_value
+from .base import Bins, ClassIndex, Summary
+from .policy import (
+    as_weights,
+    fast_weight,
+    known_columns,
+    label_batch,
+    label_column,
+    numeric_batch,
+    numeric_value,
+    register_labels,
+)
 
 __all__ = ["CPiD"]
 
@@ -197,9 +206,9 @@ class CPiD(Summary):
 
     def update(self, x, y, w: float = 1.0) -> None:
         """Add value ``x`` of class ``y`` with weight ``w``. Cost O(log m), O(m) on a split."""
-        w = fast_weight(w)
         x = numeric_value(x)
-        j = self._classes.encode(y)
+        w = fast_weight(w)
+        j = label_column(self._classes, y)
         if j == len(self._missing):
             self._add_class()
         if x is None:
@@ -326,9 +335,11 @@ class CPiD(Summary):
         """
         x = numeric_batch(values)
         n = len(x)
-        labels = label_array(labels, n)
+        labels = label_batch(labels, n)
+        codes = known_columns(self._classes, labels)
         w = as_weights(weights, n)
-        codes = encode_labels(self._classes, labels)
+        if codes is None:  # validated: new classes are registered from here on
+            codes = register_labels(self._classes, labels)
         while len(self._missing) < len(self._classes):
             self._add_class()
         if n == 0:
@@ -413,7 +424,7 @@ class CPiD(Summary):
         grid, which is then exact in the same sense as a stream of updates.
         """
         if not isinstance(other, CPiD):
-            raise ValueError(f"can only merge a CPiD summary, got {type(other).__name__}")
+            raise TypeError(f"can only merge another CPiD, got {type(other).__name__}")
         if other is self:
             other = copy.deepcopy(other)
         columns = self._classes.merge(other._classes).tolist()

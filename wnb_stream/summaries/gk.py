@@ -80,7 +80,17 @@ import sys
 import numpy as np
 
 from . import _gk_kernels
-from .base import Bins, ClassIndex, Summary, as_weights, check_weight
+from .base import Bins, ClassIndex, Summary
+from .policy import (
+    as_weights,
+    check_label,
+    check_weight,
+    known_columns,
+    label_batch,
+    numeric_batch,
+    real_value,
+    register_labels,
+)
 
 __all__ = ["GKClass"]
 
@@ -89,81 +99,6 @@ _INF = math.inf
 DEFAULT_EPSILON = 0.005
 #: Default number of buffered values between two flushes (see the design note).
 DEFAULT_BUFFER_SIZE = 1000
-
-
-# --------------------------------------------------------------------------------------------
-# Input checks
-# --------------------------------------------------------------------------------------------
-
-
-def _value(x) -> float:
-    """One input value as a float (NaN for None); ``ValueError`` for anything not a real number."""
-    if x is None:
-        return math.nan
-    if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Real):
-        raise ValueError(f"x must be a real number, None or NaN, got {type(x).__name__} {x!r}")
-    try:
-        return float(x)
-    except OverflowError:  # an int beyond the float range behaves as ±inf: missing
-        return math.nan
-
-
-def _allowed_type(t: type) -> bool:
-    return t is type(None) or (issubclass(t, numbers.Real) and not issubclass(t, bool | np.bool_))
-
-
-def _values(values) -> np.ndarray:
-    """A batch of input values as a new ``(m,)`` float array (NaN for None).
-
-    ``ValueError`` for strings, booleans or any other non-real entry.
-    """
-    if isinstance(values, list | tuple):  # keep Python objects as they are (no bool -> float coercion)
-        array_ = np.empty(len(values), dtype=object)
-        for i, value in enumerate(values):
-            array_[i] = value
-    else:
-        array_ = np.asarray(values)
-    if array_.ndim != 1:
-        raise ValueError(f"values must be a 1-D array, got shape {array_.shape}")
-    kind = array_.dtype.kind
-    if kind in "iuf":
-        return array_.astype(np.float64, copy=True)
-    if kind == "O":
-        bad = [t for t in set(map(type, array_)) if not _allowed_type(t)]
-        if bad:
-            first = next(v for v in array_ if type(v) in bad)
-            raise ValueError(f"values must be real numbers, None or NaN, got {type(first).__name__} {first!r}")
-        out = array_.copy()
-        out[out == None] = math.nan  # noqa: E711 - elementwise comparison on an object array
-        try:
-            return out.astype(np.float64)
-        except OverflowError:  # ints beyond the float range behave as ±inf (missing)
-            return np.array([_value(v) for v in array_], dtype=np.float64)
-    raise ValueError(f"values must be real numbers, got an array of dtype {array_.dtype}")
-
-
-def _labels(labels, m: int) -> np.ndarray:
-    """Labels as a ``(m,)`` array (object dtype when given as a list, so types are not coerced)."""
-    if isinstance(labels, np.ndarray):
-        out = labels.reshape(-1) if labels.ndim == 0 else labels
-    elif hasattr(labels, "to_numpy"):  # pandas
-        out = np.asarray(labels.to_numpy())
-    else:
-        labels = list(labels)
-        out = np.empty(len(labels), dtype=object)
-        for i, label in enumerate(labels):  # element by element: nested sequences stay labels
-            out[i] = label
-    if out.ndim != 1 or len(out) != m:
-        raise ValueError(f"labels must have one entry per value ({m}), got shape {np.shape(out)}")
-    return out
-
-
-def _check_hashable(labels: np.ndarray) -> None:
-    """``ValueError`` when an entry of an object array of labels has an unhashable type."""
-    if labels.dtype.kind == "O":
-        for label in set(map(type, labels)):
-            if label.__hash__ is None:
-                raise ValueError(f"labels must be hashable, got a {label.__name__}")
 
 
 def _is_int(value) -> bool:
@@ -424,13 +359,16 @@ class GKClass(Summary):
         NaN or infinite ``w`` raises ``ValueError`` and changes nothing.
         """
         if x.__class__ is not float:
-            x = _value(x)
+            x = real_value(x)  # the input policy: NaN when missing (±inf are kept, then missing)
         if w.__class__ is not float or not 0.0 <= w < _INF:
             w = check_weight(w)
         classes = self._classes
-        j = classes.position.get(y)
+        try:
+            j = classes.position.get(y)
+        except TypeError:  # an unhashable label: check_label names it
+            j = None
         if j is None:
-            j = classes.encode(y.item() if isinstance(y, np.generic) else y)
+            j = classes.encode(check_label(y))
             self._grow()  # a class gets its zero columns when it is registered, on both paths
         if x - x != 0.0:  # NaN or ±inf: never inserted (§1.2 step 1, §12 pitfall 4)
             if j >= len(self._missing):
@@ -452,21 +390,15 @@ class GKClass(Summary):
         Cost O(m log b): the labels' columns from ``ClassIndex.lookup_many`` (``encode_many``
         when a class is new), the rest vectorised or compiled.
         """
-        x = _values(values)
+        x = numeric_batch(values)
         m = len(x)
-        labels = _labels(labels, m)
-        codes = self._classes.lookup_many(labels)  # the usual case: no new class
-        if codes is None:
-            _check_hashable(labels)
+        labels = label_batch(labels, m)
+        codes = known_columns(self._classes, labels)  # the usual case: no new class
         w = as_weights(weights, m)
         if m == 0:
             return
         if codes is None:
-            try:
-                codes = self._classes.encode_many(labels)
-            except TypeError:  # labels of mixed types that np.unique cannot sort
-                codes = np.fromiter((self._classes.encode(y) for y in labels.tolist()), dtype=np.intp, count=m)
-            codes = codes.astype(np.int64)
+            codes = register_labels(self._classes, labels).astype(np.int64)
             self._grow()  # the new classes' zero columns, as a loop of update adds them
         self._update_columns(x, codes, w)
 
@@ -478,7 +410,7 @@ class GKClass(Summary):
         if columns is None:  # a class new to this summary (or an empty batch): the general path
             self.update_many(values, np.asarray(labels)[codes], weights)
             return
-        x = _values(values)
+        x = numeric_batch(values)
         if len(x) != len(codes):
             raise ValueError(f"codes must have one entry per value ({len(x)}), got {len(codes)}")
         self._update_columns(x, columns, as_weights(weights, len(x)))
@@ -661,7 +593,7 @@ class GKClass(Summary):
 
     def rank(self, x: float) -> float:
         """Estimated weight of the non-missing values ``≤ x``, within ``εn`` (§1.4). Cost O(s)."""
-        x = _value(x)
+        x = real_value(x)
         if x != x:
             raise ValueError("x must not be missing (None or NaN) in rank(x)")
         self._flush()
