@@ -272,11 +272,8 @@ def test_update_many_equals_loop_across_the_switch_and_in_sketch_mode():
     batch._check()
     assert batch.mode == loop.mode == "sketch"
     assert batch.classes == loop.classes
-    # the count-min table, totals and missing counts are the same; heavy hitters nearly so
-    assert np.allclose(batch._sketch._table, loop._sketch._table, rtol=1e-12)
-    assert batch._totals == loop._totals and batch._missing == loop._missing
-    top = [value for value, _ in loop._heavy.items()[:5]]
-    assert set(top) <= set(batch.table().values)
+    # the same state: count-min table, totals, missing counts and heavy hitters
+    assert _state(batch) == _state(loop)
     # at the switch point both hold the same exact counts
     cut_loop, cut_batch = Categorical(max_values=50), Categorical(max_values=50)
     prefix = values[:400]

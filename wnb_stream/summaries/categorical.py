@@ -402,6 +402,8 @@ class Categorical(Summary):
         assert self._sketch.n_classes == n_classes
         self._sketch._check()
         self._heavy._check()
+        for value, slot in self._heavy.items():  # a slot caches its value's cells in our sketch
+            assert not _missing(value) and tuple(slot.cells) == self._sketch.cells(value)
         # each row of the sketch holds every non-missing weight once
         per_row = self._sketch.counts.sum(axis=1)  # (depth, n_classes)
         assert np.allclose(per_row, np.asarray(self._totals)[None, :], rtol=1e-9, atol=1e-9)

@@ -173,7 +173,8 @@ def numeric_batch(values: Any) -> np.ndarray:
             try:
                 out = out.astype(np.float64)
             except OverflowError:  # an int beyond the float range: missing, as numeric_value says
-                out = _elements(array).astype(np.float64)
+                with np.errstate(invalid="ignore"):
+                    out = _elements(array).astype(np.float64)
         else:
             with np.errstate(invalid="ignore"):
                 out = _elements(array).astype(np.float64) if len(array) else np.zeros(0)
