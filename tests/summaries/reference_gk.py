@@ -47,7 +47,7 @@ def _labels(labels, m: int) -> np.ndarray:
 
 
 def insert_batch(state: tuple, values: np.ndarray, weights: np.ndarray, counts: np.ndarray, threshold: float | None) -> tuple:
-    """Insert a sorted exact batch into a tuple list (§1.2 for many values at once).
+    """Insert a sorted exact batch into a tuple list (the insert rule for many values at once).
 
     ``state`` is ``(v, g, Δ, e, c)`` as in ``merge_tuples``; the batch holds distinct values
     ``values (k,)`` in increasing order with their weights ``(k,)`` and class counts ``(k, J)``.
@@ -121,7 +121,7 @@ def insert_batch(state: tuple, values: np.ndarray, weights: np.ndarray, counts: 
 
 
 def compress_runs(g: np.ndarray, delta: np.ndarray, threshold: float) -> np.ndarray:
-    """Keeper mask of the simple compress of §1.3.
+    """Keeper mask of the simple compress.
 
     Right to left, tuple ``i`` (``1 ≤ i ≤ s − 2``) is merged into the tuple currently at
     ``i + 1`` when ``g_i + G + Δ ≤ threshold``, where ``G`` and ``Δ`` are the accumulated weight
@@ -232,7 +232,7 @@ class GKClass(_package_gk.GKClass):
 
     def _compress(self) -> None:
         if self._epsilon is not None:
-            # §1.3 simple variant, p = 2εn
+            # the simple compress, p = 2εn
             keep = compress_runs(self._g, self._delta, 2.0 * self._epsilon * self._weight)
             self._apply(keep)
             return
@@ -247,7 +247,7 @@ class GKClass(_package_gk.GKClass):
 
 
     def table(self) -> Bins:
-        """Elementary bins ``(v_{i−1}, v_i]`` with class counts (§1.7). Cost O(s·J).
+        """Elementary bins ``(v_{i−1}, v_i]`` with class counts. Cost O(s·J).
 
         Bounds are the tuple values (distinct by construction), empty bins are dropped, missing
         values are counted apart. The table is a frozen copy.

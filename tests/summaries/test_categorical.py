@@ -1,4 +1,4 @@
-"""Tests of the categorical summary and its sketches (algorithms.md §4)."""
+"""Tests of the categorical summary and its sketches (``docs/algorithms/summaries.md#categorical``)."""
 
 from __future__ import annotations
 
@@ -220,7 +220,7 @@ def test_count_min_guarantee(stream, seed, epsilon):
             pairs += 1
             assert estimate[j] >= by_class[c]  # never under-estimates
             violations += estimate[j] > by_class[c] + epsilon * totals[c]
-    # CM05: each estimate exceeds c + ε·N_j with probability ≤ δ
+    # Cormode & Muthukrishnan 2005: each estimate exceeds c + ε·N_j with probability ≤ δ
     assert violations <= delta * pairs + 3 * math.sqrt(delta * pairs) + 1
 
 

@@ -1,4 +1,4 @@
-"""Tests of the cPiD summary (algorithms.md §2)."""
+"""Tests of the cPiD summary (``docs/algorithms/summaries.md#cpid``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of the per-class Gaussian summary and its density (algorithms.md §3)."""
+"""Tests of the per-class Gaussian summary and its density (``docs/algorithms/summaries.md#gaussian``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Class counts of a categorical variable: exact while values are few, a sketch beyond.
 
 Design note. In *exact* mode the summary is a dict ``value → [count per class]`` (rows padded
-lazily when a class appears), which is what MODL grouping wants (algorithms.md §4.1). When a
+lazily when a class appears), which is what MODL grouping wants (``docs/algorithms/summaries.md#categorical``). When a
 value would make more than ``max_values`` distinct values, the summary switches once and for all
-to *sketch* mode (§4.2–4.3): a count-min sketch with per-class counters holds every value's
+to *sketch* mode: a count-min sketch with per-class counters holds every value's
 class counts approximately, SpaceSaving keeps the ``top_k`` heaviest values (seeded with the
 ``top_k`` largest exact counts at the switch), and every other value is folded into the *star*
 value. Memory is then bounded by ``8·depth·width·J`` bytes plus ``top_k`` slots, whatever the
@@ -47,7 +47,8 @@ class Categorical(Summary):
         Number of heavy hitters kept as their own values in sketch mode (SpaceSaving slots). ≥ 1.
     epsilon, delta
         Count-min accuracy in sketch mode: per class ``j``, ``c_j(v) ≤ ĉ_j(v) ≤ c_j(v) + ε·N_j``
-        with probability ≥ ``1 − δ`` (CM05), with width ``⌈e/ε⌉`` and depth ``⌈ln 1/δ⌉``. Both in (0, 1).
+        with probability ≥ ``1 − δ`` (Cormode & Muthukrishnan 2005), with width ``⌈e/ε⌉`` and
+        depth ``⌈ln 1/δ⌉``. Both in (0, 1).
     seed
         Key of the stable hash (an integer in [0, 2^64)). Sketches merge only with equal
         ``(epsilon, delta, seed)``; the default 0 makes all default summaries mergeable.
@@ -58,7 +59,7 @@ class Categorical(Summary):
     in sketch mode the monitored heavy hitters by decreasing count, with their exact class counts
     when they have been monitored since they first appeared and their count-min estimates
     otherwise, and the star counts ``N_j − Σ_kept ĉ_j(v)``, clipped at 0; when the kept estimates
-    exceed ``N_j`` they are scaled down so that each column sums to the class total (§4.3).
+    exceed ``N_j`` they are scaled down so that each column sums to the class total.
 
     Values may be any hashable (str, int, bool, tuples, …); None, NaN and pandas' NA are missing.
     Values equal as dict keys are one value (``1``, ``1.0`` and ``True``), in both modes.
@@ -163,7 +164,7 @@ class Categorical(Summary):
                 counts[i] = self._sketch.estimate(slot.cells)
         totals = np.array(self._totals)
         kept = counts.sum(axis=0)
-        # star = N_j − Σ kept ĉ_j clipped at 0; over-estimated columns are scaled to N_j (§4.3)
+        # star = N_j − Σ kept ĉ_j clipped at 0; over-estimated columns are scaled to N_j
         over = kept > totals
         if over.any():
             scale = np.ones(n_classes)

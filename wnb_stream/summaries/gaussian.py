@@ -1,15 +1,15 @@
 """Per-class Gaussian summary of a numeric variable, and the density it implies.
 
 The summary keeps, per class, the total weight ``W``, the weighted mean ``μ`` and the sum of
-squared deviations ``M2`` (algorithms.md §3.1), plus one pooled accumulator over all classes.
+squared deviations ``M2`` (``docs/algorithms/summaries.md#gaussian``), plus one pooled accumulator over all classes.
 Level 2 never sees the values: it reads ``table() -> Moments`` and the pure functions of this
 module turn those moments into what the classifier needs:
 
-- ``log_likelihood(moments, values)``: ``(n_values, n_classes)`` log densities ℓ_j(x) (§3.2),
+- ``log_likelihood(moments, values)``: ``(n_values, n_classes)`` log densities ℓ_j(x),
   or ``GaussianDensity(moments)`` to precompute them for many queries;
-- ``prior_cost(moments)``: a BIC-like prior cost ``J·log N`` (§3.3 option (a));
+- ``prior_cost(moments)``: a BIC-like prior cost ``J·log N``;
 - ``virtual_bins(moments)``: expected class counts on a grid of pooled quantiles, a ``Bins``
-  table MODL can read (§3.3 option (b)).
+  table MODL can read (``docs/algorithms/modl.md``).
 
 Input is validated by the summaries' input policy (``policy``).
 """
@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 _LOG_2PI = math.log(2.0 * math.pi)
-#: Relative variance floor: σ̃² ≥ 1e-12·(1 + μ²) keeps a constant feature finite (§3.2, [OURS]).
+#: Relative variance floor: σ̃² ≥ 1e-12·(1 + μ²) keeps a constant feature finite (our choice).
 _RELATIVE_VARIANCE_FLOOR = 1e-12
 #: Largest variance used in a density (guards against M2 overflowing to inf on absurd inputs).
 _MAX_VARIANCE = 1e300
@@ -63,8 +63,8 @@ class Gaussian(Summary):
     """Per-class weighted mean and variance of a numeric variable.
 
     Per class ``j`` the summary holds ``(W_j, μ_j, M2_j)`` updated with the weighted Welford/West
-    rule and merged with the Chan–Golub–LeVeque rule (algorithms.md §3.1); a pooled accumulator
-    over all classes is kept alongside. The variance is the maximum-likelihood one, ``M2/W``.
+    rule and merged with the Chan–Golub–LeVeque rule (``docs/algorithms/summaries.md#gaussian``);
+    a pooled accumulator over all classes is kept alongside. The variance is the maximum-likelihood one, ``M2/W``.
     Missing values (None, NaN, ±inf) are counted per class in ``missing``.
 
     Cost: ``update`` O(1); ``update_many`` O(n) vectorised; ``merge`` O(J); memory O(J).
@@ -122,7 +122,7 @@ class Gaussian(Summary):
             return
         if w == 0.0:
             return
-        # Welford/West weighted update (§3.1): W' = W + a; μ' = μ + (a/W')·d; M2' = M2 + a·d·(x − μ')
+        # Welford/West weighted update: W' = W + a; μ' = μ + (a/W')·d; M2' = M2 + a·d·(x − μ')
         total = self._weights[j] + w
         mean = self._means[j]
         delta = x - mean
@@ -289,7 +289,7 @@ def pooled_moments(moments: Moments) -> tuple[float, float, float]:
 def smoothed_parameters(
     moments: Moments, var_smoothing: float = 1e-9, max_variance: float | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Means and floored variances ``(n_classes,)`` used by the density (algorithms.md §3.2).
+    """Means and floored variances ``(n_classes,)`` used by the density (``docs/algorithms/summaries.md#gaussian``).
 
     - classes with weight < 2 take the pooled mean and variance (their term is then nearly
       class-independent);
@@ -321,7 +321,7 @@ def log_likelihood(
     """Log densities ℓ_j(x) of ``values`` under each class's Gaussian.
 
     ``ℓ_j(x) = −½ log(2π σ̃_j²) − (x − μ_j)² / (2σ̃_j²)``, computed in log form (never the log of
-    a pdf), with the means and variance floors of ``smoothed_parameters`` (algorithms.md §3.2).
+    a pdf), with the means and variance floors of ``smoothed_parameters``.
     The result is always finite: missing values (None, NaN, ±inf) give 0 for every class, and the
     log density is clamped at ``LOG_DENSITY_FLOOR`` for values absurdly far from the mean.
     For repeated queries on the same table, build a ``GaussianDensity`` once.
@@ -416,7 +416,7 @@ class GaussianDensity:
 
 
 def prior_cost(moments: Moments) -> float:
-    """BIC-like prior cost of a Gaussian variable: ``J · log N`` nats (algorithms.md §3.3 (a)).
+    """BIC-like prior cost of a Gaussian variable: ``J · log N`` nats (``docs/algorithms/summaries.md#gaussian``).
 
     There are 2J free parameters (a mean and a variance per class), each costing ½ log N;
     ``J`` is the number of classes in the table and ``N`` its total weight (missing values
@@ -447,7 +447,7 @@ def _approximate_normal_cdf(z: np.ndarray) -> np.ndarray:
 def virtual_bins(
     moments: Moments, n_bins: int = 32, var_smoothing: float = 1e-9, max_variance: float | None = None
 ) -> Bins:
-    """Expected class counts of each class's Gaussian on a grid of pooled quantiles (§3.3 (b)).
+    """Expected class counts of each class's Gaussian on a grid of pooled quantiles (virtual bins for MODL).
 
     Cut points ``b_1 < … < b_{B−1}`` are (approximately) the ``i/B`` quantiles of the pooled
     mixture ``Σ_j W_j N(μ_j, σ̃_j²) / W``; bin ``i`` gets, for class ``j``,

@@ -86,7 +86,8 @@ def is_missing_category(x: Any) -> bool:
 
 
 def _not_a_number(x: Any) -> ValueError:
-    return ValueError(f"x must be a real number (not a bool), None or NaN in a numeric summary, got {type(x).__name__} {x!r}")
+    kind = type(x).__name__
+    return ValueError(f"x must be a real number (not a bool), None or NaN in a numeric summary, got {kind} {x!r}")
 
 
 def real_value(x: Any) -> float:
