@@ -313,6 +313,9 @@ def _bad_calls(kind: str) -> list:
         ("values", lambda s: s.update_many(np.array([[ok, ok]], dtype=object), ["new", "p"])),
         ("values", lambda s: s.update_many(np.array(ok, dtype=object), ["new"])),
         ("codes|labels", lambda s: s.update_coded([ok, ok], np.array([0]), np.array(["new", "p"]))),
+        ("codes", lambda s: s.update_coded([ok, ok], np.array([0, 2]), np.array(["new", "p"]))),
+        ("codes", lambda s: s.update_coded([ok, ok], np.array([0, -1]), np.array(["p", "q"]))),
+        ("codes", lambda s: s.update_coded([ok, ok], np.array([0.0, 1.0]), np.array(["p", "q"]))),
     ]
     return calls
 

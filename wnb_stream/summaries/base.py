@@ -73,7 +73,7 @@ from ..tables import (
     _python_scalar,
     _same_order,
 )
-from .policy import as_weights, check_weight, is_missing
+from .policy import as_weights, check_codes, check_weight, is_missing
 
 __all__ = [
     "Bins",
@@ -119,9 +119,11 @@ class Summary(base.Base, abc.ABC):
 
         ``codes (m,)`` are integer positions in ``labels (J,)`` (the caller's class labels, in its
         own order). Same summary as ``update_many``; a subclass may map the codes to its columns
-        once per batch instead of looking up each label.
+        once per batch instead of looking up each label. ``ValueError`` naming ``codes`` unless
+        they are integers in ``[0, J)``.
         """
-        self.update_many(values, np.asarray(labels)[np.asarray(codes, dtype=np.intp)], weights)
+        labels = np.asarray(labels)
+        self.update_many(values, labels[check_codes(codes, len(labels))], weights)
 
     def _columns_of(self, codes: np.ndarray, labels: np.ndarray) -> np.ndarray | None:
         """This summary's columns ``(m,)`` of rows coded into ``labels (J,)``; None when a label of

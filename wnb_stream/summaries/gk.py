@@ -85,6 +85,7 @@ from . import _gk_kernels
 from .base import Bins, ClassIndex, Summary
 from .policy import (
     as_weights,
+    check_codes,
     check_label,
     check_weight,
     known_columns,
@@ -409,10 +410,11 @@ class GKClass(Summary):
     def update_coded(self, values, codes, labels, weights=None) -> None:
         """``update_many(values, labels[codes], weights)``: the labels' columns are found once per
         batch (``codes (m,)`` index ``labels (J,)``). The same summary as ``update_many``."""
-        codes = np.asarray(codes, dtype=np.intp)
-        columns = self._columns_of(codes, np.asarray(labels)) if len(codes) else None
+        labels = np.asarray(labels)
+        codes = check_codes(codes, len(labels))
+        columns = self._columns_of(codes, labels) if len(codes) else None
         if columns is None:  # a class new to this summary (or an empty batch): the general path
-            self.update_many(values, np.asarray(labels)[codes], weights)
+            self.update_many(values, labels[codes], weights)
             return
         x = numeric_batch(values)
         if len(x) != len(codes):

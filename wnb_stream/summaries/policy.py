@@ -54,6 +54,7 @@ __all__ = [
     "label_batch",
     "check_labels",
     "known_columns",
+    "check_codes",
     "register_labels",
     "check_weight",
     "fast_weight",
@@ -286,6 +287,18 @@ def register_labels(classes: ClassIndex, labels: np.ndarray) -> np.ndarray:
         return classes.encode_many(labels)
     except TypeError:  # labels of mixed, unorderable types: np.unique cannot sort them
         return np.fromiter((classes.encode(y) for y in labels.tolist()), dtype=np.intp, count=len(labels))
+
+
+def check_codes(codes: Any, n_labels: int) -> np.ndarray:
+    """Class codes of ``update_coded`` as a ``(m,)`` intp array: ``ValueError`` naming ``codes``
+    unless they are 1-D integers in ``[0, n_labels)``. Cost O(m) vectorised."""
+    codes = np.asarray(codes)
+    if codes.ndim != 1 or (codes.size and codes.dtype.kind not in "iu"):
+        raise ValueError(f"codes must be a 1-D array of integers, got shape {codes.shape} and dtype {codes.dtype}")
+    codes = codes.astype(np.intp, copy=False)
+    if codes.size and (codes.min() < 0 or codes.max() >= n_labels):
+        raise ValueError(f"codes must be positions in labels, in [0, {n_labels}), got {codes.min()}..{codes.max()}")
+    return codes
 
 
 # --------------------------------------------------------------------------------------------
