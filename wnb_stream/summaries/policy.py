@@ -133,6 +133,9 @@ _PLAIN = frozenset((float, int, type(None), np.float64, np.float32, np.float16, 
                     np.int8, np.uint64, np.uint32, np.uint16, np.uint8))  # fmt: skip
 
 
+_PLAIN_WEIGHTS = _PLAIN - {type(None)}
+
+
 def _one_dimensional(values: Any, name: str) -> np.ndarray:
     """``values`` as a 1-D array; lists and tuples element by element into an object array, so
     that nothing is coerced (``[1.0, True]`` keeps its bool, ``[(1, 2)]`` stays one tuple)."""
@@ -140,15 +143,13 @@ def _one_dimensional(values: Any, name: str) -> np.ndarray:
         array = values
     elif hasattr(values, "to_numpy"):  # pandas
         array = np.asarray(values.to_numpy())
-    else:
-        if not isinstance(values, list | tuple):
-            values = list(values) if hasattr(values, "__iter__") and not isinstance(values, str | bytes) else values
-        if isinstance(values, list | tuple):
-            array = np.empty(len(values), dtype=object)
-            for i, value in enumerate(values):
-                array[i] = value
-        else:
-            array = np.asarray(values)
+    elif hasattr(values, "__iter__") and not isinstance(values, str | bytes):
+        values = list(values)
+        array = np.empty(len(values), dtype=object)
+        for i, value in enumerate(values):
+            array[i] = value
+    else:  # a scalar: refused below
+        array = np.asarray(values)
     if array.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {array.shape}")
     return array
@@ -310,10 +311,13 @@ def check_weight(w: Any) -> float:
     """One sample weight as a float: a finite real number ≥ 0, else ``ValueError`` naming ``w``."""
     if isinstance(w, bool) or not isinstance(w, numbers.Real):
         raise ValueError(f"sample weight w must be a finite number >= 0, got {w!r}")
-    w = float(w)
-    if not math.isfinite(w) or w < 0:
+    try:
+        value = float(w)
+    except OverflowError:  # an int beyond the float range is not a finite weight
+        value = math.inf
+    if not math.isfinite(value) or value < 0:
         raise ValueError(f"sample weight w must be a finite number >= 0, got {w!r}")
-    return w
+    return value
 
 
 def fast_weight(w: Any) -> float:
@@ -335,12 +339,16 @@ def as_weights(weights: Any, m: int) -> np.ndarray:
     array = _one_dimensional(weights, "weights")
     kind = array.dtype.kind
     if kind == "O":
-        for w in array.tolist():
-            if isinstance(w, bool | np.bool_) or not isinstance(w, numbers.Real):
-                raise ValueError(f"weights (sample weights w) must be finite numbers >= 0, got {w!r}")
+        if not set(map(type, array)) <= _PLAIN_WEIGHTS:
+            for w in array.tolist():
+                if isinstance(w, bool | np.bool_) or not isinstance(w, numbers.Real):
+                    raise ValueError(f"weights (sample weights w) must be finite numbers >= 0, got {w!r}")
     elif kind not in "iuf":
         raise ValueError(f"weights (sample weights w) must be finite numbers >= 0, got an array of dtype {array.dtype}")
-    array = np.asarray(array, dtype=float)
+    try:
+        array = np.asarray(array, dtype=float)
+    except OverflowError:  # an int beyond the float range is not a finite weight
+        raise ValueError("weights (sample weights w) must be finite numbers >= 0, got an int beyond the float range") from None
     if len(array) != m:
         raise ValueError(f"weights must have one entry per value ({m}), got {len(array)}")
     if not np.all(np.isfinite(array)) or np.any(array < 0):
