@@ -25,32 +25,32 @@ Input (``policy``, ``docs/algorithms/summaries.md#input-policy``). Missing value
 pandas' NA; ±inf too in numeric summaries) are counted per class in ``missing``, apart from the
 bins, and never inserted. The faults below raise, and a summary that raised is unchanged:
 
-======================================================  ============
-fault                                                   exception
-======================================================  ============
-a value that is not one (a string or a bool in a        ``ValueError`` naming the value
-numeric summary, an unhashable category)
-a class label that is None or unhashable                ``ValueError`` naming ``y``
-a weight that is negative, NaN, ±inf or not a number    ``ValueError`` naming ``w`` / ``weights``
-a batch whose parts are not 1-D or differ in length     ``ValueError`` naming the argument
-merging a summary of another type                       ``TypeError``
-merging a summary with incompatible parameters          ``ValueError`` naming the parameter
-======================================================  ============
+- a value that is not one (a string or a bool in a numeric summary, an unhashable category):
+  ``ValueError`` naming the value;
+- a class label that is None or unhashable: ``ValueError`` naming ``y``;
+- a weight that is negative, NaN, infinite or not a number: ``ValueError`` naming ``w``
+  (``weights`` in a batch);
+- a batch whose parts are not 1-D or differ in length, class codes outside the labels:
+  ``ValueError`` naming the argument;
+- merging a summary of another type: ``TypeError``;
+- merging a summary whose parameters cannot be combined with this one's: ``ValueError`` naming
+  the parameter.
 
 Merging (``docs/algorithms/summaries.md#merge``): the merged summary is compared with one summary
 fed both streams (the first, then the second):
 
 - ``GKClass``: any two merge; the result keeps the ε-invariant with ``ε = max(ε_a, ε_b)``, so its
-  rank error is ≤ ``max(ε_a, ε_b)·n``; class totals and missing counts are exact
+  rank error is ≤ ``max(ε_a, ε_b)·n`` (a budget-mode result keeps its budget and reports the
+  error reached, ``effective_epsilon``); class totals and missing counts are exact
   (``docs/algorithms/summaries.md#gk``);
 - ``CPiD``: any two merge; approximate (uniform re-binning onto the union of the breaks): the
   totals per class and the missing counts are conserved, the location of the counts is not;
 - ``Gaussian``: exact up to float rounding (Chan, Golub & LeVeque);
-- ``Categorical``: exact counts while both are exact and their values fit in ``max_values``; with
-  a sketch on either side both must share ``epsilon``, ``delta`` and ``seed`` (else
-  ``ValueError`` naming it); the count-min tables add exactly, the class totals and missing
+- ``Categorical``: exact counts while both are exact and their values fit in ``max_values``; a
+  sketched ``other`` must share this summary's ``epsilon``, ``delta`` and ``seed`` (else
+  ``ValueError`` naming the one that differs); the count-min tables add exactly, the class totals and missing
   counts are exact, and each heavy hitter's count over-estimates its weight by at most its
-  ``error`` ≤ ``n / top_k``.
+  ``error`` ≤ ``n / top_k`` (``n`` the weight of the non-missing values).
 
 Merging a summary into itself is allowed (it doubles the counts).
 """
@@ -62,7 +62,9 @@ import abc
 import numpy as np
 from river import base
 
-from ..tables import (
+# The tables live in ``wnb_stream.tables``; they (and their helpers) are re-exported here for the
+# callers that import them from this module.
+from ..tables import (  # noqa: F401
     _COMPARE_MAX_CLASSES,
     Bins,
     Categories,
@@ -73,7 +75,7 @@ from ..tables import (
     _python_scalar,
     _same_order,
 )
-from .policy import as_weights, check_codes, check_weight, is_missing
+from .policy import as_weights, check_codes, check_weight, is_missing  # noqa: F401
 
 __all__ = [
     "Bins",
@@ -85,9 +87,6 @@ __all__ = [
     "check_weight",
     "as_weights",
 ]
-
-# Re-exported for callers that import them from here (the tables live in ``wnb_stream.tables``).
-_REEXPORTED = (_COMPARE_MAX_CLASSES, _align_columns, _frozen, _python_scalar, _same_order)
 
 
 class Summary(base.Base, abc.ABC):
