@@ -339,8 +339,12 @@ class Categorical(Summary):
 
     def merge(self, other: Categorical) -> None:
         """Absorb ``other``. Exact + exact adds counts (switching to sketch mode past
-        ``max_values``); with a sketch on either side both must share ``(epsilon, delta, seed)``
-        (else ``ValueError``): tables add and heavy hitters merge (SpaceSaving merge).
+        ``max_values``); otherwise the count-min tables add and the heavy hitters merge
+        (SpaceSaving merge), an exact side being sketched first with this summary's parameters.
+
+        ``TypeError`` if ``other`` is not a ``Categorical``; ``ValueError`` naming ``epsilon``,
+        ``delta`` or ``seed`` when ``other`` is sketched with a different one (its count-min
+        table would not add to ours). Nothing changes when it raises.
         """
         if not isinstance(other, Categorical):
             raise TypeError(f"can only merge another Categorical, got {type(other).__name__}")

@@ -423,7 +423,9 @@ class CPiD(Summary):
         """Absorb ``other`` (approximate: uniform re-binning, see the class notes). Cost O(m²·J).
 
         If one side is still in its warm-up its buffered values are replayed into the other's
-        grid, which is then exact in the same sense as a stream of updates.
+        grid, which is then exact in the same sense as a stream of updates. ``TypeError`` if
+        ``other`` is not a ``CPiD``; any two merge (whatever their parameters: the result keeps
+        this summary's).
         """
         if not isinstance(other, CPiD):
             raise TypeError(f"can only merge another CPiD, got {type(other).__name__}")

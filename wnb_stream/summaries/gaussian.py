@@ -172,7 +172,10 @@ class Gaussian(Summary):
         self._pooled = [float(v[0]) for v in merged]
 
     def merge(self, other: Gaussian) -> None:
-        """Absorb ``other`` (exact up to float rounding: Chan et al.'s parallel rule). Cost O(J)."""
+        """Absorb ``other`` (exact up to float rounding: Chan et al.'s parallel rule). Cost O(J).
+
+        ``TypeError`` if ``other`` is not a ``Gaussian``.
+        """
         if not isinstance(other, Gaussian):
             raise TypeError(f"can only merge another Gaussian, got {type(other).__name__}")
         columns = self._classes.merge(other._classes)

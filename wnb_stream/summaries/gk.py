@@ -486,11 +486,13 @@ class GKClass(Summary):
             self._compress()
 
     def merge(self, other: GKClass) -> None:
-        """Absorb a summary built on another stream (the tight merge of the design note). Cost O((s_a + s_b)·J).
+        """Absorb a summary built on another stream (the tight merge of the design note).
 
         The result keeps ``max(ε_a, ε_b)`` (a budget-mode ``other`` counts with its
         ``effective_epsilon``); a budget-mode summary stays within its budget. ``other``'s
-        pending buffer is flushed; its content is not changed.
+        pending buffer is flushed; its content is not changed. ``TypeError`` if ``other`` is not
+        a ``GKClass``; any two merge (whatever their ε, mode or buffer size). Cost
+        O((s_a + s_b)·J).
         """
         if not isinstance(other, GKClass):
             raise TypeError(f"can only merge another GKClass, got {type(other).__name__}")
