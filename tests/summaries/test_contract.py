@@ -323,10 +323,10 @@ def _bad_calls(kind: str) -> list:
     return calls
 
 
-BAD = [(name, i) for name in CONFIGS for i in range(len(_bad_calls(CONFIGS[name]().kind)))]
+BAD = [(name, i, word.strip()) for name in CONFIGS for i, (word, _) in enumerate(_bad_calls(CONFIGS[name]().kind))]
 
 
-@pytest.mark.parametrize("name, i", BAD)
+@pytest.mark.parametrize("name, i", [(name, i) for name, i, _ in BAD], ids=[f"{n}-{i}-{w}" for n, i, w in BAD])
 def test_bad_input_raises_a_value_error_naming_it_and_changes_nothing(name, i):
     summary = _filled(name)
     before = dumps(summary)
