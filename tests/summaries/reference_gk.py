@@ -6,8 +6,8 @@ as the oracle of ``tests/summaries/test_gk_kernels.py``: every array of the stat
 bit-identical between the two implementations. What the kernels did not change is shared with
 the package: the functions are imported, and ``GKClass`` here subclasses the package's, keeping
 only the pre-kernel ``update_many``, ``_absorb``, ``_compress`` and ``table`` (``_labels`` is the
-package's plus the hashability check it made then); the rest is verbatim (imports made absolute);
-do not change it.
+package's label checks from its input policy module, hashability included); the rest is verbatim
+(imports made absolute); do not change it.
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ import numpy as np
 from wnb_stream.summaries import gk as _package_gk
 from wnb_stream.summaries.base import Bins, as_weights
 
-# Unchanged by the kernels: the oracle shares these with the package.
+# Unchanged by the kernels: the oracle shares these with the package (the input checks now live in
+# the package's input policy module).
 from wnb_stream.summaries.gk import (  # noqa: E402
-    _values,
     budget_pairs,
 )
+from wnb_stream.summaries.policy import check_labels, label_batch  # noqa: E402
+from wnb_stream.summaries.policy import numeric_batch as _values  # noqa: E402
 
 __all__ = ["GKClass"]
 
@@ -33,9 +35,9 @@ __all__ = ["GKClass"]
 
 
 def _labels(labels, m: int) -> np.ndarray:
-    """The package's ``_labels``, with the hashability check the pre-kernel code made there."""
-    out = _package_gk._labels(labels, m)
-    _package_gk._check_hashable(out)
+    """The package's label checks, with the hashability check the pre-kernel code made there."""
+    out = label_batch(labels, m)
+    check_labels(out)
     return out
 
 
@@ -45,7 +47,7 @@ def _labels(labels, m: int) -> np.ndarray:
 
 
 def insert_batch(state: tuple, values: np.ndarray, weights: np.ndarray, counts: np.ndarray, threshold: float | None) -> tuple:
-    """Insert a sorted exact batch into a tuple list (§1.2 for many values at once).
+    """Insert a sorted exact batch into a tuple list (the insert rule for many values at once).
 
     ``state`` is ``(v, g, Δ, e, c)`` as in ``merge_tuples``; the batch holds distinct values
     ``values (k,)`` in increasing order with their weights ``(k,)`` and class counts ``(k, J)``.
@@ -119,7 +121,7 @@ def insert_batch(state: tuple, values: np.ndarray, weights: np.ndarray, counts: 
 
 
 def compress_runs(g: np.ndarray, delta: np.ndarray, threshold: float) -> np.ndarray:
-    """Keeper mask of the simple compress of §1.3.
+    """Keeper mask of the simple compress.
 
     Right to left, tuple ``i`` (``1 ≤ i ≤ s − 2``) is merged into the tuple currently at
     ``i + 1`` when ``g_i + G + Δ ≤ threshold``, where ``G`` and ``Δ`` are the accumulated weight
@@ -230,7 +232,7 @@ class GKClass(_package_gk.GKClass):
 
     def _compress(self) -> None:
         if self._epsilon is not None:
-            # §1.3 simple variant, p = 2εn
+            # the simple compress, p = 2εn
             keep = compress_runs(self._g, self._delta, 2.0 * self._epsilon * self._weight)
             self._apply(keep)
             return
@@ -245,7 +247,7 @@ class GKClass(_package_gk.GKClass):
 
 
     def table(self) -> Bins:
-        """Elementary bins ``(v_{i−1}, v_i]`` with class counts (§1.7). Cost O(s·J).
+        """Elementary bins ``(v_{i−1}, v_i]`` with class counts. Cost O(s·J).
 
         Bounds are the tuple values (distinct by construction), empty bins are dropped, missing
         values are counted apart. The table is a frozen copy.

@@ -1,4 +1,4 @@
-"""Tests of the cPiD summary (algorithms.md §2)."""
+"""Tests of the cPiD summary (``docs/algorithms/summaries.md#cpid``)."""
 
 from __future__ import annotations
 
@@ -397,7 +397,7 @@ def test_merge_with_itself_doubles_and_wrong_type_fails():
     summary.merge(summary)
     summary._check()
     assert np.allclose(summary.table().counts.sum(axis=0), 2 * table.counts.sum(axis=0))
-    with pytest.raises(ValueError, match="CPiD"):
+    with pytest.raises(TypeError, match="CPiD"):
         summary.merge(object())
 
 

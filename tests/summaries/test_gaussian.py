@@ -1,4 +1,4 @@
-"""Tests of the per-class Gaussian summary and its density (algorithms.md §3)."""
+"""Tests of the per-class Gaussian summary and its density (``docs/algorithms/summaries.md#gaussian``)."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def test_merge_equals_one_summary_fed_both_streams():
     for name in ("weights", "means", "variances", "missing"):
         assert np.allclose(getattr(merged, name), getattr(single, name), rtol=1e-9), name
     assert np.allclose(a.pooled, both.pooled, rtol=1e-9)
-    with pytest.raises(ValueError, match="Gaussian"):
+    with pytest.raises(TypeError, match="Gaussian"):
         a.merge(object())
 
 

@@ -1,4 +1,4 @@
-"""Tests of the GK quantile summary with class counts (algorithms.md §1).
+"""Tests of the GK quantile summary with class counts (``docs/algorithms/summaries.md#gk``).
 
 The oracle is an exact sorted copy of the stream: every guarantee of ``GKClass`` (ε-invariant,
 rank and quantile errors, the charging lemma on class counts) is checked against it.
@@ -111,13 +111,13 @@ def assert_guarantees(gk: GKClass, oracle: Oracle, epsilon: float | None = None)
         assert len(table.upper_bounds) == 0
         return
     v, g, d, e = gk._values, gk._g, gk._delta, gk._at_value
-    # table: one bin per tuple, bounds = values, counts = class counts (§1.7)
+    # table: one bin per tuple, bounds = values, counts = class counts
     np.testing.assert_array_equal(table.upper_bounds, v)
     np.testing.assert_allclose(table.counts.sum(axis=1), g, rtol=1e-12)
     # every bound is an observed value; e_i never exceeds the true weight at v_i
     assert np.all(np.isin(v, oracle.x))
     assert np.all(e <= oracle.up_to(v) - oracle.below(v) + tol)
-    # charging lemma (§1.1): cumulative class counts are lower bounds, total deficit <= Δ_i
+    # charging lemma (docs/algorithms/summaries.md#gk): cumulative class counts are lower bounds, total deficit <= Δ_i
     exact = oracle.at_most(v, table.classes)  # (s, J)
     cumulative = np.cumsum(table.counts, axis=0)
     assert np.all(cumulative <= exact + tol)
@@ -242,7 +242,7 @@ def test_adversarial_small_streams(values, seed, epsilon):
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), epsilon=st.sampled_from([0.01, 0.05]))
 def test_unit_weights_distinct_values_textbook_invariant(seed, epsilon):
-    """For unit weights and distinct values: g + Δ <= max(⌊2εn⌋, 1) (GK01, §1.1)."""
+    """For unit weights and distinct values: g + Δ <= max(⌊2εn⌋, 1) (Greenwald & Khanna 2001)."""
     rng = np.random.default_rng(seed)
     gk = GKClass(epsilon=epsilon, buffer_size=int(rng.integers(1, 200)))
     values = rng.permutation(3000).astype(float)
@@ -280,7 +280,7 @@ def test_budget_mode_is_exact_until_full():
 
 
 def test_long_stream_stays_small():
-    """Tuple count stays a few 1/ε, far below GK01's O((1/ε) log(εn)) bound."""
+    """Tuple count stays a few 1/ε, far below Greenwald & Khanna's (2001) O((1/ε) log(εn)) bound."""
     rng = np.random.default_rng(7)
     for values in (rng.uniform(size=60_000), np.arange(60_000.0)):
         gk = GKClass(epsilon=0.01)
@@ -343,7 +343,7 @@ def test_update_many_accepts_common_inputs():
 
 
 # --------------------------------------------------------------------------------------------
-# Merge (§1.6)
+# Merge (docs/algorithms/summaries.md#merge)
 # --------------------------------------------------------------------------------------------
 
 
@@ -466,7 +466,7 @@ def test_compress_runs_matches_the_sequential_rule():
         g = rng.integers(1, 6, size=s).astype(float)
         d = rng.integers(0, 6, size=s).astype(float)
         threshold = float(rng.integers(2, 14))
-        # the rule of §1.3 written with Python lists
+        # the simple compress written with Python lists
         G, D, ids = g.tolist(), d.tolist(), list(range(s))
         for i in range(s - 2, 0, -1):
             if G[i] + G[i + 1] + D[i + 1] <= threshold:
@@ -589,7 +589,7 @@ def test_new_class_mid_stream_gets_a_zero_column():
 
 
 def test_small_stream_table_is_exact():
-    """With 2εn < 1 nothing can merge: the table is the exact frequency table (§1.7)."""
+    """With 2εn < 1 nothing can merge: the table is the exact frequency table."""
     values = [3.0, 1.0, 2.0, 3.0, 3.0, -1.0, 2.0]
     labels = ["x", "y", "x", "y", "y", "x", "x"]
     gk = GKClass(epsilon=0.01)

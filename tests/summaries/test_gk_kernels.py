@@ -261,7 +261,7 @@ def test_update_loop_and_merge_tree():
         [True, False, True, True, False, True],
         np.array([np.int64(4), 4.0, np.float64(4.0), 5, np.str_("x"), "x"], dtype=object),
         ["a", 1, "a", 2.5, 1, "a"],  # mixed types: np.unique cannot sort them
-        (None, "n", None, "n", "m", None),
+        ((1, 2), "n", (1, 2), "n", "m", 0),  # tuples are labels too (None is refused: see below)
     ],
 )
 def test_label_kinds_give_identical_codes(labels):
@@ -285,6 +285,7 @@ def test_label_kinds_give_identical_codes(labels):
         ([1.0, "x"], ["a", "b"], None),
         ([1.0, 2.0], ["a"], None),
         ([1.0, 2.0], ["a", {"b": 1}], [1.0, np.nan]),
+        ([1.0, 2.0], ["a", None], None),
     ],
 )
 def test_bad_batches_raise_alike_and_change_nothing(values, labels, weights):

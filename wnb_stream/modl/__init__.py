@@ -39,7 +39,7 @@ def null_partition(table, *, criterion: str | None = None, selection_cost: float
     >>> partition.n_parts, partition.level, round(partition.cost, 6) == round(partition.null_cost, 6)
     (1, 0.0, True)
     """
-    from ..summaries.base import Bins, Categories
+    from ..tables import Bins, Categories
 
     if isinstance(table, Bins):
         return null_intervals(table, criterion=criterion or "bins", selection_cost=selection_cost)

@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from ..summaries.base import Bins
+from ..tables import Bins
 from . import costs as _costs
 from .costs import bounded_universal_code_length, log_binomial, log_gamma, part_cost_function, part_costs
 from .partition import COST_TOLERANCE, Intervals

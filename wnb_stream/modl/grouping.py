@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from ..summaries.base import Categories
+from ..tables import Categories
 from ._common import check_options, is_informative, level, observed_columns, prior_cost
 from .costs import (
     bounded_universal_code_length,

@@ -1,6 +1,6 @@
 """Compiled kernels of ``GKClass``: absorb a block of values, insert an exact batch, compress.
 
-The kernels are the batch rules of ``gk.py`` (algorithms.md §1.2, §1.3; the design note of
+The kernels are the batch rules of ``gk.py`` (``docs/algorithms/summaries.md#gk``; the design note of
 ``gk.py`` states them and their proofs) written as loops for numba. They replace a chain of small
 NumPy calls whose per-call overhead dominated at the sizes the classifier uses (~150 tuples, blocks
 of ≤ 1,000 values). They compile on their first call (``cache=True`` keeps the machine code in
@@ -159,7 +159,7 @@ def _reduceat(a, bounds, n_segments):
 
 
 # --------------------------------------------------------------------------------------------
-# Insert an exact batch (§1.2 for many values; gk.insert_batch)
+# Insert an exact batch (the insert rule for many values; gk.insert_batch)
 # --------------------------------------------------------------------------------------------
 
 
@@ -293,7 +293,7 @@ def insert_exact(v, g, delta, at_value, counts, values, weights, batch_counts, t
 
 
 # --------------------------------------------------------------------------------------------
-# Simple compress (§1.3; gk.compress_runs and GKClass._apply)
+# Simple compress (gk.compress_runs and GKClass._apply)
 # --------------------------------------------------------------------------------------------
 
 
@@ -321,7 +321,7 @@ def compress_keep(g, delta, threshold):
 
 @_jit
 def compress(v, g, delta, at_value, counts, threshold):
-    """The simple compress of §1.3 with threshold ``2εn``: ``compress_keep``, then every dropped
+    """The simple compress with threshold ``2εn``: ``compress_keep``, then every dropped
     tuple merged into the next kept tuple to its right (``g`` and the class counts summed as
     ``np.add.reduceat``). Returns new ``(v, g, Δ, e, c)``, or the inputs when nothing merges."""
     keep = compress_keep(g, delta, threshold)

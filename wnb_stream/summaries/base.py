@@ -1,32 +1,81 @@
-"""The shared protocol of level-1 summaries and the values they hand to level 2.
+"""The contract of level-1 summaries: one abstract base, ``Summary``, for every summary.
 
-Every summary keeps, for one variable, class counts in bounded memory and offers one verb set:
+A summary keeps, for one variable, class counts in bounded memory and offers one verb set
+(``docs/algorithms/summaries.md#class-counts-and-tables``):
 
 - ``update(x, y, w=1.0) -> None``: one observation;
-- ``update_many(values, labels, weights=None) -> None``: a NumPy batch, same result as a loop of
-  ``update`` (vectorised); ``update_coded(values, codes, labels, weights=None)`` the same batch
-  given as class codes into ``labels``;
-- ``merge(other) -> None``: absorb a summary of the same kind built on another stream;
-- ``table()``: a frozen value (``Bins``, ``Categories`` or ``Moments``) that level 2 reads;
-- ``n``: the total weight seen (missing values included); ``memory_usage()``: bytes held.
+- ``update_many(values, labels, weights=None) -> None``: a batch ``values (m,)``, ``labels (m,)``,
+  ``weights (m,)`` or None (ones), vectorised; it leaves the state a loop of ``update`` would
+  (``GKClass`` bit for bit; ``CPiD`` and ``Categorical`` bit for bit whenever the sums of the
+  weights are exact in floating point, e.g. integer weights, else up to rounding; ``Gaussian``
+  its weights and missing counts so, its means and variances up to rounding);
+- ``update_coded(values, codes, labels, weights=None)``: the same batch given as class codes
+  ``codes (m,)`` into the caller's labels ``labels (J,)``;
+- ``merge(other) -> None``: absorb a summary of the same type built on another stream;
+- ``table()``: a frozen value of ``wnb_stream.tables`` (``Bins``, ``Categories`` or ``Moments``)
+  that level 2 reads; ``n``: the total weight seen (missing values included);
+  ``memory_usage()``: bytes held;
+- ``_check()``: asserts the summary's invariants (for tests).
 
 Classes may appear at any time: each summary keeps its class labels in order of first appearance
-(``classes``), and every count array grows a zero column for a new class. Tables carry their
-``classes`` tuple; ``aligned(classes)`` reorders and pads them to another order.
+(``classes``), and every count array grows a zero column when a class is registered. Tables
+carry their ``classes`` tuple; ``aligned(classes)`` reorders and pads them to another order.
 
-Missing values (None, NaN, and for numeric summaries ±inf) are counted per class in ``missing``,
-apart from the bins, and never inserted.
+Input (``policy``, ``docs/algorithms/summaries.md#input-policy``). Missing values (None, NaN,
+pandas' NA; ±inf too in numeric summaries) are counted per class in ``missing``, apart from the
+bins, and never inserted. The faults below raise, and a summary that raised is unchanged:
+
+- a value that is not one (a string or a bool in a numeric summary, an unhashable category):
+  ``ValueError`` naming the value;
+- a class label that is None or unhashable: ``ValueError`` naming ``y``;
+- a weight that is negative, NaN, infinite or not a number: ``ValueError`` naming ``w``
+  (``weights`` in a batch);
+- a batch whose parts are not 1-D or differ in length, class codes outside the labels:
+  ``ValueError`` naming the argument;
+- merging a summary of another type: ``TypeError``;
+- merging a summary whose parameters cannot be combined with this one's: ``ValueError`` naming
+  the parameter.
+
+Merging (``docs/algorithms/summaries.md#merge``): the merged summary is compared with one summary
+fed both streams (the first, then the second):
+
+- ``GKClass``: any two merge; the result keeps the ε-invariant with ``ε = max(ε_a, ε_b)``, so its
+  rank error is ≤ ``max(ε_a, ε_b)·n`` (a budget-mode result keeps its budget and reports the
+  error reached, ``effective_epsilon``); class totals and missing counts are exact
+  (``docs/algorithms/summaries.md#gk``);
+- ``CPiD``: any two merge; approximate (uniform re-binning onto the union of the breaks): the
+  totals per class and the missing counts are conserved, the location of the counts is not;
+- ``Gaussian``: exact up to float rounding (Chan, Golub & LeVeque);
+- ``Categorical``: exact counts while both are exact and their values fit in ``max_values``; a
+  sketched ``other`` must share this summary's ``epsilon``, ``delta`` and ``seed`` (else
+  ``ValueError`` naming the one that differs); the count-min tables add exactly, the class totals and missing
+  counts are exact, and each heavy hitter's count over-estimates its weight by at most its
+  ``error`` ≤ ``n / top_k`` (``n`` the weight of the non-missing values).
+
+Merging a summary into itself is allowed (it doubles the counts).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import numbers
-from typing import Any, Hashable, Iterable
+import abc
 
 import numpy as np
 from river import base
+
+# The tables live in ``wnb_stream.tables``; they (and their helpers) are re-exported here for the
+# callers that import them from this module.
+from ..tables import (  # noqa: F401
+    _COMPARE_MAX_CLASSES,
+    Bins,
+    Categories,
+    ClassIndex,
+    Moments,
+    _align_columns,
+    _frozen,
+    _python_scalar,
+    _same_order,
+)
+from .policy import as_weights, check_codes, check_weight, is_missing  # noqa: F401
 
 __all__ = [
     "Bins",
@@ -40,322 +89,12 @@ __all__ = [
 ]
 
 
-def _align_columns(counts: np.ndarray, source: tuple, target: Iterable[Hashable]) -> np.ndarray:
-    """Reorder the last axis of ``counts`` from class order ``source`` to ``target``.
+class Summary(base.Base, abc.ABC):
+    """Abstract base of level-1 summaries (the module docstring states the contract).
 
-    Classes of ``target`` absent from ``source`` get zero columns; classes of ``source`` absent
-    from ``target`` are dropped.
-    """
-    target = tuple(target)
-    position = {c: i for i, c in enumerate(source)}
-    out = np.zeros(counts.shape[:-1] + (len(target),), dtype=float)
-    for j, c in enumerate(target):
-        i = position.get(c)
-        if i is not None:
-            out[..., j] = counts[..., i]
-    return out
-
-
-def _frozen(array: np.ndarray, dtype=float) -> np.ndarray:
-    array = np.array(array, dtype=dtype, copy=True)
-    array.setflags(write=False)
-    return array
-
-
-def _same_order(source: tuple, target: tuple) -> bool:
-    """True when ``_align_columns(counts, source, target)`` would copy ``counts`` column for column.
-
-    That is when column ``j`` of the result is column ``j`` of ``counts`` for every ``j``: as many
-    classes, and each class of ``target`` found at its own position by the look-up
-    ``_align_columns`` makes (so equal labels that are distinct objects, e.g. ``1`` and ``1.0``,
-    count as found, exactly as they are there).
-    """
-    if len(source) != len(target):
-        return False
-    position = {c: i for i, c in enumerate(source)}
-    return all(position.get(c) == j for j, c in enumerate(target))
-
-
-@dataclasses.dataclass(frozen=True)
-class Bins:
-    """Ordered elementary bins of a numeric variable, with class counts.
-
-    Bin ``i`` covers ``(upper_bounds[i - 1], upper_bounds[i]]`` (bin 0 starts at −∞); values above
-    the last bound belong to the last bin when the table is deployed.
-
-    Attributes
-    ----------
-    upper_bounds
-        ``(n_bins,)`` strictly increasing floats.
-    counts
-        ``(n_bins, n_classes)`` class counts (floats; may be fractional).
-    classes
-        Class labels, one per column of ``counts``.
-    missing
-        ``(n_classes,)`` counts of missing values per class.
-    """
-
-    upper_bounds: np.ndarray
-    counts: np.ndarray
-    classes: tuple
-    missing: np.ndarray
-
-    def __post_init__(self):
-        object.__setattr__(self, "upper_bounds", _frozen(self.upper_bounds))
-        object.__setattr__(self, "counts", _frozen(self.counts).reshape(len(self.upper_bounds), len(self.classes)))
-        object.__setattr__(self, "classes", tuple(self.classes))
-        object.__setattr__(self, "missing", _frozen(self.missing).reshape(len(self.classes)))
-
-    @property
-    def n(self) -> float:
-        """Total weight, missing values included."""
-        return float(self.counts.sum() + self.missing.sum())
-
-    def aligned(self, classes: Iterable[Hashable]) -> Bins:
-        """The same table with its class axis in the order ``classes`` (new classes are zeros).
-
-        When the classes are already in that order (the usual case) nothing is aligned: the result
-        is this table itself when ``classes`` holds the very label objects of ``self.classes``, else
-        a copy carrying the given labels (equal ones, e.g. ``1.0`` for ``1``).
-        """
-        classes = tuple(classes)
-        if _same_order(self.classes, classes):
-            if all(c is d for c, d in zip(classes, self.classes)):
-                return self
-            return dataclasses.replace(self, classes=classes)
-        return Bins(
-            self.upper_bounds,
-            _align_columns(self.counts, self.classes, classes),
-            classes,
-            _align_columns(self.missing, self.classes, classes),
-        )
-
-
-@dataclasses.dataclass(frozen=True)
-class Categories:
-    """Category values of a categorical variable, with class counts.
-
-    Attributes
-    ----------
-    values
-        The kept category values (all of them in exact mode; the heavy hitters in sketch mode).
-    counts
-        ``(n_values, n_classes)`` class counts of each kept value.
-    classes
-        Class labels, one per column.
-    missing
-        ``(n_classes,)`` counts of missing values per class.
-    star
-        ``(n_classes,)`` class counts of the *star* value, i.e. every value not kept in
-        ``values`` (zeros in exact mode). Level 2 places unseen values with the star.
-    """
-
-    values: tuple
-    counts: np.ndarray
-    classes: tuple
-    missing: np.ndarray
-    star: np.ndarray
-
-    def __post_init__(self):
-        object.__setattr__(self, "values", tuple(self.values))
-        object.__setattr__(self, "classes", tuple(self.classes))
-        n_classes = len(self.classes)
-        object.__setattr__(self, "counts", _frozen(self.counts).reshape(len(self.values), n_classes))
-        object.__setattr__(self, "missing", _frozen(self.missing).reshape(n_classes))
-        object.__setattr__(self, "star", _frozen(self.star).reshape(n_classes))
-
-    @property
-    def n(self) -> float:
-        return float(self.counts.sum() + self.missing.sum() + self.star.sum())
-
-    def aligned(self, classes: Iterable[Hashable]) -> Categories:
-        classes = tuple(classes)
-        return Categories(
-            self.values,
-            _align_columns(self.counts, self.classes, classes),
-            classes,
-            _align_columns(self.missing, self.classes, classes),
-            _align_columns(self.star, self.classes, classes),
-        )
-
-
-@dataclasses.dataclass(frozen=True)
-class Moments:
-    """Per-class weighted moments of a numeric variable (the Gaussian summary's table).
-
-    Attributes
-    ----------
-    weights, means, variances
-        ``(n_classes,)`` total weight, mean and maximum-likelihood variance per class (no floor).
-    classes
-        Class labels.
-    missing
-        ``(n_classes,)`` counts of missing values per class.
-    """
-
-    weights: np.ndarray
-    means: np.ndarray
-    variances: np.ndarray
-    classes: tuple
-    missing: np.ndarray
-
-    def __post_init__(self):
-        object.__setattr__(self, "classes", tuple(self.classes))
-        for name in ("weights", "means", "variances", "missing"):
-            object.__setattr__(self, name, _frozen(getattr(self, name)).reshape(len(self.classes)))
-
-    @property
-    def n(self) -> float:
-        return float(self.weights.sum() + self.missing.sum())
-
-    def aligned(self, classes: Iterable[Hashable]) -> Moments:
-        classes = tuple(classes)
-        return Moments(
-            _align_columns(self.weights, self.classes, classes),
-            _align_columns(self.means, self.classes, classes),
-            _align_columns(self.variances, self.classes, classes),
-            classes,
-            _align_columns(self.missing, self.classes, classes),
-        )
-
-
-class ClassIndex:
-    """Class labels in order of first appearance, mapped to column indices.
-
-    >>> index = ClassIndex()
-    >>> index.encode("b"), index.encode("a"), index.encode("b")
-    (0, 1, 0)
-    >>> index.encode_many(np.array(["a", "c", "b"], dtype=object)).tolist()
-    [1, 2, 0]
-    >>> index.classes
-    ('b', 'a', 'c')
-    """
-
-    __slots__ = ("labels", "position")
-
-    def __init__(self):
-        self.labels: list = []
-        self.position: dict = {}
-
-    def __len__(self) -> int:
-        return len(self.labels)
-
-    @property
-    def classes(self) -> tuple:
-        return tuple(self.labels)
-
-    def peek(self, y) -> tuple[int, bool]:
-        """Index ``y`` would get, and whether it is new (does not register it)."""
-        i = self.position.get(y)
-        if i is None:
-            return len(self.labels), True
-        return i, False
-
-    def encode(self, y) -> int:
-        """Index of ``y``, registering it if new (NumPy scalars are stored as Python values)."""
-        if isinstance(y, np.generic):
-            y = y.item()
-        i = self.position.get(y)
-        if i is None:
-            i = len(self.labels)
-            self.labels.append(y)
-            self.position[y] = i
-        return i
-
-    def lookup_many(self, labels: np.ndarray) -> np.ndarray | None:
-        """Indices ``(m,)`` of an array of labels when all are registered already, else None.
-
-        Typed labels (ints, bools, strings) and few classes: one vectorised comparison per class;
-        otherwise one dict look-up per label (``tolist`` turns NumPy scalars into the Python values
-        the index holds). Registers nothing, so a caller may validate the rest of its input first.
-        """
-        labels = np.asarray(labels)
-        flat = labels.ravel()
-        kind = flat.dtype.kind
-        if kind in "iubU" and len(self.labels) <= _COMPARE_MAX_CLASSES:
-            # Typed labels, few classes: one vectorised comparison per class. The registered labels
-            # are distinct dict keys, so at most one matches an element, as the look-up would.
-            codes = np.full(flat.size, -1, dtype=np.intp)
-            for i, label in enumerate(self.labels):
-                if isinstance(label, str) if kind == "U" else isinstance(label, int):  # bool is an int
-                    codes[flat == label] = i
-            return None if flat.size and codes.min() < 0 else codes
-        try:
-            return np.fromiter(map(self.position.__getitem__, flat.tolist()), dtype=np.intp, count=flat.size)
-        except (KeyError, TypeError):  # a new label, or one that cannot be a dict key
-            return None
-
-    def encode_many(self, labels: np.ndarray) -> np.ndarray:
-        """Indices of an array of labels, registering new ones in order of first appearance."""
-        labels = np.asarray(labels)
-        if labels.size == 0:
-            return np.zeros(0, dtype=np.intp)
-        codes = self.lookup_many(labels)  # the usual case: no new class
-        if codes is not None:
-            return codes
-        uniques, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
-        codes = np.empty(len(uniques), dtype=np.intp)
-        for u in np.argsort(first, kind="stable"):
-            codes[u] = self.encode(_python_scalar(uniques[u]))
-        return codes[inverse.reshape(-1)]
-
-    def merge(self, other: ClassIndex) -> np.ndarray:
-        """Register ``other``'s labels; return the column of each of ``other``'s classes here."""
-        return np.array([self.encode(c) for c in other.labels], dtype=np.intp)
-
-    def __getstate__(self):
-        return {"labels": list(self.labels)}
-
-    def __setstate__(self, state):
-        self.labels = list(state["labels"])
-        self.position = {c: i for i, c in enumerate(self.labels)}
-
-
-#: ``ClassIndex.lookup_many`` compares typed label arrays class by class up to this many classes.
-_COMPARE_MAX_CLASSES = 16
-
-
-def _python_scalar(value: Any) -> Any:
-    """NumPy scalars become the Python scalar they hold (so labels hash and compare as users expect)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def is_missing(x: Any) -> bool:
-    """True for None and NaN (of any float type)."""
-    if x is None:
-        return True
-    if isinstance(x, float | np.floating):
-        return x != x
-    return False
-
-
-def check_weight(w: Any) -> float:
-    """Validate one sample weight: a finite number ≥ 0, else ``ValueError`` naming ``w``."""
-    if isinstance(w, bool) or not isinstance(w, numbers.Real):
-        raise ValueError(f"sample weight w must be a finite number >= 0, got {w!r}")
-    w = float(w)
-    if not math.isfinite(w) or w < 0:
-        raise ValueError(f"sample weight w must be a finite number >= 0, got {w!r}")
-    return w
-
-
-def as_weights(weights: Any, n: int) -> np.ndarray:
-    """Validate a batch of sample weights (``None`` means ones) into a ``(n,)`` float array."""
-    if weights is None:
-        return np.ones(n)
-    weights = np.asarray(weights, dtype=float).reshape(-1)
-    if len(weights) != n:
-        raise ValueError(f"weights must have one entry per value ({n}), got {len(weights)}")
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise ValueError("weights must be finite numbers >= 0")
-    return weights
-
-
-class Summary(base.Base):
-    """Base class of level-1 summaries (see the module docstring for the protocol).
-
-    Subclasses implement ``update``, ``update_many``, ``merge``, ``table``, ``n`` and
-    ``memory_usage``, and keep their class labels in ``self._classes`` (a ``ClassIndex``).
+    Subclasses implement ``update``, ``update_many``, ``merge``, ``table``, ``n``,
+    ``memory_usage`` and ``_check``, validate their input with ``policy``, and keep their class
+    labels in ``self._classes`` (a ``ClassIndex``).
     """
 
     #: "numeric" or "categorical": which kind of variable the summary is for.
@@ -363,22 +102,27 @@ class Summary(base.Base):
 
     @property
     def classes(self) -> tuple:
+        """Class labels in order of first appearance (one per column of the tables)."""
         return self._classes.classes
 
-    def update(self, x, y, w: float = 1.0) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def update(self, x, y, w: float = 1.0) -> None:
+        """Add value ``x`` of class ``y`` with sample weight ``w``."""
 
-    def update_many(self, values, labels, weights=None) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def update_many(self, values, labels, weights=None) -> None:
+        """Add a batch ``values (m,)``, ``labels (m,)``, ``weights (m,)`` or None (ones)."""
 
     def update_coded(self, values, codes, labels, weights=None) -> None:
         """``update_many(values, labels[codes], weights)``, for a caller that holds class codes.
 
         ``codes (m,)`` are integer positions in ``labels (J,)`` (the caller's class labels, in its
         own order). Same summary as ``update_many``; a subclass may map the codes to its columns
-        once per batch instead of looking up each label.
+        once per batch instead of looking up each label. ``ValueError`` naming ``codes`` unless
+        they are integers in ``[0, J)``.
         """
-        self.update_many(values, np.asarray(labels)[np.asarray(codes, dtype=np.intp)], weights)
+        labels = np.asarray(labels)
+        self.update_many(values, labels[check_codes(codes, len(labels))], weights)
 
     def _columns_of(self, codes: np.ndarray, labels: np.ndarray) -> np.ndarray | None:
         """This summary's columns ``(m,)`` of rows coded into ``labels (J,)``; None when a label of
@@ -394,15 +138,27 @@ class Summary(base.Base):
             columns[seen] = found
         return columns[codes]
 
-    def merge(self, other) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def merge(self, other) -> None:
+        """Absorb ``other``, a summary of the same type built on another stream.
 
-    def table(self):  # pragma: no cover - abstract
-        raise NotImplementedError
+        ``TypeError`` if ``other`` is of another type; ``ValueError`` naming the parameter if
+        its parameters cannot be merged with this summary's.
+        """
+
+    @abc.abstractmethod
+    def table(self):
+        """The frozen table level 2 reads (``Bins``, ``Categories`` or ``Moments``)."""
 
     @property
-    def n(self) -> float:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def n(self) -> float:
+        """Total weight seen, missing values included."""
 
-    def memory_usage(self) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def memory_usage(self) -> int:
+        """Bytes held (an estimate)."""
+
+    @abc.abstractmethod
+    def _check(self) -> None:
+        """Assert every invariant of the state (``AssertionError`` when one fails)."""

@@ -1,9 +1,9 @@
 """Class counts of a categorical variable: exact while values are few, a sketch beyond.
 
 Design note. In *exact* mode the summary is a dict ``value → [count per class]`` (rows padded
-lazily when a class appears), which is what MODL grouping wants (algorithms.md §4.1). When a
+lazily when a class appears), which is what MODL grouping wants (``docs/algorithms/summaries.md#categorical``). When a
 value would make more than ``max_values`` distinct values, the summary switches once and for all
-to *sketch* mode (§4.2–4.3): a count-min sketch with per-class counters holds every value's
+to *sketch* mode: a count-min sketch with per-class counters holds every value's
 class counts approximately, SpaceSaving keeps the ``top_k`` heaviest values (seeded with the
 ``top_k`` largest exact counts at the switch), and every other value is folded into the *star*
 value. Memory is then bounded by ``8·depth·width·J`` bytes plus ``top_k`` slots, whatever the
@@ -18,15 +18,21 @@ import sys
 
 import numpy as np
 
-from .base import Categories, ClassIndex, Summary, as_weights, is_missing
-from .gaussian import encode_labels, fast_weight, is_pandas_missing, label_array
+from .base import Categories, ClassIndex, Summary
+from .policy import (
+    as_weights,
+    category_batch,
+    fast_weight,
+    known_columns,
+    label_batch,
+    label_column,
+    register_labels,
+    unhashable_category,
+)
+from .policy import is_missing_category as _missing
 from .sketch import CountMinSketch, SpaceSaving, check_seed
 
 __all__ = ["Categorical"]
-
-
-def _missing(x) -> bool:
-    return is_missing(x) or is_pandas_missing(x)
 
 
 class Categorical(Summary):
@@ -41,7 +47,8 @@ class Categorical(Summary):
         Number of heavy hitters kept as their own values in sketch mode (SpaceSaving slots). ≥ 1.
     epsilon, delta
         Count-min accuracy in sketch mode: per class ``j``, ``c_j(v) ≤ ĉ_j(v) ≤ c_j(v) + ε·N_j``
-        with probability ≥ ``1 − δ`` (CM05), with width ``⌈e/ε⌉`` and depth ``⌈ln 1/δ⌉``. Both in (0, 1).
+        with probability ≥ ``1 − δ`` (Cormode & Muthukrishnan 2005), with width ``⌈e/ε⌉`` and
+        depth ``⌈ln 1/δ⌉``. Both in (0, 1).
     seed
         Key of the stable hash (an integer in [0, 2^64)). Sketches merge only with equal
         ``(epsilon, delta, seed)``; the default 0 makes all default summaries mergeable.
@@ -52,7 +59,7 @@ class Categorical(Summary):
     in sketch mode the monitored heavy hitters by decreasing count, with their exact class counts
     when they have been monitored since they first appeared and their count-min estimates
     otherwise, and the star counts ``N_j − Σ_kept ĉ_j(v)``, clipped at 0; when the kept estimates
-    exceed ``N_j`` they are scaled down so that each column sums to the class total (§4.3).
+    exceed ``N_j`` they are scaled down so that each column sums to the class total.
 
     Values may be any hashable (str, int, bool, tuples, …); None, NaN and pandas' NA are missing.
     Values equal as dict keys are one value (``1``, ``1.0`` and ``True``), in both modes.
@@ -60,13 +67,17 @@ class Categorical(Summary):
     Cost: ``update`` O(1) in exact mode, O(depth) in sketch mode (one BLAKE2b hash unless the
     value is monitored: its cells are cached in its slot); ``update_many`` factorises the batch
     (``np.unique`` for numeric arrays, a dict for object and string arrays) and counts with
-    ``bincount``; ``table`` O(V·J) or O(k·(depth + J)). Memory: O(V·J) exact,
+    ``bincount``, plus O(1) Python work per row in sketch mode; ``table`` O(V·J) or
+    O(k·(depth + J)). Memory: O(V·J) exact,
     ``8·depth·width·J`` bytes + O(k·J) sketched.
 
-    In sketch mode ``update_many`` adds each distinct value of the batch to SpaceSaving once with
-    its aggregated weight (in order of first appearance), so the monitored set may differ slightly
-    from a loop of ``update``; the count-min table, the class totals and the missing counts are the
-    same. In exact mode (and up to the switch) ``update_many`` equals the loop exactly.
+    ``update_many`` leaves the state of a loop of ``update``, in both modes and across the switch:
+    the same values in the same order, the same monitored heavy hitters, the same count-min table.
+    The exact counts, the class totals and the missing counts are summed per batch (``bincount``),
+    so they equal the loop's bit for bit whenever the sums of the weights are exact in floating
+    point (integer weights, for instance), and up to rounding otherwise. In sketch mode the rows
+    are a Python loop (SpaceSaving's evictions depend on their order), with one hash per distinct
+    value and the count-min cells added in one in-order ``np.add.at``.
 
     Examples
     --------
@@ -153,7 +164,7 @@ class Categorical(Summary):
                 counts[i] = self._sketch.estimate(slot.cells)
         totals = np.array(self._totals)
         kept = counts.sum(axis=0)
-        # star = N_j − Σ kept ĉ_j clipped at 0; over-estimated columns are scaled to N_j (§4.3)
+        # star = N_j − Σ kept ĉ_j clipped at 0; over-estimated columns are scaled to N_j
         over = kept > totals
         if over.any():
             scale = np.ones(n_classes)
@@ -183,11 +194,11 @@ class Categorical(Summary):
 
     def update(self, x, y, w: float = 1.0) -> None:
         """Add value ``x`` of class ``y`` with weight ``w``. Cost O(1) exact, O(depth) sketched."""
-        w = fast_weight(w)
         if isinstance(x, np.generic):
             x = x.item()
         if x is None or _missing(x):
-            j = self._classes.encode(y)
+            w = fast_weight(w)
+            j = label_column(self._classes, y)
             if j == len(self._missing):
                 self._add_classes()
             self._missing[j] += w
@@ -196,8 +207,9 @@ class Categorical(Summary):
         try:  # the lookup also checks that x is hashable, before anything changes
             found = counts.get(x) if counts is not None else self._heavy.get(x)
         except TypeError:
-            raise ValueError(f"categorical values must be hashable, got {x!r}") from None
-        j = self._classes.encode(y)
+            raise unhashable_category(x) from None
+        w = fast_weight(w)
+        j = label_column(self._classes, y)
         if j == len(self._missing):
             self._add_classes()
         self._totals[j] += w
@@ -244,31 +256,18 @@ class Categorical(Summary):
     def update_many(self, values, labels, weights=None) -> None:
         """Add a batch: factorisation of the values and ``bincount`` counting. Cost O(n log n).
 
-        Same result as a loop of ``update`` in exact mode (including the switch point); in sketch
-        mode see the class notes. Validation happens before any change.
+        The state of a loop of ``update`` (see the class notes for how exactly). The whole batch is
+        validated before anything changes.
         """
-        array = _value_array(values)
+        array = category_batch(values)
         n = len(array)
-        labels = label_array(labels, n)
+        uniques, value_codes, missing = _factorize_present(array)
+        labels = label_batch(labels, n)
+        codes = known_columns(self._classes, labels)
         w = as_weights(weights, n)
-        if array.dtype.kind == "f":
-            missing = np.isnan(array)
-            uniques, value_codes = _factorize(array[~missing])
-        else:
-            # factorise first, then test only the distinct values for missingness
-            uniques, value_codes = _factorize(array)
-            missing = np.zeros(n, dtype=bool)
-            if array.dtype.kind == "O" and uniques:
-                dropped = np.fromiter((_missing(value) for value in uniques), dtype=bool, count=len(uniques))
-                if dropped.any():
-                    missing = dropped[value_codes]
-                    kept = np.flatnonzero(~dropped)
-                    recode = np.full(len(uniques), -1, dtype=np.intp)
-                    recode[kept] = np.arange(len(kept))
-                    uniques = [uniques[i] for i in kept.tolist()]
-                    value_codes = recode[value_codes[~missing]]
         # validated: from here on the summary changes
-        codes = encode_labels(self._classes, labels)
+        if codes is None:
+            codes = register_labels(self._classes, labels)
         self._add_classes()
         n_classes = len(self._classes)
         if n == 0:
@@ -294,7 +293,10 @@ class Categorical(Summary):
             if split < len(value_codes):
                 self._switch_to_sketch()
         if split < len(value_codes):
-            self._add_sketched(uniques, value_codes[split:], class_codes[split:], w[split:])
+            rows = array[~missing][split:].tolist()  # each row's own value, as update receives it
+            if array.dtype.kind == "O":
+                rows = [value.item() if isinstance(value, np.generic) else value for value in rows]
+            self._add_sketched(uniques, rows, value_codes[split:], class_codes[split:], w[split:])
 
     def _add_exact(self, uniques: list, value_codes, class_codes, w) -> None:
         n_classes = len(self._classes)
@@ -315,35 +317,48 @@ class Categorical(Summary):
             for j, c in enumerate(counts[u].tolist()):
                 row[j] += c
 
-    def _add_sketched(self, uniques: list, value_codes, class_codes, w) -> None:
-        n_classes = len(self._classes)
-        seen, first = np.unique(value_codes, return_index=True)
-        seen = seen[np.argsort(first, kind="stable")].tolist()  # in order of first appearance here
-        counts = np.bincount(value_codes * n_classes + class_codes, weights=w, minlength=len(uniques) * n_classes)
-        counts = counts.reshape(len(uniques), n_classes)[seen]  # (n_seen, n_classes)
+    def _add_sketched(self, uniques: list, rows: list, value_codes, class_codes, w) -> None:
+        """Sketch rows in order, as a loop of ``update`` would: ``rows (m,)`` the values, coded into
+        ``uniques`` by ``value_codes (m,)``, of classes ``class_codes (m,)`` with weights ``w (m,)``.
+
+        Every cell of the count-min table receives the rows' weights in row order (one
+        ``np.add.at``), and SpaceSaving one update per row, so its evictions are the loop's.
+        """
         heavy, sketch = self._heavy, self._sketch
-        cells = []
-        for u in seen:
+        cells = {}  # unique code → its count-min cells (one hash per distinct value)
+        for u in np.unique(value_codes).tolist():
             slot = heavy.get(uniques[u])
-            cells.append(slot.cells if slot is not None else sketch.cells(uniques[u]))
-        sketch.add_counts(np.array(cells), counts)
-        for u, row, value_cells in zip(seen, counts.tolist(), cells):
-            heavy.update_counts(uniques[u], row, value_cells)
+            cells[u] = slot.cells if slot is not None else sketch.cells(uniques[u])
+        codes = value_codes.tolist()
+        sketch.add_rows(np.array([cells[u] for u in codes], dtype=np.intp), class_codes, w)
+        update = heavy.update
+        for value, u, j, weight in zip(rows, codes, class_codes.tolist(), w.tolist()):
+            update(value, weight, j, cells[u])
 
     # -- merge --------------------------------------------------------------------------------
 
     def merge(self, other: Categorical) -> None:
         """Absorb ``other``. Exact + exact adds counts (switching to sketch mode past
-        ``max_values``); with a sketch on either side both must share ``(epsilon, delta, seed)``
-        (else ``ValueError``): tables add and heavy hitters merge (SpaceSaving merge).
+        ``max_values``); otherwise the count-min tables add and the heavy hitters merge
+        (SpaceSaving merge), an exact side being sketched first with this summary's parameters.
+
+        ``TypeError`` if ``other`` is not a ``Categorical``; ``ValueError`` naming ``epsilon``,
+        ``delta`` or ``seed`` when ``other`` is sketched with a different one (its count-min
+        table would not add to ours). Nothing changes when it raises.
         """
         if not isinstance(other, Categorical):
-            raise ValueError(f"can only merge a Categorical summary, got {type(other).__name__}")
-        if other._counts is None and (self._width, self._depth, self.seed) != (other._width, other._depth, other.seed):
-            raise ValueError(
-                "sketched categorical summaries merge only with equal count-min (width, depth, seed): "
-                f"{(self._width, self._depth, self.seed)} != {(other._width, other._depth, other.seed)}"
-            )
+            raise TypeError(f"can only merge another Categorical, got {type(other).__name__}")
+        if other._counts is None:  # its sketch is added to ours: same count-min width, depth and hash
+            for name, ours, theirs in (
+                ("epsilon", self._width, other._width),
+                ("delta", self._depth, other._depth),
+                ("seed", self.seed, other.seed),
+            ):
+                if ours != theirs:
+                    raise ValueError(
+                        f"cannot merge a sketched Categorical with a different {name}: "
+                        f"{getattr(self, name)!r} != {getattr(other, name)!r}"
+                    )
         if other is self:
             other = _copy_categorical(other)
         columns = self._classes.merge(other._classes).tolist()
@@ -392,25 +407,33 @@ class Categorical(Summary):
         assert self._sketch.n_classes == n_classes
         self._sketch._check()
         self._heavy._check()
+        for value, slot in self._heavy.items():  # a slot caches its value's cells in our sketch
+            assert not _missing(value) and tuple(slot.cells) == self._sketch.cells(value)
         # each row of the sketch holds every non-missing weight once
         per_row = self._sketch.counts.sum(axis=1)  # (depth, n_classes)
         assert np.allclose(per_row, np.asarray(self._totals)[None, :], rtol=1e-9, atol=1e-9)
 
 
-def _value_array(values) -> np.ndarray:
-    """Values as a 1-D array, without coercing mixed types (or tuples) into strings or 2-D."""
-    if isinstance(values, np.ndarray):
-        array = values
-    elif hasattr(values, "to_numpy"):  # pandas Series
-        array = np.asarray(values.to_numpy())
-    else:
-        values = list(values)
-        array = np.empty(len(values), dtype=object)
-        for i, value in enumerate(values):
-            array[i] = value
-    if array.ndim != 1:
-        raise ValueError(f"values must be a 1-D array, got shape {array.shape}")
-    return array
+def _factorize_present(array: np.ndarray) -> tuple[list, np.ndarray, np.ndarray]:
+    """``_factorize`` of the non-missing values: ``(uniques, codes (p,), missing (n,) bool)``."""
+    n = len(array)
+    if array.dtype.kind == "f":
+        missing = np.isnan(array)
+        uniques, value_codes = _factorize(array[~missing])
+        return uniques, value_codes, missing
+    # factorise first, then test only the distinct values for missingness
+    uniques, value_codes = _factorize(array)
+    missing = np.zeros(n, dtype=bool)
+    if array.dtype.kind == "O" and uniques:
+        dropped = np.fromiter((_missing(value) for value in uniques), dtype=bool, count=len(uniques))
+        if dropped.any():
+            missing = dropped[value_codes]
+            kept = np.flatnonzero(~dropped)
+            recode = np.full(len(uniques), -1, dtype=np.intp)
+            recode[kept] = np.arange(len(kept))
+            uniques = [uniques[i] for i in kept.tolist()]
+            value_codes = recode[value_codes[~missing]]
+    return uniques, value_codes, missing
 
 
 def _factorize(array: np.ndarray) -> tuple[list, np.ndarray]:
@@ -432,7 +455,7 @@ def _factorize(array: np.ndarray) -> tuple[list, np.ndarray]:
         codes = [position.setdefault(value, len(position)) for value in array.tolist()]
     except TypeError:
         unhashable = next(value for value in array.tolist() if not _hashable(value))
-        raise ValueError(f"categorical values must be hashable, got {unhashable!r}") from None
+        raise unhashable_category(unhashable) from None
     uniques = [value.item() if isinstance(value, np.generic) else value for value in position]
     return uniques, np.array(codes, dtype=np.intp)
 

@@ -1,13 +1,15 @@
-"""cPiD: the first layer of PiD (Gama & Pinto 2006) made constant-memory (algorithms.md §2).
+"""cPiD: the first layer of PiD (Gama & Pinto 2006) made constant-memory
+(``docs/algorithms/summaries.md#cpid``).
 
 Design note. The summary is a fixed number ``m = n_bins`` of right-closed intervals
 ``(b_{k−1}, b_k]`` (the first and last are the open tails), each with a total count and a
 vector of class counts. A value goes to its interval; if that interval then holds more than
-a share ``α`` of the data, ``(1 + count)/(N + 2) > α`` (GP06), it is split in two halves that
-share its counts equally (class counts included, so counts become fractional): an inner interval
-at its midpoint, a tail by a new break one ``step`` further out. cPiD (Salperwyck et al. 2015,
-seed text §3.1) then merges the adjacent pair with the smallest count sum, so ``m`` never changes;
-the two halves just created are not candidates (otherwise a split could be undone at once).
+a share ``α`` of the data, ``(1 + count)/(N + 2) > α`` (Gama & Pinto 2006), it is split in two
+halves that share its counts equally (class counts included, so counts become fractional): an
+inner interval at its midpoint, a tail by a new break one ``step`` further out. cPiD
+(Salperwyck et al. 2015) then merges the adjacent pair with the smallest count sum, so ``m``
+never changes; the two halves just created are not candidates (otherwise a split could be undone
+at once).
 
 The state is plain Python lists (breaks, counts, one list of class counts per interval):
 one ``update`` is a ``bisect`` and two list increments, measured ~5x cheaper than NumPy item
@@ -28,8 +30,17 @@ from bisect import bisect_left
 
 import numpy as np
 
-from .base import Bins, ClassIndex, Summary, as_weights
-from .gaussian import encode_labels, fast_weight, label_array, numeric_batch, numeric_value
+from .base import Bins, ClassIndex, Summary
+from .policy import (
+    as_weights,
+    fast_weight,
+    known_columns,
+    label_batch,
+    label_column,
+    numeric_batch,
+    numeric_value,
+    register_labels,
+)
 
 __all__ = ["CPiD"]
 
@@ -47,22 +58,22 @@ class CPiD(Summary):
     Parameters
     ----------
     n_bins
-        Number of intervals kept, tails included (GP06's b1 plus the two tails), ≥ 4. The first
-        ``warm_up`` values fix the initial range ``[min0, max0]``, cut into ``n_bins − 2``
+        Number of intervals kept, tails included (Gama & Pinto's b1 plus the two tails), ≥ 4. The
+        first ``warm_up`` values fix the initial range ``[min0, max0]``, cut into ``n_bins − 2``
         equal-width intervals of width ``step``.
     alpha
         Split threshold: an interval splits when ``(1 + count)/(N + 2) > alpha``. ``None``
-        means ``2 / n_bins`` (twice the average share, algorithms.md §2.1). In (0, 1).
+        means ``2 / n_bins`` (twice the average share). In (0, 1).
     warm_up
         Number of (non-missing) values buffered to find the initial range; no split happens
         during the warm-up and ``table()`` then holds the exact distinct values. ≥ 1.
     min_width
-        Minimum-width guard (algorithms.md §2.3): an inner interval narrower than
-        ``min_width · (max0 − min0)`` is never split, so a constant value cannot cause endless
+        Minimum-width guard (``docs/algorithms/summaries.md#cpid``): an inner interval narrower
+        than ``min_width · (max0 − min0)`` is never split, so a constant value cannot cause endless
         splits. In [0, 1).
     tail_split
-        Where a tail split puts its new break. ``"step"`` is GP06: one ``step`` beyond the outer
-        break. ``"halfway"`` (default, [OURS]) moves at least one ``step`` and up to halfway to
+        Where a tail split puts its new break. ``"step"`` is Gama & Pinto's: one ``step`` beyond the outer
+        break. ``"halfway"`` (default, our choice) moves at least one ``step`` and up to halfway to
         the extreme value seen in that tail, so a stream that drifts out of the initial range
         reaches its new mass in O(log distance) splits instead of O(distance/step). As each tail
         split hands half of the tail's counts to the new interval, fewer splits also misplace
@@ -79,7 +90,7 @@ class CPiD(Summary):
     approximate. Values outside the running range go to the tails, which move out by ``step``
     per split (``tail_split``).
 
-    ``merge`` is approximate (algorithms.md §12.17): both summaries' counts are spread onto the
+    ``merge`` is approximate (``docs/algorithms/summaries.md#merge``): both summaries' counts are spread onto the
     union of their breaks assuming a uniform density inside each interval (the tails span up
     to the min/max seen), then the adjacent pairs with the smallest sums are merged until
     ``n_bins`` intervals remain (cPiD's own rule). Totals are conserved up to rounding.
@@ -197,9 +208,9 @@ class CPiD(Summary):
 
     def update(self, x, y, w: float = 1.0) -> None:
         """Add value ``x`` of class ``y`` with weight ``w``. Cost O(log m), O(m) on a split."""
-        w = fast_weight(w)
         x = numeric_value(x)
-        j = self._classes.encode(y)
+        w = fast_weight(w)
+        j = label_column(self._classes, y)
         if j == len(self._missing):
             self._add_class()
         if x is None:
@@ -220,7 +231,7 @@ class CPiD(Summary):
             self._min_seen = x
         if x > self._max_seen:
             self._max_seen = x
-        # GP06 split test (1 + count)/(N + 2) > α, written without the division
+        # Gama & Pinto 2006 split test (1 + count)/(N + 2) > α, written without the division
         if 1.0 + count > self._alpha * (total + 2.0):
             self._split(k)
 
@@ -249,7 +260,7 @@ class CPiD(Summary):
         n_classes = len(self._classes)
         self._counts = [0.0] * self.n_bins
         self._class_counts = [[0.0] * n_classes for _ in range(self.n_bins)]
-        for x, j, w in self._buffer:  # no split test during the warm-up ([PID-SC] InitialElements)
+        for x, j, w in self._buffer:  # no split test during the warm-up
             k = bisect_left(self._breaks, x)
             self._counts[k] += w
             self._class_counts[k][j] += w
@@ -257,7 +268,7 @@ class CPiD(Summary):
         self._started = True
 
     def _split(self, k: int) -> bool:
-        """Split interval ``k`` into two halves, then merge the smallest other pair (§2.1–2.2)."""
+        """Split interval ``k`` into two halves, then merge the smallest other pair (Gama & Pinto 2006; cPiD)."""
         breaks = self._breaks
         counts = self._counts
         if k == 0 or k == len(counts) - 1:
@@ -266,7 +277,7 @@ class CPiD(Summary):
                 return False
         else:
             low, high = breaks[k - 1], breaks[k]
-            if high - low < self._min_split_width:  # min-width guard (§2.3)
+            if high - low < self._min_split_width:  # min-width guard
                 return False
             new = low + 0.5 * (high - low)
             if not low < new < high:
@@ -326,9 +337,11 @@ class CPiD(Summary):
         """
         x = numeric_batch(values)
         n = len(x)
-        labels = label_array(labels, n)
+        labels = label_batch(labels, n)
+        codes = known_columns(self._classes, labels)
         w = as_weights(weights, n)
-        codes = encode_labels(self._classes, labels)
+        if codes is None:  # validated: new classes are registered from here on
+            codes = register_labels(self._classes, labels)
         while len(self._missing) < len(self._classes):
             self._add_class()
         if n == 0:
@@ -410,10 +423,12 @@ class CPiD(Summary):
         """Absorb ``other`` (approximate: uniform re-binning, see the class notes). Cost O(m²·J).
 
         If one side is still in its warm-up its buffered values are replayed into the other's
-        grid, which is then exact in the same sense as a stream of updates.
+        grid, which is then exact in the same sense as a stream of updates. ``TypeError`` if
+        ``other`` is not a ``CPiD``; any two merge (whatever their parameters: the result keeps
+        this summary's).
         """
         if not isinstance(other, CPiD):
-            raise ValueError(f"can only merge a CPiD summary, got {type(other).__name__}")
+            raise TypeError(f"can only merge another CPiD, got {type(other).__name__}")
         if other is self:
             other = copy.deepcopy(other)
         columns = self._classes.merge(other._classes).tolist()

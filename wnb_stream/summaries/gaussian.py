@@ -1,17 +1,17 @@
 """Per-class Gaussian summary of a numeric variable, and the density it implies.
 
 The summary keeps, per class, the total weight ``W``, the weighted mean ``μ`` and the sum of
-squared deviations ``M2`` (algorithms.md §3.1), plus one pooled accumulator over all classes.
+squared deviations ``M2`` (``docs/algorithms/summaries.md#gaussian``), plus one pooled accumulator over all classes.
 Level 2 never sees the values: it reads ``table() -> Moments`` and the pure functions of this
 module turn those moments into what the classifier needs:
 
-- ``log_likelihood(moments, values)``: ``(n_values, n_classes)`` log densities ℓ_j(x) (§3.2),
+- ``log_likelihood(moments, values)``: ``(n_values, n_classes)`` log densities ℓ_j(x),
   or ``GaussianDensity(moments)`` to precompute them for many queries;
-- ``prior_cost(moments)``: a BIC-like prior cost ``J·log N`` (§3.3 option (a));
+- ``prior_cost(moments)``: a BIC-like prior cost ``J·log N``;
 - ``virtual_bins(moments)``: expected class counts on a grid of pooled quantiles, a ``Bins``
-  table MODL can read (§3.3 option (b)).
+  table MODL can read (``docs/algorithms/modl.md``).
 
-The module also holds the input checks shared by the numeric summaries (``CPiD`` imports them).
+Input is validated by the summaries' input policy (``policy``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,17 @@ import sys
 
 import numpy as np
 
-from .base import Bins, ClassIndex, Moments, Summary, as_weights, check_weight
+from .base import Bins, ClassIndex, Moments, Summary
+from .policy import (
+    as_weights,
+    fast_weight,
+    known_columns,
+    label_batch,
+    label_column,
+    numeric_batch,
+    numeric_value,
+    register_labels,
+)
 
 __all__ = [
     "Gaussian",
@@ -35,107 +45,13 @@ __all__ = [
 ]
 
 _LOG_2PI = math.log(2.0 * math.pi)
-#: Relative variance floor: σ̃² ≥ 1e-12·(1 + μ²) keeps a constant feature finite (§3.2, [OURS]).
+#: Relative variance floor: σ̃² ≥ 1e-12·(1 + μ²) keeps a constant feature finite (our choice).
 _RELATIVE_VARIANCE_FLOOR = 1e-12
 #: Largest variance used in a density (guards against M2 overflowing to inf on absurd inputs).
 _MAX_VARIANCE = 1e300
 #: Lower clamp of a log density. It is only reached ~1e75 standard deviations from the mean (or on
 #: overflowing inputs); it keeps ℓ finite and its square finite for the levels above.
 LOG_DENSITY_FLOOR = -1e150
-
-
-# --------------------------------------------------------------------------------------------
-# Input checks shared by the numeric summaries
-# --------------------------------------------------------------------------------------------
-
-
-def numeric_value(x) -> float | None:
-    """One numeric value as a float, or ``None`` when missing (None, NaN, ±inf, pandas NA).
-
-    Raises ``ValueError`` for anything that is not a real number (a string, for instance).
-    Booleans are accepted as 0/1.
-    """
-    if x is None:
-        return None
-    if type(x) is float:
-        # x - x is 0.0 for finite x, NaN for NaN and ±inf
-        return x if x - x == 0.0 else None
-    if isinstance(x, numbers.Real):
-        try:
-            x = float(x)
-        except OverflowError:  # an int beyond the float range behaves as ±inf: missing
-            return None
-        return x if x - x == 0.0 else None
-    if is_pandas_missing(x):
-        return None
-    raise ValueError(f"a numeric summary needs real numbers (or None/NaN), got {x!r}")
-
-
-def is_pandas_missing(x) -> bool:
-    """True for pandas' ``NA`` and ``NaT`` (recognised by type name: pandas is not a dependency)."""
-    return type(x).__name__ in ("NAType", "NaTType")
-
-
-def _check_real(x) -> float:
-    """Element check used on object arrays (returns NaN for missing values)."""
-    value = numeric_value(x)
-    return math.nan if value is None else value
-
-
-_check_real_many = np.frompyfunc(_check_real, 1, 1)
-
-
-def numeric_batch(values) -> np.ndarray:
-    """A batch of numeric values as a ``(n,)`` float array where missing values are NaN.
-
-    ±inf become NaN (missing). Raises ``ValueError`` for strings, dates or complex numbers.
-    """
-    array = np.asarray(values)
-    if array.ndim != 1:
-        array = array.reshape(-1) if array.ndim == 0 else array
-        if array.ndim != 1:
-            raise ValueError(f"values must be a 1-D array, got shape {array.shape}")
-    kind = array.dtype.kind
-    if kind in "biuf":
-        out = array.astype(float)  # a copy: we may overwrite ±inf
-    elif kind == "O":
-        with np.errstate(invalid="ignore"):
-            out = _check_real_many(array).astype(float) if len(array) else np.zeros(0)
-    else:
-        raise ValueError(f"a numeric summary needs real numbers, got an array of dtype {array.dtype}")
-    out[~np.isfinite(out)] = np.nan
-    return out
-
-
-def label_array(labels, n: int) -> np.ndarray:
-    """Labels as a ``(n,)`` array without coercing mixed types to strings."""
-    if isinstance(labels, np.ndarray):
-        array = labels.reshape(-1)
-    elif hasattr(labels, "to_numpy"):  # pandas Series
-        array = np.asarray(labels.to_numpy()).reshape(-1)
-    else:
-        labels = list(labels)
-        array = np.empty(len(labels), dtype=object)
-        for i, label in enumerate(labels):
-            array[i] = label
-    if len(array) != n:
-        raise ValueError(f"labels must have one entry per value ({n}), got {len(array)}")
-    return array
-
-
-def encode_labels(classes: ClassIndex, labels: np.ndarray) -> np.ndarray:
-    """Column indices of ``labels`` (registering new classes in order of first appearance)."""
-    try:
-        return classes.encode_many(labels)
-    except TypeError:  # labels of mixed, unorderable types: np.unique cannot sort them
-        return np.fromiter((classes.encode(label) for label in labels.tolist()), dtype=np.intp, count=len(labels))
-
-
-def fast_weight(w) -> float:
-    """``check_weight`` with a fast path for the common float case."""
-    if type(w) is float and 0.0 <= w < math.inf:
-        return w
-    return check_weight(w)
 
 
 # --------------------------------------------------------------------------------------------
@@ -147,8 +63,8 @@ class Gaussian(Summary):
     """Per-class weighted mean and variance of a numeric variable.
 
     Per class ``j`` the summary holds ``(W_j, μ_j, M2_j)`` updated with the weighted Welford/West
-    rule and merged with the Chan–Golub–LeVeque rule (algorithms.md §3.1); a pooled accumulator
-    over all classes is kept alongside. The variance is the maximum-likelihood one, ``M2/W``.
+    rule and merged with the Chan–Golub–LeVeque rule (``docs/algorithms/summaries.md#gaussian``);
+    a pooled accumulator over all classes is kept alongside. The variance is the maximum-likelihood one, ``M2/W``.
     Missing values (None, NaN, ±inf) are counted per class in ``missing``.
 
     Cost: ``update`` O(1); ``update_many`` O(n) vectorised; ``merge`` O(J); memory O(J).
@@ -196,9 +112,9 @@ class Gaussian(Summary):
 
     def update(self, x, y, w: float = 1.0) -> None:
         """Add value ``x`` of class ``y`` with weight ``w``. Cost O(1)."""
-        w = fast_weight(w)
         x = numeric_value(x)
-        j = self._classes.encode(y)
+        w = fast_weight(w)
+        j = label_column(self._classes, y)
         if j == len(self._weights):
             self._add_class()
         if x is None:
@@ -206,7 +122,7 @@ class Gaussian(Summary):
             return
         if w == 0.0:
             return
-        # Welford/West weighted update (§3.1): W' = W + a; μ' = μ + (a/W')·d; M2' = M2 + a·d·(x − μ')
+        # Welford/West weighted update: W' = W + a; μ' = μ + (a/W')·d; M2' = M2 + a·d·(x − μ')
         total = self._weights[j] + w
         mean = self._means[j]
         delta = x - mean
@@ -231,9 +147,11 @@ class Gaussian(Summary):
         """
         x = numeric_batch(values)
         n = len(x)
-        labels = label_array(labels, n)
+        labels = label_batch(labels, n)
+        codes = known_columns(self._classes, labels)
         w = as_weights(weights, n)
-        codes = encode_labels(self._classes, labels)
+        if codes is None:  # validated: new classes are registered from here on
+            codes = register_labels(self._classes, labels)
         while len(self._weights) < len(self._classes):
             self._add_class()
         n_classes = len(self._weights)
@@ -254,9 +172,12 @@ class Gaussian(Summary):
         self._pooled = [float(v[0]) for v in merged]
 
     def merge(self, other: Gaussian) -> None:
-        """Absorb ``other`` (exact up to float rounding: Chan et al.'s parallel rule). Cost O(J)."""
+        """Absorb ``other`` (exact up to float rounding: Chan et al.'s parallel rule). Cost O(J).
+
+        ``TypeError`` if ``other`` is not a ``Gaussian``.
+        """
         if not isinstance(other, Gaussian):
-            raise ValueError(f"can only merge a Gaussian summary, got {type(other).__name__}")
+            raise TypeError(f"can only merge another Gaussian, got {type(other).__name__}")
         columns = self._classes.merge(other._classes)
         while len(self._weights) < len(self._classes):
             self._add_class()
@@ -371,7 +292,7 @@ def pooled_moments(moments: Moments) -> tuple[float, float, float]:
 def smoothed_parameters(
     moments: Moments, var_smoothing: float = 1e-9, max_variance: float | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Means and floored variances ``(n_classes,)`` used by the density (algorithms.md §3.2).
+    """Means and floored variances ``(n_classes,)`` used by the density (``docs/algorithms/summaries.md#gaussian``).
 
     - classes with weight < 2 take the pooled mean and variance (their term is then nearly
       class-independent);
@@ -403,7 +324,7 @@ def log_likelihood(
     """Log densities ℓ_j(x) of ``values`` under each class's Gaussian.
 
     ``ℓ_j(x) = −½ log(2π σ̃_j²) − (x − μ_j)² / (2σ̃_j²)``, computed in log form (never the log of
-    a pdf), with the means and variance floors of ``smoothed_parameters`` (algorithms.md §3.2).
+    a pdf), with the means and variance floors of ``smoothed_parameters``.
     The result is always finite: missing values (None, NaN, ±inf) give 0 for every class, and the
     log density is clamped at ``LOG_DENSITY_FLOOR`` for values absurdly far from the mean.
     For repeated queries on the same table, build a ``GaussianDensity`` once.
@@ -498,7 +419,7 @@ class GaussianDensity:
 
 
 def prior_cost(moments: Moments) -> float:
-    """BIC-like prior cost of a Gaussian variable: ``J · log N`` nats (algorithms.md §3.3 (a)).
+    """BIC-like prior cost of a Gaussian variable: ``J · log N`` nats (``docs/algorithms/summaries.md#gaussian``).
 
     There are 2J free parameters (a mean and a variance per class), each costing ½ log N;
     ``J`` is the number of classes in the table and ``N`` its total weight (missing values
@@ -529,7 +450,7 @@ def _approximate_normal_cdf(z: np.ndarray) -> np.ndarray:
 def virtual_bins(
     moments: Moments, n_bins: int = 32, var_smoothing: float = 1e-9, max_variance: float | None = None
 ) -> Bins:
-    """Expected class counts of each class's Gaussian on a grid of pooled quantiles (§3.3 (b)).
+    """Expected class counts of each class's Gaussian on a grid of pooled quantiles (virtual bins for MODL).
 
     Cut points ``b_1 < … < b_{B−1}`` are (approximately) the ``i/B`` quantiles of the pooled
     mixture ``Σ_j W_j N(μ_j, σ̃_j²) / W``; bin ``i`` gets, for class ``j``,

@@ -1,4 +1,5 @@
-"""Greenwald–Khanna quantile summary with per-class counts ("GK-class", algorithms.md §1).
+"""Greenwald–Khanna quantile summary with per-class counts ("GK-class"; Greenwald & Khanna 2001,
+``docs/algorithms/summaries.md#gk``).
 
 The summary keeps, for one numeric variable, a short list of tuples sorted by value. Level 2
 (MODL) reads them as elementary bins through ``table() -> Bins``; ``quantile`` and ``rank``
@@ -16,35 +17,36 @@ every operation below keeps
     (b) ``R(v_i) ≤ L_i + Δ_i``,
     (c) ``h_i := g_i + Δ_i − e_i ≤ 2εn`` (guarantee mode; ``n`` = non-missing weight).
 
-(a)–(b) are the charging lemma of §1.1, per class: ``Ĉ_j(i) ≤ R_j(v_i)`` with a total deficit
-``Σ_j (R_j(v_i) − Ĉ_j(i)) ≤ Δ_i``. (c) is the weighted form of the GK ε-invariant: the weight
-of values ``< v_i`` is at most ``L_{i−1} + h_i``, so a rank is known within ``h ≤ 2εn`` and
-every rank or quantile query is answered within ``εn``. For unit weights and distinct values
+(a)–(b) are the charging lemma (``docs/algorithms/summaries.md#gk``), per class:
+``Ĉ_j(i) ≤ R_j(v_i)`` with a total deficit ``Σ_j (R_j(v_i) − Ĉ_j(i)) ≤ Δ_i``. (c) is the
+weighted form of the GK ε-invariant: the weight of values ``< v_i`` is at most
+``L_{i−1} + h_i``, so a rank is known within ``h ≤ 2εn`` and every rank or quantile query is
+answered within ``εn``. For unit weights and distinct values
 (``e_i = 1``) the rules below also keep the textbook ``g_i + Δ_i ≤ max(⌊2εn⌋, 1)``; with
 weights or repeated values that form cannot hold (one value may weigh more than ``2εn``).
 
 Equal values. A value already held by a tuple is added to that tuple (``g``, ``e`` and ``c``
 grow, ``Δ`` is unchanged), so tuple values stay distinct and ``table()`` needs no collapsing
-(§1.7 step 1). This is a deviation from §1.2 step 2 (which opens a new tuple after the equal
-ones): with that rule a later duplicate can be merged into the *next* tuple, and after collapsing
+of equal values. This is a deviation from the textbook insert (which opens a new tuple after the
+equal ones): with that rule a later duplicate can be merged into the *next* tuple, and after collapsing
 the deficit at ``v_i`` is no longer bounded by ``Δ_i``; absorbing keeps (b) exact.
 
 Inserting. A new value ``x`` whose successor (first tuple above it) is ``u`` gets
 ``Δ = h_u = g_u + Δ_u − e_u``, and ``Δ = 0`` when it is a new minimum or maximum: the weight
 of older values ``≤ x`` charged right of ``x`` is at most the weight ``< v_u`` charged to
 ``u`` onwards, ``≤ h_u``. For unit weights ``e_u = 1`` and this is MOA's tight rule
-``g_u + Δ_u − 1`` (§1.2 step 3).
+``g_u + Δ_u − 1`` (Greenwald & Khanna 2001 use ``⌊2εn⌋``).
 
 Buffering. ``update`` appends to a small typed buffer; every ``buffer_size`` values the buffer is
 sorted, collapsed into an exact summary (one tuple per distinct value, ``Δ = 0``) and inserted
-by the rule above, which is §1.6 with an exact summary; new values that share a successor are
-grouped while the group keeps ``g + Δ ≤ 2εn`` (``insert_batch``); then the tuples are compressed
-(§1.3). A batch needs no per-value Python work, and ``update_many`` feeds the very same buffer,
+by the rule above, which is the merge below with an exact summary; new values that share a
+successor are grouped while the group keeps ``g + Δ ≤ 2εn`` (``insert_batch``); then the tuples
+are compressed. A batch needs no per-value Python work, and ``update_many`` feeds the very same buffer,
 so it produces exactly the tuples of a loop of ``update`` (bit for bit). Every query flushes the
 buffer first. The guarantee never depends on the buffer: each flush keeps (a)–(c); the buffer
 only adds ``buffer_size`` pending values (24 bytes each) to the memory, and compressing once
-per flush rather than every ``⌊1/(2ε)⌋`` values (§1.2 step 5) only changes the size between
-two flushes.
+per flush rather than every ``⌊1/(2ε)⌋`` values (as Greenwald & Khanna 2001 do) only changes
+the size between two flushes.
 
 Compiled flush. A flush is NumPy's vectorised ``argsort`` of the batch and one numba kernel
 (``_gk_kernels.absorb``: stable order, exact summary, ``insert_batch``, then the compress below);
@@ -55,13 +57,13 @@ sums as ``np.add.reduceat``, ``cumsum`` and ``bincount`` left to right), so the 
 same bits (``tests/summaries/test_gk_kernels.py`` checks it against the NumPy form kept in
 ``tests/summaries/reference_gk.py``). They compile on first use and are cached on disk.
 
-Merging (§1.6, tight form). For a tuple of one summary, the other summary's observations
-``≤ v`` charged to its tuples after ``v`` weigh at most ``h`` of its first tuple above ``v``
-(0 if none), so ``Δ += h_successor``; equal values are collapsed with
-``Δ = min(Δ_a, h_a,next) + min(Δ_b, h_b,next)``. Then ``h ≤ 2ε_a n_a + 2ε_b n_b ≤
-2 max(ε_a, ε_b) n``.
+Merging (tight form; ``docs/algorithms/summaries.md#merge``). For a tuple of one summary, the
+other summary's observations ``≤ v`` charged to its tuples after ``v`` weigh at most ``h`` of its
+first tuple above ``v`` (0 if none), so ``Δ += h_successor``; equal values are collapsed with
+``Δ = min(Δ_a, h_a,next) + min(Δ_b, h_b,next)``. Then
+``h ≤ 2ε_a n_a + 2ε_b n_b ≤ 2 max(ε_a, ε_b) n``.
 
-Compressing. Guarantee mode runs the simple variant of §1.3: right to left, merge tuple ``i``
+Compressing. Guarantee mode runs the simple variant (no bands): right to left, merge tuple ``i``
 into ``i + 1`` when ``g_i + g_{i+1} + Δ_{i+1} ≤ 2εn`` (the first and last tuples stay).
 Budget mode (``max_tuples``) merges, in rounds, the adjacent pairs whose merged tuple has the
 smallest rank width ``g_i + g_{i+1} + Δ_{i+1} − e_{i+1}`` until ``max_tuples`` remain (the
@@ -80,90 +82,26 @@ import sys
 import numpy as np
 
 from . import _gk_kernels
-from .base import Bins, ClassIndex, Summary, as_weights, check_weight
+from .base import Bins, ClassIndex, Summary
+from .policy import (
+    as_weights,
+    check_codes,
+    check_label,
+    check_weight,
+    known_columns,
+    label_batch,
+    numeric_batch,
+    real_value,
+    register_labels,
+)
 
 __all__ = ["GKClass"]
 
 _INF = math.inf
-#: Default ε when neither ``epsilon``, ``quantiles`` nor ``max_tuples`` is given (§1.5).
+#: Default ε when neither ``epsilon``, ``quantiles`` nor ``max_tuples`` is given (``docs/algorithms/summaries.md#gk``).
 DEFAULT_EPSILON = 0.005
 #: Default number of buffered values between two flushes (see the design note).
 DEFAULT_BUFFER_SIZE = 1000
-
-
-# --------------------------------------------------------------------------------------------
-# Input checks
-# --------------------------------------------------------------------------------------------
-
-
-def _value(x) -> float:
-    """One input value as a float (NaN for None); ``ValueError`` for anything not a real number."""
-    if x is None:
-        return math.nan
-    if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Real):
-        raise ValueError(f"x must be a real number, None or NaN, got {type(x).__name__} {x!r}")
-    try:
-        return float(x)
-    except OverflowError:  # an int beyond the float range behaves as ±inf: missing
-        return math.nan
-
-
-def _allowed_type(t: type) -> bool:
-    return t is type(None) or (issubclass(t, numbers.Real) and not issubclass(t, bool | np.bool_))
-
-
-def _values(values) -> np.ndarray:
-    """A batch of input values as a new ``(m,)`` float array (NaN for None).
-
-    ``ValueError`` for strings, booleans or any other non-real entry.
-    """
-    if isinstance(values, list | tuple):  # keep Python objects as they are (no bool -> float coercion)
-        array_ = np.empty(len(values), dtype=object)
-        for i, value in enumerate(values):
-            array_[i] = value
-    else:
-        array_ = np.asarray(values)
-    if array_.ndim != 1:
-        raise ValueError(f"values must be a 1-D array, got shape {array_.shape}")
-    kind = array_.dtype.kind
-    if kind in "iuf":
-        return array_.astype(np.float64, copy=True)
-    if kind == "O":
-        bad = [t for t in set(map(type, array_)) if not _allowed_type(t)]
-        if bad:
-            first = next(v for v in array_ if type(v) in bad)
-            raise ValueError(f"values must be real numbers, None or NaN, got {type(first).__name__} {first!r}")
-        out = array_.copy()
-        out[out == None] = math.nan  # noqa: E711 - elementwise comparison on an object array
-        try:
-            return out.astype(np.float64)
-        except OverflowError:  # ints beyond the float range behave as ±inf (missing)
-            return np.array([_value(v) for v in array_], dtype=np.float64)
-    raise ValueError(f"values must be real numbers, got an array of dtype {array_.dtype}")
-
-
-def _labels(labels, m: int) -> np.ndarray:
-    """Labels as a ``(m,)`` array (object dtype when given as a list, so types are not coerced)."""
-    if isinstance(labels, np.ndarray):
-        out = labels.reshape(-1) if labels.ndim == 0 else labels
-    elif hasattr(labels, "to_numpy"):  # pandas
-        out = np.asarray(labels.to_numpy())
-    else:
-        labels = list(labels)
-        out = np.empty(len(labels), dtype=object)
-        for i, label in enumerate(labels):  # element by element: nested sequences stay labels
-            out[i] = label
-    if out.ndim != 1 or len(out) != m:
-        raise ValueError(f"labels must have one entry per value ({m}), got shape {np.shape(out)}")
-    return out
-
-
-def _check_hashable(labels: np.ndarray) -> None:
-    """``ValueError`` when an entry of an object array of labels has an unhashable type."""
-    if labels.dtype.kind == "O":
-        for label in set(map(type, labels)):
-            if label.__hash__ is None:
-                raise ValueError(f"labels must be hashable, got a {label.__name__}")
 
 
 def _is_int(value) -> bool:
@@ -176,7 +114,7 @@ def _is_int(value) -> bool:
 
 
 def merge_tuples(a: tuple, b: tuple) -> tuple:
-    """Combine two tuple lists (algorithms.md §1.6, tight form; see the module design note).
+    """Combine two tuple lists (the tight merge of the module design note).
 
     ``a`` and ``b`` are ``(v, g, Δ, e, c)`` with ``v, g, Δ, e (s,)`` and ``c (s, J)`` on the same
     class axis, values strictly increasing. Returns the merged ``(v, g, Δ, e, c)`` (new arrays,
@@ -193,7 +131,7 @@ def merge_tuples(a: tuple, b: tuple) -> tuple:
     hb = np.append(gb + db - eb, 0.0)  # (s_b + 1,)
     ua = np.searchsorted(vb, va, side="right")  # (s_a,) first b tuple above each a value
     ub = np.searchsorted(va, vb, side="right")  # (s_b,)
-    # §1.6 step 2: the other list's weight <= v charged after v is at most h of its successor.
+    # the other list's weight <= v charged after v is at most h of its successor (design note)
     da = da + hb[ua]
     db = db + ha[ub]
     ga, ea, ca = ga.copy(), ea.copy(), ca.copy()
@@ -226,7 +164,7 @@ def merge_tuples(a: tuple, b: tuple) -> tuple:
 
 
 def insert_batch(state: tuple, values: np.ndarray, weights: np.ndarray, counts: np.ndarray, threshold: float | None) -> tuple:
-    """Insert a sorted exact batch into a tuple list (§1.2 for many values at once).
+    """Insert a sorted exact batch into a tuple list (the insert rule for many values at once).
 
     ``state`` is ``(v, g, Δ, e, c)`` as in ``merge_tuples``; the batch holds distinct values
     ``values (k,)`` in increasing order with their weights ``(k,)`` and class counts ``(k, J)``.
@@ -245,7 +183,7 @@ def insert_batch(state: tuple, values: np.ndarray, weights: np.ndarray, counts: 
 
 
 def compress_runs(g: np.ndarray, delta: np.ndarray, threshold: float) -> np.ndarray:
-    """Keeper mask of the simple compress of §1.3.
+    """Keeper mask of the simple compress (design note).
 
     Right to left, tuple ``i`` (``1 ≤ i ≤ s − 2``) is merged into the tuple currently at
     ``i + 1`` when ``g_i + G + Δ ≤ threshold``, where ``G`` and ``Δ`` are the accumulated weight
@@ -288,15 +226,16 @@ class GKClass(Summary):
 
     A sorted list of tuples ``(v_i, g_i, Δ_i, e_i, c_i)`` summarises the (weighted) values seen;
     level 2 reads them as elementary bins ``(v_{i−1}, v_i]`` with class counts ``c_i``
-    (algorithms.md §1; the design note of this module details the rules and their proofs).
+    (``docs/algorithms/summaries.md#gk``; the design note of this module details the rules and their proofs).
 
     Guarantee (guarantee mode): with ``n`` the total weight of the non-missing values,
     every tuple has ``g_i + Δ_i − e_i ≤ 2εn``, so ``rank(x)`` is within ``εn`` of the true
     weight of values ``≤ x`` and ``quantile(φ)`` returns a value whose rank range is within
     ``εn`` of ``φn``; the class counts of bins ``0..i`` are lower bounds of the true class counts
     of values ``≤ v_i`` with a total deficit ``≤ Δ_i ≤ 2εn``. Size: about ``0.7/ε`` tuples
-    measured over 10^6 uniform or sorted values (``benchmarks/bench_gk.py``); GK01's worst-case figure ``max_tuples_bound(ε, n) = (11/(2ε))·log2(2εn)`` is proved
-    for the band compress, not for the simple compress used here (§1.3).
+    measured over 10^6 uniform or sorted values (``benchmarks/bench_gk.py``); the worst-case
+    figure of Greenwald & Khanna 2001, ``max_tuples_bound(ε, n) = (11/(2ε))·log2(2εn)``, is proved
+    for their band compress, not for the simple compress used here.
 
     Cost: ``update`` O(1) amortised plus a flush every ``buffer_size`` values, each
     O(b log b + (s + b)·J) (a vectorised sort and one compiled pass); ``update_many`` the same
@@ -312,10 +251,10 @@ class GKClass(Summary):
         ``max_tuples`` is given. At most one of the three may be given.
     quantiles
         Number q ≥ 2 of equal-frequency bins to resolve with a rank error of at most half a bin:
-        ε = 1/(2q) (§1.5).
+        ε = 1/(2q).
     max_tuples
         Budget mode: keep at most this many tuples (an integer ≥ 3), with no ε guarantee; the
-        error reached is reported by ``effective_epsilon`` (§1.3, fixed-budget variant).
+        error reached is reported by ``effective_epsilon`` (MOA's fixed-budget variant).
     buffer_size
         Number of values buffered between two flushes (an integer ≥ 1; ``None`` means 1000).
         Larger is faster and holds ``24`` bytes per buffered value.
@@ -371,7 +310,7 @@ class GKClass(Summary):
         self.max_tuples = max_tuples
         self.buffer_size = buffer_size
 
-        # ε maintained by the summary (None in budget mode); merge() may raise it (§1.6).
+        # ε maintained by the summary (None in budget mode); merge() may raise it.
         if max_tuples is not None:
             self._epsilon = None
         elif quantiles is not None:
@@ -402,11 +341,12 @@ class GKClass(Summary):
 
     @staticmethod
     def max_tuples_bound(epsilon: float, n: float) -> int:
-        """GK01's worst-case number of tuples after ``n`` values: ``⌈(11/(2ε))·log2(2εn)⌉``.
+        """Worst-case number of tuples after ``n`` values, ``⌈(11/(2ε))·log2(2εn)⌉`` (Greenwald &
+        Khanna 2001).
 
         The bound is ``O((1/ε)·log(εn))``; it is capped by ``n`` (at most one tuple per distinct
-        value) and uses ``log2(2εn) ≥ 1``. It is proved for GK01's band compress; the simple
-        compress used here keeps far fewer tuples in practice but has no proof (§1.3).
+        value) and uses ``log2(2εn) ≥ 1``. It is proved for their band compress; the simple
+        compress used here keeps far fewer tuples in practice but has no proof.
         """
         if not 0.0 < epsilon < 0.5:
             raise ValueError(f"epsilon must be in (0, 0.5), got {epsilon!r}")
@@ -424,15 +364,18 @@ class GKClass(Summary):
         NaN or infinite ``w`` raises ``ValueError`` and changes nothing.
         """
         if x.__class__ is not float:
-            x = _value(x)
+            x = real_value(x)  # the input policy: NaN when missing (±inf are kept, then missing)
         if w.__class__ is not float or not 0.0 <= w < _INF:
             w = check_weight(w)
         classes = self._classes
-        j = classes.position.get(y)
+        try:
+            j = classes.position.get(y)
+        except TypeError:  # an unhashable label: check_label names it
+            j = None
         if j is None:
-            j = classes.encode(y.item() if isinstance(y, np.generic) else y)
+            j = classes.encode(check_label(y))
             self._grow()  # a class gets its zero columns when it is registered, on both paths
-        if x - x != 0.0:  # NaN or ±inf: never inserted (§1.2 step 1, §12 pitfall 4)
+        if x - x != 0.0:  # NaN or ±inf: never inserted (docs/algorithms/summaries.md#input-policy)
             if j >= len(self._missing):
                 self._grow()
             self._missing[j] += w
@@ -452,33 +395,28 @@ class GKClass(Summary):
         Cost O(m log b): the labels' columns from ``ClassIndex.lookup_many`` (``encode_many``
         when a class is new), the rest vectorised or compiled.
         """
-        x = _values(values)
+        x = numeric_batch(values)
         m = len(x)
-        labels = _labels(labels, m)
-        codes = self._classes.lookup_many(labels)  # the usual case: no new class
-        if codes is None:
-            _check_hashable(labels)
+        labels = label_batch(labels, m)
+        codes = known_columns(self._classes, labels)  # the usual case: no new class
         w = as_weights(weights, m)
         if m == 0:
             return
         if codes is None:
-            try:
-                codes = self._classes.encode_many(labels)
-            except TypeError:  # labels of mixed types that np.unique cannot sort
-                codes = np.fromiter((self._classes.encode(y) for y in labels.tolist()), dtype=np.intp, count=m)
-            codes = codes.astype(np.int64)
+            codes = register_labels(self._classes, labels).astype(np.int64)
             self._grow()  # the new classes' zero columns, as a loop of update adds them
         self._update_columns(x, codes, w)
 
     def update_coded(self, values, codes, labels, weights=None) -> None:
         """``update_many(values, labels[codes], weights)``: the labels' columns are found once per
         batch (``codes (m,)`` index ``labels (J,)``). The same summary as ``update_many``."""
-        codes = np.asarray(codes, dtype=np.intp)
-        columns = self._columns_of(codes, np.asarray(labels)) if len(codes) else None
+        labels = np.asarray(labels)
+        codes = check_codes(codes, len(labels))
+        columns = self._columns_of(codes, labels) if len(codes) else None
         if columns is None:  # a class new to this summary (or an empty batch): the general path
-            self.update_many(values, np.asarray(labels)[codes], weights)
+            self.update_many(values, labels[codes], weights)
             return
-        x = _values(values)
+        x = numeric_batch(values)
         if len(x) != len(codes):
             raise ValueError(f"codes must have one entry per value ({len(x)}), got {len(codes)}")
         self._update_columns(x, columns, as_weights(weights, len(x)))
@@ -548,11 +486,13 @@ class GKClass(Summary):
             self._compress()
 
     def merge(self, other: GKClass) -> None:
-        """Absorb a summary built on another stream (§1.6). Cost O((s_a + s_b)·J).
+        """Absorb a summary built on another stream (the tight merge of the design note).
 
         The result keeps ``max(ε_a, ε_b)`` (a budget-mode ``other`` counts with its
         ``effective_epsilon``); a budget-mode summary stays within its budget. ``other``'s
-        pending buffer is flushed; its content is not changed.
+        pending buffer is flushed; its content is not changed. ``TypeError`` if ``other`` is not
+        a ``GKClass``; any two merge (whatever their ε, mode or buffer size). Cost
+        O((s_a + s_b)·J).
         """
         if not isinstance(other, GKClass):
             raise TypeError(f"can only merge another GKClass, got {type(other).__name__}")
@@ -576,7 +516,8 @@ class GKClass(Summary):
         self._compress()
 
     def _grow(self) -> None:
-        """Append zero class columns for classes registered since the last call (§12 pitfall 10)."""
+        """Append zero class columns for classes registered since the last call
+        (``docs/algorithms/summaries.md#class-counts-and-tables``)."""
         n_classes = len(self._classes)
         if self._counts.shape[1] < n_classes:
             counts = np.zeros((len(self._values), n_classes))
@@ -587,7 +528,7 @@ class GKClass(Summary):
 
     def _compress(self) -> None:
         if self._epsilon is not None:
-            # §1.3 simple variant, p = 2εn (compress_runs then _apply, compiled)
+            # the simple compress, p = 2εn (compress_runs then _apply, compiled)
             state = (self._values, self._g, self._delta, self._at_value, self._counts)
             state = _gk_kernels.compress(*state, 2.0 * self._epsilon * self._weight)
             self._values, self._g, self._delta, self._at_value, self._counts = state
@@ -625,14 +566,14 @@ class GKClass(Summary):
 
     @property
     def effective_epsilon(self) -> float:
-        """ε_eff = max_i (g_i + Δ_i − e_i) / (2n): the error actually reached (§1.4)."""
+        """ε_eff = max_i (g_i + Δ_i − e_i) / (2n): the error actually reached."""
         self._flush()
         if not self._weight:
             return 0.0
         return float(np.max(self._g + self._delta - self._at_value)) / (2.0 * self._weight)
 
     def table(self) -> Bins:
-        """Elementary bins ``(v_{i−1}, v_i]`` with class counts (§1.7). Cost O(s·J).
+        """Elementary bins ``(v_{i−1}, v_i]`` with class counts (``docs/algorithms/summaries.md#gk``). Cost O(s·J).
 
         Bounds are the tuple values (distinct by construction); no bin is empty, as every tuple
         holds a positive weight (``g > 0``, checked by ``_check``); missing values are counted
@@ -643,7 +584,7 @@ class GKClass(Summary):
         return Bins(self._values, self._counts, self.classes, self._missing)  # Bins copies
 
     def quantile(self, phi: float) -> float:
-        """A value whose rank range is within ``εn`` of ``φ·n`` (§1.4). Cost O(s).
+        """A value whose rank range is within ``εn`` of ``φ·n`` (Greenwald & Khanna 2001). Cost O(s).
 
         ``n`` is the weight of the non-missing values; an observation of weight ``w`` covers the
         ranks ``(r − w, r]``. Returns NaN when no value has been seen.
@@ -660,8 +601,8 @@ class GKClass(Summary):
         return float(self._values[np.argmin(error)])
 
     def rank(self, x: float) -> float:
-        """Estimated weight of the non-missing values ``≤ x``, within ``εn`` (§1.4). Cost O(s)."""
-        x = _value(x)
+        """Estimated weight of the non-missing values ``≤ x``, within ``εn``. Cost O(s)."""
+        x = real_value(x)
         if x != x:
             raise ValueError("x must not be missing (None or NaN) in rank(x)")
         self._flush()

@@ -1,0 +1,308 @@
+"""The frozen values that flow between the levels: tables of class counts and the class index.
+
+Level 1 (``wnb_stream.summaries``) hands level 2 (``wnb_stream.modl``) one of these values, never
+its internals:
+
+- ``Bins``: ordered elementary bins of a numeric variable with class counts (``GKClass``, ``CPiD``,
+  and the Gaussian summary's virtual bins);
+- ``Categories``: category values with class counts, plus the *star* counts of the values not kept
+  (``Categorical``);
+- ``Moments``: per-class weight, mean and variance of a numeric variable (``Gaussian``).
+
+Each carries its ``classes`` (labels in order of first appearance, one per column of its counts)
+and its ``missing`` counts per class; ``aligned(classes)`` reorders and pads the class axis to
+another order. ``ClassIndex`` maps class labels to those columns. See
+``docs/algorithms/summaries.md#class-counts-and-tables``.
+
+This module depends on NumPy only (no River, no other ``wnb_stream`` module), so every level can
+import it without importing the level-1 package.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Hashable, Iterable
+
+import numpy as np
+
+__all__ = ["Bins", "Categories", "Moments", "ClassIndex"]
+
+
+def _align_columns(counts: np.ndarray, source: tuple, target: Iterable[Hashable]) -> np.ndarray:
+    """Reorder the last axis of ``counts`` from class order ``source`` to ``target``.
+
+    Classes of ``target`` absent from ``source`` get zero columns; classes of ``source`` absent
+    from ``target`` are dropped.
+    """
+    target = tuple(target)
+    position = {c: i for i, c in enumerate(source)}
+    out = np.zeros(counts.shape[:-1] + (len(target),), dtype=float)
+    for j, c in enumerate(target):
+        i = position.get(c)
+        if i is not None:
+            out[..., j] = counts[..., i]
+    return out
+
+
+def _frozen(array: np.ndarray, dtype=float) -> np.ndarray:
+    array = np.array(array, dtype=dtype, copy=True)
+    array.setflags(write=False)
+    return array
+
+
+def _same_order(source: tuple, target: tuple) -> bool:
+    """True when ``_align_columns(counts, source, target)`` would copy ``counts`` column for column.
+
+    That is when column ``j`` of the result is column ``j`` of ``counts`` for every ``j``: as many
+    classes, and each class of ``target`` found at its own position by the look-up
+    ``_align_columns`` makes (so equal labels that are distinct objects, e.g. ``1`` and ``1.0``,
+    count as found, exactly as they are there).
+    """
+    if len(source) != len(target):
+        return False
+    position = {c: i for i, c in enumerate(source)}
+    return all(position.get(c) == j for j, c in enumerate(target))
+
+
+@dataclasses.dataclass(frozen=True)
+class Bins:
+    """Ordered elementary bins of a numeric variable, with class counts.
+
+    Bin ``i`` covers ``(upper_bounds[i - 1], upper_bounds[i]]`` (bin 0 starts at −∞); values above
+    the last bound belong to the last bin when the table is deployed.
+
+    Attributes
+    ----------
+    upper_bounds
+        ``(n_bins,)`` strictly increasing floats.
+    counts
+        ``(n_bins, n_classes)`` class counts (floats; may be fractional).
+    classes
+        Class labels, one per column of ``counts``.
+    missing
+        ``(n_classes,)`` counts of missing values per class.
+    """
+
+    upper_bounds: np.ndarray
+    counts: np.ndarray
+    classes: tuple
+    missing: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "upper_bounds", _frozen(self.upper_bounds))
+        object.__setattr__(self, "counts", _frozen(self.counts).reshape(len(self.upper_bounds), len(self.classes)))
+        object.__setattr__(self, "classes", tuple(self.classes))
+        object.__setattr__(self, "missing", _frozen(self.missing).reshape(len(self.classes)))
+
+    @property
+    def n(self) -> float:
+        """Total weight, missing values included."""
+        return float(self.counts.sum() + self.missing.sum())
+
+    def aligned(self, classes: Iterable[Hashable]) -> Bins:
+        """The same table with its class axis in the order ``classes`` (new classes are zeros).
+
+        When the classes are already in that order (the usual case) nothing is aligned: the result
+        is this table itself when ``classes`` holds the very label objects of ``self.classes``, else
+        a copy carrying the given labels (equal ones, e.g. ``1.0`` for ``1``).
+        """
+        classes = tuple(classes)
+        if _same_order(self.classes, classes):
+            if all(c is d for c, d in zip(classes, self.classes)):
+                return self
+            return dataclasses.replace(self, classes=classes)
+        return Bins(
+            self.upper_bounds,
+            _align_columns(self.counts, self.classes, classes),
+            classes,
+            _align_columns(self.missing, self.classes, classes),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Categories:
+    """Category values of a categorical variable, with class counts.
+
+    Attributes
+    ----------
+    values
+        The kept category values (all of them in exact mode; the heavy hitters in sketch mode).
+    counts
+        ``(n_values, n_classes)`` class counts of each kept value.
+    classes
+        Class labels, one per column.
+    missing
+        ``(n_classes,)`` counts of missing values per class.
+    star
+        ``(n_classes,)`` class counts of the *star* value, i.e. every value not kept in
+        ``values`` (zeros in exact mode). Level 2 places unseen values with the star.
+    """
+
+    values: tuple
+    counts: np.ndarray
+    classes: tuple
+    missing: np.ndarray
+    star: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "values", tuple(self.values))
+        object.__setattr__(self, "classes", tuple(self.classes))
+        n_classes = len(self.classes)
+        object.__setattr__(self, "counts", _frozen(self.counts).reshape(len(self.values), n_classes))
+        object.__setattr__(self, "missing", _frozen(self.missing).reshape(n_classes))
+        object.__setattr__(self, "star", _frozen(self.star).reshape(n_classes))
+
+    @property
+    def n(self) -> float:
+        return float(self.counts.sum() + self.missing.sum() + self.star.sum())
+
+    def aligned(self, classes: Iterable[Hashable]) -> Categories:
+        classes = tuple(classes)
+        return Categories(
+            self.values,
+            _align_columns(self.counts, self.classes, classes),
+            classes,
+            _align_columns(self.missing, self.classes, classes),
+            _align_columns(self.star, self.classes, classes),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Moments:
+    """Per-class weighted moments of a numeric variable (the Gaussian summary's table).
+
+    Attributes
+    ----------
+    weights, means, variances
+        ``(n_classes,)`` total weight, mean and maximum-likelihood variance per class (no floor).
+    classes
+        Class labels.
+    missing
+        ``(n_classes,)`` counts of missing values per class.
+    """
+
+    weights: np.ndarray
+    means: np.ndarray
+    variances: np.ndarray
+    classes: tuple
+    missing: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "classes", tuple(self.classes))
+        for name in ("weights", "means", "variances", "missing"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)).reshape(len(self.classes)))
+
+    @property
+    def n(self) -> float:
+        return float(self.weights.sum() + self.missing.sum())
+
+    def aligned(self, classes: Iterable[Hashable]) -> Moments:
+        classes = tuple(classes)
+        return Moments(
+            _align_columns(self.weights, self.classes, classes),
+            _align_columns(self.means, self.classes, classes),
+            _align_columns(self.variances, self.classes, classes),
+            classes,
+            _align_columns(self.missing, self.classes, classes),
+        )
+
+
+class ClassIndex:
+    """Class labels in order of first appearance, mapped to column indices.
+
+    >>> index = ClassIndex()
+    >>> index.encode("b"), index.encode("a"), index.encode("b")
+    (0, 1, 0)
+    >>> index.encode_many(np.array(["a", "c", "b"], dtype=object)).tolist()
+    [1, 2, 0]
+    >>> index.classes
+    ('b', 'a', 'c')
+    """
+
+    __slots__ = ("labels", "position")
+
+    def __init__(self):
+        self.labels: list = []
+        self.position: dict = {}
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @property
+    def classes(self) -> tuple:
+        return tuple(self.labels)
+
+    def peek(self, y) -> tuple[int, bool]:
+        """Index ``y`` would get, and whether it is new (does not register it)."""
+        i = self.position.get(y)
+        if i is None:
+            return len(self.labels), True
+        return i, False
+
+    def encode(self, y) -> int:
+        """Index of ``y``, registering it if new (NumPy scalars are stored as Python values)."""
+        if isinstance(y, np.generic):
+            y = y.item()
+        i = self.position.get(y)
+        if i is None:
+            i = len(self.labels)
+            self.labels.append(y)
+            self.position[y] = i
+        return i
+
+    def lookup_many(self, labels: np.ndarray) -> np.ndarray | None:
+        """Indices ``(m,)`` of an array of labels when all are registered already, else None.
+
+        Typed labels (ints, bools, strings) and few classes: one vectorised comparison per class;
+        otherwise one dict look-up per label (``tolist`` turns NumPy scalars into the Python values
+        the index holds). Registers nothing, so a caller may validate the rest of its input first.
+        """
+        labels = np.asarray(labels)
+        flat = labels.ravel()
+        kind = flat.dtype.kind
+        if kind in "iubU" and len(self.labels) <= _COMPARE_MAX_CLASSES:
+            # Typed labels, few classes: one vectorised comparison per class. The registered labels
+            # are distinct dict keys, so at most one matches an element, as the look-up would.
+            codes = np.full(flat.size, -1, dtype=np.intp)
+            for i, label in enumerate(self.labels):
+                if isinstance(label, str) if kind == "U" else isinstance(label, int):  # bool is an int
+                    codes[flat == label] = i
+            return None if flat.size and codes.min() < 0 else codes
+        try:
+            return np.fromiter(map(self.position.__getitem__, flat.tolist()), dtype=np.intp, count=flat.size)
+        except (KeyError, TypeError):  # a new label, or one that cannot be a dict key
+            return None
+
+    def encode_many(self, labels: np.ndarray) -> np.ndarray:
+        """Indices of an array of labels, registering new ones in order of first appearance."""
+        labels = np.asarray(labels)
+        if labels.size == 0:
+            return np.zeros(0, dtype=np.intp)
+        codes = self.lookup_many(labels)  # the usual case: no new class
+        if codes is not None:
+            return codes
+        uniques, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+        codes = np.empty(len(uniques), dtype=np.intp)
+        for u in np.argsort(first, kind="stable"):
+            codes[u] = self.encode(_python_scalar(uniques[u]))
+        return codes[inverse.reshape(-1)]
+
+    def merge(self, other: ClassIndex) -> np.ndarray:
+        """Register ``other``'s labels; return the column of each of ``other``'s classes here."""
+        return np.array([self.encode(c) for c in other.labels], dtype=np.intp)
+
+    def __getstate__(self):
+        return {"labels": list(self.labels)}
+
+    def __setstate__(self, state):
+        self.labels = list(state["labels"])
+        self.position = {c: i for i, c in enumerate(self.labels)}
+
+
+#: ``ClassIndex.lookup_many`` compares typed label arrays class by class up to this many classes.
+_COMPARE_MAX_CLASSES = 16
+
+
+def _python_scalar(value: Any) -> Any:
+    """NumPy scalars become the Python scalar they hold (so labels hash and compare as users expect)."""
+    return value.item() if isinstance(value, np.generic) else value
