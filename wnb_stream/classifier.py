@@ -15,7 +15,8 @@ import numpy as np
 from river import base
 
 from .engine import Engine, rows
-from .summaries.base import _python_scalar, check_weight
+from .summaries.policy import check_weight
+from .tables import python_scalar
 
 __all__ = ["WeightedNaiveBayes"]
 
@@ -210,7 +211,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         rows.check_label(y)
         w = check_weight(w)
         row = self._engine.parser.row(x)  # validated: from here on the model changes
-        self._engine.learn_row(row, _python_scalar(y), w)
+        self._engine.learn_row(row, python_scalar(y), w)
 
     def predict_proba_one(self, x: dict) -> dict:
         """{class: probability} over every class seen so far (``{}`` before any learning)."""

@@ -9,6 +9,9 @@ its internals:
   (``Categorical``);
 - ``Moments``: per-class weight, mean and variance of a numeric variable (``Gaussian``).
 
+The engine hands level 3 (``wnb_stream.weights``) two more: ``Batch`` (encoded rows of the history
+window, read-only arrays) and ``Context`` (what the regularizers need to know of each variable).
+
 Each carries its ``classes`` (labels in order of first appearance, one per column of its counts)
 and its ``missing`` counts per class; ``aligned(classes)`` reorders and pads the class axis to
 another order. ``ClassIndex`` maps class labels to those columns. See
@@ -25,7 +28,7 @@ from typing import Any, Hashable, Iterable
 
 import numpy as np
 
-__all__ = ["Bins", "Categories", "Moments", "ClassIndex"]
+__all__ = ["Batch", "Bins", "Categories", "ClassIndex", "Context", "Moments", "python_scalar"]
 
 
 def _align_columns(counts: np.ndarray, source: tuple, target: Iterable[Hashable]) -> np.ndarray:
@@ -284,7 +287,7 @@ class ClassIndex:
         uniques, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
         codes = np.empty(len(uniques), dtype=np.intp)
         for u in np.argsort(first, kind="stable"):
-            codes[u] = self.encode(_python_scalar(uniques[u]))
+            codes[u] = self.encode(python_scalar(uniques[u]))
         return codes[inverse.reshape(-1)]
 
     def merge(self, other: ClassIndex) -> np.ndarray:
@@ -303,6 +306,39 @@ class ClassIndex:
 _COMPARE_MAX_CLASSES = 16
 
 
-def _python_scalar(value: Any) -> Any:
+def python_scalar(value: Any) -> Any:
     """NumPy scalars become the Python scalar they hold (so labels hash and compare as users expect)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+#: The old private name (kept for the modules that import it).
+_python_scalar = python_scalar
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Batch:
+    """Encoded rows handed to a weight learner.
+
+    ``log_lik (n, K, J)`` values ℓ_kj(x_n) = log p(x_nk | C_j) from level 2; ``y (n,)`` class
+    indices in ``[0, J)``; ``sample_weight (n,)`` non-negative weights; ``log_prior (J,)`` log P(C_j).
+    The engine hands read-only arrays, valid for the duration of the learner's call (views of the
+    history window, see ``docs/architecture.md``).
+    """
+
+    log_lik: np.ndarray
+    y: np.ndarray
+    sample_weight: np.ndarray
+    log_prior: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Context:
+    """Per-variable facts for the regularizers: ``prior_costs (K,)`` the MODL prior costs B(X_k),
+    ``active (K,)`` bool, False for variables at Level 0 (their weight stays 0 in the selective
+    learners)."""
+
+    prior_costs: np.ndarray
+    active: np.ndarray

@@ -28,7 +28,8 @@ import numpy as np
 
 from . import modl
 from .summaries import gaussian as gaussian_module
-from .summaries.base import Bins, Categories, Summary
+from .summaries.base import Summary
+from .tables import Bins, Categories
 
 __all__ = ["Variable", "value_kind"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..summaries.base import ClassIndex
+from ..tables import ClassIndex
 
 __all__ = ["Classes"]
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..history import History
 from ..variable import NOWHERE
-from ..weights.base import Batch, Context
+from ..tables import Batch, Context
 from .classes import Classes
 from .lookup import Lookup
 from .registry import Registry

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ..summaries.base import _python_scalar as python_scalar
+from ..tables import python_scalar
 from ..variable import value_kind
 
 __all__ = ["Frame", "Plan", "Row", "RowParser", "check_label", "feature_order", "labels"]

@@ -73,6 +73,7 @@ from ..tables import (  # noqa: F401
     _align_columns,
     _frozen,
     _python_scalar,
+    python_scalar,
     _same_order,
 )
 from .policy import as_weights, check_codes, check_weight, is_missing  # noqa: F401

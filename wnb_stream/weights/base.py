@@ -21,33 +21,12 @@ are appended at the end of their axis, never reordered).
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from river import base
 
+from ..tables import Batch, Context
+
 __all__ = ["Batch", "Context", "Optimizer"]
-
-
-@dataclasses.dataclass(slots=True)
-class Batch:
-    """Encoded rows: ``log_lik (n, K, J)``, ``y (n,)``, ``sample_weight (n,)``, ``log_prior (J,)``."""
-
-    log_lik: np.ndarray
-    y: np.ndarray
-    sample_weight: np.ndarray
-    log_prior: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.y)
-
-
-@dataclasses.dataclass(slots=True)
-class Context:
-    """Per-variable facts for the regularizers: ``prior_costs (K,)``, ``active (K,)`` bool."""
-
-    prior_costs: np.ndarray
-    active: np.ndarray
 
 
 class Optimizer(base.Base):
