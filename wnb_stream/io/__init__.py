@@ -32,7 +32,7 @@ from . import learners, partitions, summaries
 from .errors import ModelFileError
 from .files import FORMAT, MIGRATIONS, VERSION, atomic_write, dumps, load, loads, pack, save, unpack
 from .registry import Entry, Record, entry, from_record, register, registered, to_record
-from .schema import Array, Bool, Fields, Float, Int, Keys, Kind, List, Optional, Schema, Str, Struct
+from .schema import Array, Bool, Fields, Float, Int, Key, Keys, Kind, List, Optional, Schema, Str, Struct
 
 __all__ = [
     "ModelFileError",
@@ -59,6 +59,7 @@ __all__ = [
     "Int",
     "Float",
     "Str",
+    "Key",
     "Keys",
     "Array",
     "List",

@@ -13,15 +13,12 @@ and ``{"marker": "missing"}``, in their place among the group's values.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..modl import discretization, grouping
 from ..modl._common import METHODS
 from ..modl.partition import MISSING, STAR, Groups, Intervals
-from . import values
 from .errors import ModelFileError, join, where
 from .registry import register
-from .schema import Array, Fields, Float, Int, Keys, Kind, List, Schema, Str, _key_problem
+from .schema import Array, Fields, Float, Int, Kind, List, Schema, Str, _dump_key, _load_key
 from .summaries import CLASSES
 
 __all__ = ["Member"]
@@ -33,30 +30,19 @@ class Member(Kind):
     """A member of a group: a category value (a key, as in ``Keys``) or the marker of the star or
     of the missing value."""
 
-    doc = "a category value, or {\"marker\": \"star\" | \"missing\"}"
+    doc = "a category value, or the marker {\"marker\": \"star\"} or {\"marker\": \"missing\"}"
 
     def dump(self, value, path):
         if value is STAR or value is MISSING:
             return {"marker": value.name.lower()}
-        if isinstance(value, np.generic):
-            value = value.item()
-        problem = _key_problem(value, True)
-        if problem is not None:
-            raise TypeError(f"{where(path)}: {problem}")
-        return values.encode(value, path)
+        return _dump_key(value, path)
 
     def load(self, node, path, scope):
         if isinstance(node, dict) and "marker" in node:
             if set(node) != {"marker"} or node["marker"] not in _MARKERS:
                 raise ModelFileError(f"{where(path)}: malformed marker {node!r}")
             return _MARKERS[node["marker"]]
-        if isinstance(node, dict) and node.get("$") not in ("float", "tuple"):
-            raise ModelFileError(f"{where(path)}: expected a category value or a marker, got {values._describe(node)}")
-        value = values.decode(node, path)
-        problem = _key_problem(value, True)
-        if problem is not None:
-            raise ModelFileError(f"{where(path)}: {problem}")
-        return value
+        return _load_key(node, path)
 
     def text(self):
         return "category value or marker"
@@ -142,10 +128,11 @@ def _groups_check(fields: Fields) -> None:
                 fields.fail(path, f"{value!r} is in two places (also {seen[value]})")
             else:
                 seen[value] = path
-    if stars != [state["star_part"]]:
-        fields.fail("star_part", f"the star marker must be once in group star_part = {state['star_part']}, found in {stars}")
-    expected = [] if state["missing_part"] < 0 else [state["missing_part"]]
-    if missings != expected:
+    # (the star may be listed twice in its group: once as the table's star value, once as unseen values)
+    if not stars or set(stars) != {state["star_part"]}:
+        fields.fail("star_part", f"the star marker must be in group star_part = {state['star_part']} only, found in {stars}")
+    expected = set() if state["missing_part"] < 0 else {state["missing_part"]}
+    if set(missings) != expected:
         fields.fail("missing_part", f"the missing marker must be in group missing_part = {state['missing_part']} only, found in {missings}")
 
 

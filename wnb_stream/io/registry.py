@@ -191,7 +191,7 @@ class Record(Kind):
         return from_record(node, path, expected=self.names or None)
 
     def text(self):
-        return "record (" + (" | ".join(self.names) if self.names else "any type") + ")"
+        return "record (" + (" or ".join(self.names) if self.names else "any type") + ")"
 
     def __repr__(self) -> str:
         return f"Record({', '.join(map(repr, self.names))})"

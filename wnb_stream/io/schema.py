@@ -51,6 +51,7 @@ __all__ = [
     "Int",
     "Float",
     "Str",
+    "Key",
     "Keys",
     "Array",
     "List",
@@ -269,6 +270,43 @@ def _key_problem(value: Any, top: bool) -> str | None:
     return f"a {kind.__module__}.{kind.__qualname__} cannot be saved (keys are str, int, bool, float and tuples of these)"
 
 
+def _load_key(node: Any, path: str) -> Any:
+    if isinstance(node, dict) and node.get("$") not in ("float", "tuple"):
+        _fail(path, f"expected a key, got {_describe(node)}")
+    if isinstance(node, list):
+        _fail(path, "expected a key, got a list")
+    key = values.decode(node, path)
+    problem = _key_problem(key, True)
+    if problem is not None:
+        _fail(path, problem)
+    return key
+
+
+def _dump_key(key: Any, path: str) -> Any:
+    if isinstance(key, np.generic):
+        key = key.item()
+    problem = _key_problem(key, True)
+    if problem is not None:
+        raise TypeError(f"{where(path)}: {problem}")
+    return values.encode(key, path)
+
+
+@dataclasses.dataclass(frozen=True)
+class Key(Kind):
+    """One dict key: a str, int, bool or float (not NaN), or a tuple of these (a feature name, say)."""
+
+    doc: str = ""
+
+    def dump(self, value, path):
+        return _dump_key(value, path)
+
+    def load(self, node, path, scope):
+        return _load_key(node, path)
+
+    def text(self):
+        return "key"
+
+
 @dataclasses.dataclass(frozen=True)
 class Keys(Kind):
     """A list of distinct dict keys: class labels or category values.
@@ -282,30 +320,14 @@ class Keys(Kind):
     doc: str = ""
 
     def dump(self, value, path):
-        out = []
-        for i, key in enumerate(value):
-            if isinstance(key, np.generic):
-                key = key.item()
-            problem = _key_problem(key, True)
-            if problem is not None:
-                raise TypeError(f"{where(join(path, i))}: {problem}")
-            out.append(values.encode(key, join(path, i)))
-        return out
+        return [_dump_key(key, join(path, i)) for i, key in enumerate(value)]
 
     def load(self, node, path, scope):
         if not isinstance(node, list):
             _fail(path, f"expected a list, got {_describe(node)}")
         if self.length is not None:
             _bind(scope, self.length, len(node), path, "length")
-        keys = []
-        for i, item in enumerate(node):
-            if isinstance(item, dict) and item.get("$") not in ("float", "tuple"):
-                _fail(join(path, i), f"expected a key, got {_describe(item)}")
-            key = values.decode(item, join(path, i))
-            problem = _key_problem(key, True)
-            if problem is not None:
-                _fail(join(path, i), problem)
-            keys.append(key)
+        keys = [_load_key(item, join(path, i)) for i, item in enumerate(node)]
         if len(set(keys)) != len(keys):
             seen: dict = {}
             for i, key in enumerate(keys):
@@ -396,7 +418,7 @@ class Array(Kind):
             bad = np.isnan(array) if not self.finite else ~np.isfinite(array)
             if bad.any():
                 at = tuple(int(i) for i in np.argwhere(bad)[0])
-                _fail(path, f"must be {'finite' if self.finite else 'free of NaN'}, got {array[at]!r} at index {at}")
+                _fail(path, f"must be {'finite' if self.finite else 'free of NaN'}, got {array[at].item()!r} at index {at}")
         for bound, test, sign in (
             (self.low, np.less, ">="),
             (self.above, np.less_equal, ">"),
@@ -415,7 +437,7 @@ class Array(Kind):
             steps = np.diff(array) > 0
             if not steps.all():
                 i = int(np.flatnonzero(~steps)[0])
-                _fail(path, f"must increase strictly, got {array[i]!r} then {array[i + 1]!r} at index {i + 1}")
+                _fail(path, f"must increase strictly, got {array[i].item()!r} then {array[i + 1].item()!r} at index {i + 1}")
 
     def text(self):
         shape = "(" + ", ".join(map(str, self.shape)) + ("," if len(self.shape) == 1 else "") + ")"
@@ -504,6 +526,18 @@ class Optional(Kind):
         return f"{self.kind.text()} or null"
 
 
+def _markdown_rows(name: str, kind: Kind, part: str) -> list[str]:
+    inner = kind.kind if isinstance(kind, Optional) else kind
+    doc = kind.doc or inner.doc
+    if isinstance(inner, Struct):
+        text = "object" + (" or null" if inner is not kind else "")
+        rows = [f"| `{name}` | {part} | {text} | {doc} |"]
+        for sub, sub_kind in inner.fields.items():
+            rows.extend(_markdown_rows(f"{name}.{sub}", sub_kind, part))
+        return rows
+    return [f"| `{name}` | {part} | {kind.text()} | {doc} |"]
+
+
 @dataclasses.dataclass
 class Fields:
     """The loaded, checked fields of one record, handed to its ``checks`` and its builder.
@@ -550,6 +584,15 @@ class Schema:
     def dump_state(self, state: dict, path: str) -> dict:
         """The JSON form of the state (exactly the declared fields)."""
         return _dump_fields(self.state, state, path)
+
+    def markdown(self) -> str:
+        """The fields as a Markdown table (field, part, kind, meaning), nested objects flattened
+        to dotted names: the tables of ``docs/saved-model.md``."""
+        rows = ["| field | in | kind | meaning |", "|---|---|---|---|"]
+        for part, fields in (("params", self.params), ("state", self.state)):
+            for name, kind in fields.items():
+                rows.extend(_markdown_rows(name, kind, part))
+        return "\n".join(rows)
 
     def load(self, node: dict, path: str, name: str = "") -> Fields:
         """Load and check ``node["params"]`` and ``node["state"]``, then run the ``checks``."""

@@ -10,7 +10,8 @@ Encoded form. ``None``, booleans, integers, strings and finite floats are themse
 ``dict`` with ``str`` keys is a JSON object. Every other value is a JSON object tagged by its
 ``"$"`` key:
 
-- ``{"$": "float", "value": "nan" | "inf" | "-inf"}`` (JSON has no non-finite numbers);
+- ``{"$": "float", "value": "nan" | "inf" | "-inf"}`` (JSON has no non-finite numbers; a scalar
+  NaN comes back as Python's NaN, without its sign or payload, which arrays keep);
 - ``{"$": "tuple", "items": [...]}``;
 - ``{"$": "dict", "items": [[key, value], ...]}`` for a dict whose keys include ``"$"``;
 - ``{"$": "ndarray", "dtype": "<f8", "shape": [2, 3], "data": "<base64>"}``: the C-order
@@ -113,7 +114,7 @@ def encode_array(array: np.ndarray, path: str = "") -> dict:
         items = []
         for i, item in enumerate(flat.tolist()):
             if isinstance(item, list | dict | np.ndarray):
-                raise TypeError(f"{where(path)}: an object array may only hold scalars and tuples, got a {type(item).__name__}")
+                raise TypeError(f"{where(join(path, i))}: an object array may only hold scalars and tuples, got a {type(item).__name__}")
             items.append(encode(item, join(path, i)))
         return {_TAG: "ndarray", "dtype": "object", "shape": shape, "items": items}
     dtype = array.dtype
