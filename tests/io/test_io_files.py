@@ -377,3 +377,27 @@ def test_records_are_plain_json():
     record = io.to_record(trained_vns())
     assert json.loads(json.dumps(record, allow_nan=False)) == record
     assert copy.deepcopy(record) == record
+
+
+def seal(payload: str) -> bytes:
+    """A file around a payload given as JSON text (the checksum right, whatever the payload)."""
+    checksum = hashlib.sha256(payload.encode()).hexdigest()
+    return ('{"format":"wnb_stream.model","version":2,"checksum":"sha256:' + checksum + '","payload":' + payload + "}").encode()
+
+
+@pytest.mark.parametrize("depth", [10, 300, 490, 600, 5000])
+def test_deep_nesting_loads_or_gives_a_model_file_error(depth):
+    labels = '{"$":"tuple","items":[' * depth + "1" + "]}" * depth
+    data = seal('{"params":{},"state":{"labels":[' + labels + ']},"type":"ClassIndex"}')
+    try:
+        index = io.loads(data)
+    except io.ModelFileError as error:
+        assert "nested too deeply" in str(error)
+    else:
+        assert len(index.labels) == 1
+
+
+def test_an_integer_too_long_to_read_is_refused():
+    data = seal('{"params":{},"state":{"n_variables":' + "9" * 5000 + ',"n_classes":0},"type":"Uniform"}')
+    with pytest.raises(io.ModelFileError, match="malformed JSON"):
+        io.loads(data)

@@ -197,3 +197,15 @@ def test_schema_markdown_lists_every_field_flattened():
     assert text.splitlines()[0] == "| field | in | kind | meaning |"
     assert "| `weights` | state | float64 (n_summaries,), >= 0.0, <= 1.0, finite | one weight per summary |" in text
     assert "| `summaries` | state | list of record (GKClass or Categorical) (length n_summaries) | child records |" in text
+
+
+def test_object_arrays_hold_raw_values_element_by_element():
+    kind = io.Array("object", ("n_rows", 2), doc="raw values of two categorical columns")
+    raw = np.empty((2, 2), dtype=object)
+    raw[:] = [["red", None], [1.5, ("t", 2)]]
+    back = kind.load(kind.dump(raw, "raw"), "raw", {})
+    assert back.dtype == object and back.tolist() == raw.tolist()
+    node = kind.dump(raw, "raw")
+    node["items"][3] = [1, 2]
+    with pytest.raises(io.ModelFileError, match=r"^raw\[3\]: an object array may only hold scalars and tuples$"):
+        kind.load(node, "raw", {})

@@ -133,7 +133,11 @@ def unpack(data: bytes) -> Any:
         raise ModelFileError(f"{_FILE}: malformed JSON ({error})") from None
     version = _check_envelope(document)
     payload = document["payload"]
-    expected, found = document["checksum"], _checksum(_canonical(payload))
+    try:
+        found = _checksum(_canonical(payload))
+    except RecursionError:
+        raise ModelFileError(f"{_FILE}: the payload is nested too deeply") from None
+    expected = document["checksum"]
     if expected != found:
         raise ModelFileError(
             f"{_FILE}: checksum mismatch: the payload changed after it was written (file says {expected}, payload is {found})"
@@ -215,7 +219,11 @@ def dumps(obj: Any, *, compress: bool = True) -> bytes:
 
 def loads(data: bytes) -> Any:
     """The object held by a file's bytes; ``ModelFileError`` for anything but a valid saved model."""
-    return from_record(unpack(data))
+    payload = unpack(data)
+    try:
+        return from_record(payload)
+    except RecursionError:
+        raise ModelFileError(f"{_FILE}: the payload is nested too deeply") from None
 
 
 def save(obj: Any, path: str | os.PathLike, *, compress: bool = True) -> None:

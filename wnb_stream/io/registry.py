@@ -40,6 +40,7 @@ from typing import Any, Callable
 
 from .errors import ModelFileError, join, where
 from .schema import Fields, Kind, Schema
+from .values import describe
 
 __all__ = ["Entry", "Record", "register", "entry", "registered", "to_record", "from_record"]
 
@@ -126,7 +127,7 @@ def from_record(node: Any, path: str = "", *, expected: tuple[str, ...] | None =
     object's ``_check()`` does not accept.
     """
     if not isinstance(node, dict) or "$" in node:
-        raise ModelFileError(f"{where(path)}: expected a record, got {_kind(node)}")
+        raise ModelFileError(f"{where(path)}: expected a record, got {describe(node)}")
     for key in _RECORD_KEYS:
         if key not in node:
             raise ModelFileError(f"{where(join(path, key))}: missing field (a record has type, params and state)")
@@ -162,12 +163,6 @@ def _failure(error: Exception) -> str:
         return message
     frames = traceback.extract_tb(error.__traceback__)
     return (frames[-1].line or type(error).__name__) if frames else type(error).__name__
-
-
-def _kind(node: Any) -> str:
-    from .values import _describe
-
-    return _describe(node)
 
 
 class Record(Kind):

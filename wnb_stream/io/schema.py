@@ -43,6 +43,7 @@ from typing import Any, Callable, NoReturn
 import numpy as np
 
 from . import values
+from .values import describe
 from .errors import ModelFileError, join, where
 
 __all__ = [
@@ -75,10 +76,6 @@ def _resolve(bound: Bound, scope: dict) -> float | int | None:
             raise RuntimeError(f"schema error: symbol {bound!r} is used before a field binds it")
         return scope[bound]
     return bound
-
-
-def _describe(node: Any) -> str:
-    return values._describe(node)
 
 
 class Kind:
@@ -144,7 +141,7 @@ class Bool(Kind):
 
     def load(self, node, path, scope):
         if type(node) is not bool:
-            _fail(path, f"expected a boolean, got {_describe(node)}")
+            _fail(path, f"expected a boolean, got {describe(node)}")
         return node
 
     def text(self):
@@ -169,7 +166,7 @@ class Int(Kind):
 
     def load(self, node, path, scope):
         if type(node) is not int:
-            _fail(path, f"expected an integer, got {_describe(node)}")
+            _fail(path, f"expected an integer, got {describe(node)}")
         _check_range(node, self.low, self.high, None, self.below, path, scope)
         if self.binds is not None:
             _bind(scope, self.binds, node, path, "value")
@@ -206,7 +203,7 @@ class Float(Kind):
         if isinstance(node, dict):
             value = values.decode(node, path)
         if type(value) is not float and type(value) is not int:
-            _fail(path, f"expected a number, got {_describe(node)}")
+            _fail(path, f"expected a number, got {describe(node)}")
         if type(value) is float and value != value:
             if not self.nan:
                 _fail(path, "must not be NaN")
@@ -239,7 +236,7 @@ class Str(Kind):
 
     def load(self, node, path, scope):
         if type(node) is not str:
-            _fail(path, f"expected a string, got {_describe(node)}")
+            _fail(path, f"expected a string, got {describe(node)}")
         if self.choices is not None and node not in self.choices:
             _fail(path, f"must be one of {list(self.choices)}, got {node!r}")
         return node
@@ -272,7 +269,7 @@ def _key_problem(value: Any, top: bool) -> str | None:
 
 def _load_key(node: Any, path: str) -> Any:
     if isinstance(node, dict) and node.get("$") not in ("float", "tuple"):
-        _fail(path, f"expected a key, got {_describe(node)}")
+        _fail(path, f"expected a key, got {describe(node)}")
     if isinstance(node, list):
         _fail(path, "expected a key, got a list")
     key = values.decode(node, path)
@@ -324,7 +321,7 @@ class Keys(Kind):
 
     def load(self, node, path, scope):
         if not isinstance(node, list):
-            _fail(path, f"expected a list, got {_describe(node)}")
+            _fail(path, f"expected a list, got {describe(node)}")
         if self.length is not None:
             _bind(scope, self.length, len(node), path, "length")
         keys = [_load_key(item, join(path, i)) for i, item in enumerate(node)]
@@ -463,7 +460,7 @@ class List(Kind):
 
     def load(self, node, path, scope):
         if not isinstance(node, list):
-            _fail(path, f"expected a list, got {_describe(node)}")
+            _fail(path, f"expected a list, got {describe(node)}")
         if self.length is not None:
             _bind(scope, self.length, len(node), path, "length")
         return [self.item.load(item, join(path, i), scope) for i, item in enumerate(node)]
@@ -475,7 +472,7 @@ class List(Kind):
 def _load_fields(fields: dict, node: Any, path: str, scope: dict, what: str) -> dict:
     """Load the JSON object ``node`` holding exactly ``fields`` (in their declared order)."""
     if not isinstance(node, dict) or "$" in node:
-        _fail(path, f"expected {what}, got {_describe(node)}")
+        _fail(path, f"expected {what}, got {describe(node)}")
     missing = [name for name in fields if name not in node]
     if missing:
         _fail(join(path, missing[0]), "missing field")

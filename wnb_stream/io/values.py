@@ -42,7 +42,7 @@ import numpy as np
 
 from .errors import ModelFileError, join, where
 
-__all__ = ["encode", "decode", "encode_array", "decode_array", "DTYPES"]
+__all__ = ["encode", "decode", "encode_array", "decode_array", "describe", "DTYPES"]
 
 _TAG = "$"
 #: The array dtypes a saved model may hold, as written (little-endian, or "|" for one byte).
@@ -181,7 +181,7 @@ def decode_array(node: Any, path: str = "") -> np.ndarray:
     holds); boolean data must be bytes 0 or 1.
     """
     if not isinstance(node, dict) or node.get(_TAG) != "ndarray":
-        found = "an array node with another tag" if isinstance(node, dict) and _TAG in node else _describe(node)
+        found = "an array node with another tag" if isinstance(node, dict) and _TAG in node else describe(node)
         raise ModelFileError(f"{where(path)}: expected an array, got {found}")
     descr = node.get("dtype")
     if descr == "object":
@@ -204,7 +204,7 @@ def decode_array(node: Any, path: str = "") -> np.ndarray:
     shape = _shape(node["shape"], path)
     data = node["data"]
     if not isinstance(data, str):
-        raise ModelFileError(f"{where(path)}: array data must be a base64 string, got {_describe(data)}")
+        raise ModelFileError(f"{where(path)}: array data must be a base64 string, got {describe(data)}")
     try:
         raw = base64.b64decode(data.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError):
@@ -232,7 +232,7 @@ def _keys(node: dict, expected: tuple, path: str) -> None:
 
 def _list(value: Any, path: str) -> list:
     if not isinstance(value, list):
-        raise ModelFileError(f"{where(path)}: expected a list of items, got {_describe(value)}")
+        raise ModelFileError(f"{where(path)}: expected a list of items, got {describe(value)}")
     return value
 
 
@@ -246,8 +246,12 @@ def _shape(value: Any, path: str) -> list[int]:
     return value
 
 
-def _describe(value: Any) -> str:
-    """A short name of a JSON node's type, for messages."""
+def describe(value: Any) -> str:
+    """A short name of a JSON node's type, for messages.
+
+    >>> describe([1]), describe({"$": "tuple", "items": []}), describe(None)
+    ('a list', "a 'tuple' node", 'null')
+    """
     if isinstance(value, dict) and _TAG in value:
         return f"a {value[_TAG]!r} node"
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "an integer", float: "a float"}.get(
