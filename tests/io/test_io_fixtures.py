@@ -7,6 +7,7 @@ its recorded facts say; files of the current version must also save back to the 
 
 from __future__ import annotations
 
+import gzip
 import json
 import pathlib
 
@@ -44,5 +45,5 @@ def test_a_fixture_loads_to_its_recorded_facts(path):
     obj = io.loads(data)
     assert type(obj).__name__ == expected["type"]
     if path.parent.name == f"v{io.VERSION}":  # the record format has not drifted within the version
-        assert io.dumps(obj) == data
+        assert io.dumps(obj, compress=False) == gzip.decompress(data)  # (zlib builds may deflate differently)
     assert close(facts(obj), expected)
