@@ -73,10 +73,12 @@ import os
 import random
 import re
 import sys
-import tempfile
 from typing import Any
 
 import numpy as np
+
+# The atomic write of saved models; re-exported here for the stream runner's checkpoints.
+from .io.files import atomic_write
 
 __all__ = ["FORMAT", "VERSION", "to_state", "from_state", "dumps", "loads", "save", "load", "atomic_write"]
 
@@ -737,53 +739,6 @@ def loads(text: str | bytes) -> Any:
 
 def _reject_constant(name: str):
     raise ValueError(f"malformed wnb_stream file: bare {name} (non-finite floats are written as float nodes)")
-
-
-def atomic_write(path: str | os.PathLike, data: bytes) -> None:
-    """Replace the file at ``path`` by ``data`` so that a crash leaves the old or the new file, whole.
-
-    The bytes go to a temporary file in the same directory, which is flushed, ``fsync``-ed and
-    renamed over ``path`` with ``os.replace`` (atomic on POSIX and Windows); the directory is then
-    ``fsync``-ed so the rename itself survives a power loss. On any error the temporary file is
-    removed and the error re-raised; ``path`` is then untouched.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "model.json"
-    >>> atomic_write(target, b"{}")
-    >>> target.read_bytes()
-    b'{}'
-    """
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms that cannot open directories (Windows)
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover - file systems that refuse fsync on directories
-        pass
-    finally:
-        os.close(fd)
 
 
 def save(obj: Any, path: str | os.PathLike) -> None:

@@ -1,0 +1,403 @@
+"""Saved model files: the envelope, versions, corrupt and forged files (one ``ModelFileError``
+naming the fault), atomic saves."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import hashlib
+import json
+import os
+
+import numpy as np
+import pytest
+from io_cases import feed, numeric_rows
+
+from wnb_stream import io, persistence
+from wnb_stream.io import values
+from wnb_stream.summaries import Categorical, GKClass
+from wnb_stream.weights import VNS
+
+
+def gk_summary() -> GKClass:
+    """Three classes, missing values, 1,100 values with 100 of them still in the buffer."""
+    gk = GKClass(epsilon=0.02, buffer_size=500)
+    feed(gk, numeric_rows(np.random.default_rng(1), 1100, classes=("a", "b", "c"), missing=0.05))
+    return gk
+
+
+def sketched() -> Categorical:
+    summary = Categorical(max_values=5, top_k=3, epsilon=0.1)
+    for i in range(300):
+        summary.update(f"v{i % 17}", i % 2)
+    return summary
+
+
+def trained_vns() -> VNS:
+    from io_cases import learner_cases
+
+    return dict(learner_cases())["vns"]()
+
+
+def load_record(record):
+    return io.loads(io.pack(record))
+
+
+def rejects(record, match: str):
+    with pytest.raises(io.ModelFileError, match=match) as error:
+        load_record(record)
+    return str(error.value)
+
+
+# ------------------------------------------------------------------------------------------------
+# The envelope
+
+
+def test_the_envelope_holds_format_version_checksum_and_payload():
+    data = io.dumps(gk_summary(), compress=False)
+    document = json.loads(data)
+    assert list(document) == ["format", "version", "checksum", "payload"]
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 2
+    canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    assert document["payload"]["type"] == "GKClass"
+    assert gzip.decompress(io.dumps(gk_summary())) == data  # the default file is that text, gzipped
+
+
+def test_the_same_model_gives_the_same_bytes():
+    assert io.dumps(gk_summary()) == io.dumps(gk_summary())
+
+
+def test_a_newer_version_is_refused_naming_the_version_read():
+    document = json.loads(io.dumps(gk_summary(), compress=False))
+    document["version"] = 3
+    with pytest.raises(io.ModelFileError, match=r"version 3 is newer than this library reads \(version 2 and older\)"):
+        io.loads(json.dumps(document).encode())
+
+
+@pytest.mark.parametrize("version", [0, 1, -2, "2", 2.0, None])
+def test_malformed_or_unknown_old_versions_are_refused(version):
+    document = json.loads(io.dumps(gk_summary(), compress=False))
+    document["version"] = version
+    with pytest.raises(io.ModelFileError, match="version"):
+        io.loads(json.dumps(document).encode())
+
+
+def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
+    old = persistence.dumps(gk_summary()).encode()
+    with pytest.raises(io.ModelFileError, match="wnb_stream.persistence .* cannot be migrated"):
+        io.loads(old)
+
+
+def test_migrations_run_in_order_from_an_older_version(monkeypatch):
+    """The mechanism a version 3 will use: a version-2 payload goes through MIGRATIONS[2]."""
+    data = io.dumps(gk_summary(), compress=False)
+    monkeypatch.setattr(io.files, "VERSION", 3)
+    seen = []
+
+    def to_version_3(payload):
+        seen.append(payload["type"])
+        return payload
+
+    monkeypatch.setitem(io.files.MIGRATIONS, 2, to_version_3)
+    assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
+    monkeypatch.delitem(io.files.MIGRATIONS, 2)
+    with pytest.raises(io.ModelFileError, match="version 2 has no migration to version 3"):
+        io.loads(data)
+
+
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        (b"", "truncated or not JSON"),
+        (b"\x00\x01garbage", "truncated or not JSON"),
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b"[1, 2]", "not a JSON object"),
+        (b'{"format": "something else"}', "format 'something else'"),
+        (b'{"format": "wnb_stream.model", "version": 2, "checksum": "sha256:00", "payload": {}}', "malformed checksum"),
+        (b'{"format": "wnb_stream.model", "version": 2, "payload": {}}', "no 'checksum'"),
+        (b'{"format": "wnb_stream.model", "format": "wnb_stream.model"}', "key 'format' twice"),
+        (b'{"format": NaN}', "bare NaN"),
+        (b"[" * 100_000, "nested too deeply|not JSON"),
+    ],
+)
+def test_what_is_not_a_model_file_is_refused(data, match):
+    with pytest.raises(io.ModelFileError, match=match):
+        io.loads(data)
+
+
+def test_extra_envelope_keys_are_refused():
+    document = json.loads(io.dumps(gk_summary(), compress=False))
+    document["note"] = "hello"
+    with pytest.raises(io.ModelFileError, match=r"unexpected envelope keys \['note'\]"):
+        io.loads(json.dumps(document).encode())
+
+
+# ------------------------------------------------------------------------------------------------
+# Truncated and corrupt files
+
+
+@pytest.mark.parametrize("compress", [True, False])
+@pytest.mark.parametrize("keep", [0.0, 0.01, 0.25, 0.5, 0.9, 0.999])
+def test_a_truncated_file_is_refused(compress, keep):
+    data = io.dumps(gk_summary(), compress=compress)
+    cut = data[: int(len(data) * keep)] if keep else data[:1]
+    with pytest.raises(io.ModelFileError):
+        io.loads(cut)
+
+
+def test_a_file_missing_its_last_byte_is_refused():
+    for compress in (True, False):
+        data = io.dumps(gk_summary(), compress=compress)
+        with pytest.raises(io.ModelFileError, match="truncated"):
+            io.loads(data[:-1])
+
+
+@pytest.mark.parametrize("where", [0.2, 0.5, 0.8])
+def test_a_changed_digit_in_the_payload_fails_the_checksum(where):
+    data = bytearray(io.dumps(gk_summary(), compress=False))
+    start = data.index(b'"payload"')
+    digits = [i for i in range(start, len(data)) if chr(data[i]).isdigit()]
+    i = digits[int(len(digits) * where)]
+    data[i] = ord("7") if data[i] != ord("7") else ord("3")
+    with pytest.raises(io.ModelFileError, match="checksum mismatch"):
+        io.loads(bytes(data))
+
+
+@pytest.mark.parametrize("where", [0.1, 0.3, 0.5, 0.7, 0.95])
+def test_a_flipped_byte_in_a_compressed_file_is_refused(where):
+    data = bytearray(io.dumps(gk_summary()))
+    i = 10 + int((len(data) - 18) * where)  # inside the deflate stream
+    data[i] ^= 0x10
+    with pytest.raises(io.ModelFileError, match="corrupt|checksum|JSON"):
+        io.loads(bytes(data))
+
+
+def test_a_changed_base64_character_fails_the_checksum():
+    data = io.dumps(gk_summary(), compress=False).decode()
+    i = data.index('"data":"') + 20
+    changed = data[:i] + ("B" if data[i] != "B" else "C") + data[i + 1 :]
+    with pytest.raises(io.ModelFileError, match="checksum mismatch"):
+        io.loads(changed.encode())
+
+
+def test_a_forged_gzip_bomb_is_bounded(monkeypatch):
+    monkeypatch.setattr(io.files, "MAX_SIZE", 1000)
+    with pytest.raises(io.ModelFileError, match="MAX_SIZE"):
+        io.loads(io.dumps(gk_summary()))
+
+
+# ------------------------------------------------------------------------------------------------
+# Records that break their schema (the checksum is right: pack() seals whatever it is given)
+
+
+def encoded(array) -> dict:
+    return values.encode_array(np.asarray(array))
+
+
+def test_wrong_dtype():
+    record = io.to_record(gk_summary())
+    counts = values.decode_array(record["state"]["counts"])
+    record["state"]["counts"] = encoded(counts.astype(np.float32))
+    rejects(record, r"^counts: expected dtype float64, got float32$")
+
+
+def test_wrong_shape_names_the_expected_shape():
+    record = io.to_record(gk_summary())
+    counts = values.decode_array(record["state"]["counts"])
+    s = counts.shape[0]
+    record["state"]["counts"] = encoded(np.zeros((s, 4)))
+    rejects(record, rf"^counts: expected shape \({s}, 3\), got \({s}, 4\)$")
+    record["state"]["counts"] = encoded(np.zeros(s * 3))
+    rejects(record, r"^counts: expected 2 dimensions")
+
+
+def test_array_data_that_does_not_fill_its_shape():
+    record = io.to_record(gk_summary())
+    record["state"]["missing"]["shape"] = [1 << 40]  # a forged shape cannot allocate beyond the data
+    rejects(record, r"^missing: array data has 24 bytes, expected 8796093022208 for float64")
+
+
+@pytest.mark.parametrize(
+    "field, value, match",
+    [
+        ("buffer_classes", lambda a: np.where(np.arange(len(a)) == 5, 3, a), r"^buffer_classes: values must be < n_classes = 3, got 3 at index \(5,\)$"),
+        ("buffer_classes", lambda a: a - 1, "buffer_classes: values must be >= 0"),
+        ("missing", lambda a: a - 100.0, "missing: values must be >= 0.0"),
+        ("g", lambda a: np.where(np.arange(len(a)) == 2, np.nan, a), r"g: must be finite, got nan at index \(2,\)"),
+        ("values", lambda a: a[::-1].copy(), "values: must increase strictly"),
+        ("buffer_weights", lambda a: np.where(np.arange(len(a)) == 0, 0.0, a), "buffer_weights: values must be > 0.0"),
+    ],
+)
+def test_values_out_of_range(field, value, match):
+    record = io.to_record(gk_summary())
+    array = values.decode_array(record["state"][field])
+    record["state"][field] = encoded(value(array))
+    rejects(record, match)
+
+
+def test_out_of_range_indices_in_partitions_and_heaps():
+    from io_cases import other_cases
+
+    cases = dict(other_cases())
+    record = io.to_record(cases["intervals"]())
+    record["state"]["missing_part"] = len(values.decode_array(record["state"]["counts"]))
+    rejects(record, r"^missing_part: must be < n_parts = \d+, got \d+$")
+    record = io.to_record(cases["groups"]())
+    record["state"]["star_part"] = -1
+    rejects(record, "star_part: must be >= 0, got -1")
+    record = io.to_record(cases["space-saving"]())
+    slots = values.decode_array(record["state"]["heap_slots"])
+    record["state"]["heap_slots"] = encoded(slots + 1)
+    rejects(record, "heap_slots: values must be < n_slots")
+
+
+def test_an_invariant_the_schema_cannot_state_is_caught_by_check():
+    record = io.to_record(gk_summary())
+    record["state"]["weight"] = record["state"]["weight"] + 1.0  # Σ g no longer equals the weight
+    message = rejects(record, "the rebuilt GKClass breaks an invariant")
+    assert "Σ g = n" in message
+
+
+def test_a_parameter_the_constructor_refuses():
+    record = io.to_record(gk_summary())
+    record["params"]["epsilon"] = 0.7
+    rejects(record, r"cannot rebuild GKClass: epsilon must be in \(0, 0.5\), got 0.7")
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda r: r.update(type="Foo"), r"^type: unknown record type 'Foo'$"),
+        (lambda r: r.update(type="wnb_stream.summaries.gk:GKClass"), "unknown record type"),
+        (lambda r: r.update(type=["GKClass"]), "unknown record type"),
+        (lambda r: r.pop("params"), r"^params: missing field"),
+        (lambda r: r.update(extra=1), r"^extra: unexpected field"),
+        (lambda r: r["state"].pop("delta"), r"^delta: missing field$"),
+        (lambda r: r["state"].update(cache={}), r"^cache: unexpected field$"),
+        (lambda r: r["params"].pop("buffer_size"), r"^buffer_size: missing field$"),
+        (lambda r: r["params"].update(seed=1), r"^seed: unexpected field$"),
+        (lambda r: r["state"].update(weight="12.5"), r"^weight: expected a number, got a string$"),
+        (lambda r: r["state"].update(weight=True), r"^weight: expected a number, got a boolean$"),
+        (lambda r: r["params"].update(buffer_size=500.0), r"^buffer_size: expected an integer, got a float$"),
+        (lambda r: r["state"].update(classes=["a", "b", "a"]), r"^classes\[2\]: 'a' repeats item 0"),
+        (lambda r: r["state"].update(classes=["a", "b", None]), r"^classes\[2\]: None is a missing value"),
+        (lambda r: r["state"].update(classes=["a", "b", [1]]), r"^classes\[2\]: expected a key, got a list"),
+        (lambda r: r["state"].update(classes=["a", "b", {"$": "ndarray"}]), r"^classes\[2\]: expected a key"),
+        (lambda r: r["state"].update(classes=["a", "b"]), r"^counts: expected shape \(\d+, 2\), got \(\d+, 3\)$"),
+        (lambda r: r["state"].update(values=[1.0, 2.0]), r"^values: expected an array, got a list$"),
+        (lambda r: r["state"]["values"].update({"$": "pickle"}), r"^values: expected an array"),
+        (lambda r: r["state"]["values"].update(dtype="|O"), r"^values: unsupported array dtype '\|O'$"),
+        (lambda r: r["state"]["values"].update(data="not base64!"), r"^values: array data is not valid base64$"),
+        (lambda r: r["state"].update(guaranteed_epsilon=None), "guaranteed_epsilon: must be null exactly when max_tuples is set"),
+    ],
+)
+def test_malformed_records_name_the_field(change, match):
+    record = io.to_record(gk_summary())
+    change(record)
+    rejects(record, match)
+
+
+def test_errors_in_child_records_carry_the_full_path():
+    record = io.to_record(sketched())
+    table = values.decode_array(record["state"]["sketch"]["state"]["table"])
+    record["state"]["sketch"]["state"]["table"] = encoded(table[:, :1])
+    rejects(record, r"^sketch.table: expected \d+ class columns \(n_classes\), got 1$")
+    record = io.to_record(sketched())
+    record["state"]["sketch"]["type"] = "SpaceSaving"
+    rejects(record, r"^sketch.type: expected a record of type CountMinSketch, got 'SpaceSaving'$")
+    record = io.to_record(sketched())
+    record["state"]["heavy"] = None
+    rejects(record, "^heavy: exact, or both sketch and heavy, must be given$")
+    record = io.to_record(trained_vns())
+    step = values.decode_array(record["state"]["run"]["rprop"]["step"])
+    record["state"]["run"]["rprop"]["step"] = encoded(-step)
+    rejects(record, r"^run.rprop.step: values must be > 0.0")
+    record = io.to_record(trained_vns())
+    record["state"]["run"]["descent"]["surprise"] = 1
+    rejects(record, r"^run.descent.surprise: unexpected field$")
+    record = io.to_record(trained_vns())
+    record["state"]["session"]["rng"]["state"] = -1
+    rejects(record, r"^session.rng.state: must be >= 0, got -1$")
+
+
+def test_every_error_is_a_value_error():
+    assert issubclass(io.ModelFileError, ValueError)
+
+
+# ------------------------------------------------------------------------------------------------
+# Saving
+
+
+def test_save_and_load_through_a_path(tmp_path):
+    path = tmp_path / "summary.wnb"
+    summary = gk_summary()
+    io.save(summary, path)
+    assert path.read_bytes()[:2] == b"\x1f\x8b"
+    assert io.to_record(io.load(path)) == io.to_record(summary)
+    io.save(summary, path, compress=False)
+    assert path.read_bytes().startswith(b'{"format":"wnb_stream.model"')
+    assert io.to_record(io.load(path)) == io.to_record(summary)
+
+
+def test_an_object_without_a_record_type_cannot_be_saved_and_the_file_is_untouched(tmp_path):
+    path = tmp_path / "model.wnb"
+    io.save(gk_summary(), path)
+    before = path.read_bytes()
+    with pytest.raises(TypeError, match="no record type is registered for it"):
+        io.save(object(), path)
+    summary = Categorical()
+    summary.update(frozenset({1}), "a")
+    with pytest.raises(TypeError, match=r"exact.values\[0\]: a builtins.frozenset cannot be saved"):
+        io.save(summary, path)
+    assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["model.wnb"]
+
+
+@pytest.mark.parametrize("failure", ["fsync", "replace", "interrupt"])
+def test_a_failed_save_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch, failure):
+    path = tmp_path / "model.wnb"
+    io.save(gk_summary(), path)
+    before = path.read_bytes()
+
+    def fail(*args, **kwargs):
+        raise KeyboardInterrupt if failure == "interrupt" else OSError("simulated crash")
+
+    monkeypatch.setattr(os, "fsync" if failure == "fsync" else "replace", fail)
+    with pytest.raises((OSError, KeyboardInterrupt)):
+        io.save(sketched(), path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["model.wnb"]
+
+
+def test_persistence_still_writes_atomically_through_io():
+    assert persistence.atomic_write is io.atomic_write
+
+
+def test_records_are_plain_json():
+    record = io.to_record(trained_vns())
+    assert json.loads(json.dumps(record, allow_nan=False)) == record
+    assert copy.deepcopy(record) == record
+
+
+def seal(payload: str) -> bytes:
+    """A file around a payload given as JSON text (the checksum right, whatever the payload)."""
+    checksum = hashlib.sha256(payload.encode()).hexdigest()
+    return ('{"format":"wnb_stream.model","version":2,"checksum":"sha256:' + checksum + '","payload":' + payload + "}").encode()
+
+
+@pytest.mark.parametrize("depth", [10, 300, 490, 600, 5000])
+def test_deep_nesting_loads_or_gives_a_model_file_error(depth):
+    labels = '{"$":"tuple","items":[' * depth + "1" + "]}" * depth
+    data = seal('{"params":{},"state":{"labels":[' + labels + ']},"type":"ClassIndex"}')
+    try:
+        index = io.loads(data)
+    except io.ModelFileError as error:
+        assert "nested too deeply" in str(error)
+    else:
+        assert len(index.labels) == 1
+
+
+def test_an_integer_too_long_to_read_is_refused():
+    data = seal('{"params":{},"state":{"n_variables":' + "9" * 5000 + ',"n_classes":0},"type":"Uniform"}')
+    with pytest.raises(io.ModelFileError, match="malformed JSON"):
+        io.loads(data)

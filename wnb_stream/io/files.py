@@ -1,0 +1,288 @@
+"""Saved model files: the envelope, its checks, compression and atomic writes.
+
+A file is the JSON document
+
+    {"format": "wnb_stream.model", "version": 2, "checksum": "sha256:<hex>", "payload": <record>}
+
+compressed with gzip (``save(..., compress=False)`` writes the JSON text itself; ``load`` reads
+either, told apart by gzip's magic bytes). The payload is the record of the saved object
+(``registry.to_record``); the checksum is the SHA-256 of the payload's canonical JSON text
+(sorted keys, no spaces, ASCII), so a payload changed after it was written is caught even when
+the file is still valid JSON.
+
+Reading checks, in this order, and raises ``ModelFileError`` at the first failure: gzip
+integrity (its CRC catches flipped bytes, its end marker a truncated file), UTF-8, JSON (no
+``NaN``/``Infinity`` literals, no key twice in an object), the envelope's keys and format, the
+version (newer than ``VERSION``: refused, saying which version this library reads; older:
+migrated, see below), the checksum, then the payload against the schemas of its records.
+
+Versions. Version 1 is the object-graph format of ``wnb_stream.persistence`` (format name
+``"wnb_stream"``): it is refused with a message that says so, because its content is the private
+attributes of the classes of the time and cannot be read without them. Version 2 is the first
+version of this format. A later version ``v`` that changes a record must add ``MIGRATIONS[v - 1]``:
+a function from the JSON payload of version ``v − 1`` to that of version ``v``; ``load`` applies
+the migrations in order, so every file ever written keeps loading. The files of each version are
+kept under ``tests/io/fixtures/`` and tests load them.
+
+Writing is atomic (``atomic_write``): a temporary file in the same directory, flushed, fsync-ed
+and renamed over the target, then the directory fsync-ed; a crash leaves the old file or the new
+one, whole.
+
+Examples
+--------
+>>> from wnb_stream import io
+>>> from wnb_stream.summaries import GKClass
+>>> gk = GKClass()
+>>> for i in range(10):
+...     gk.update(float(i), i % 2)
+>>> data = io.dumps(gk)
+>>> data[:2] == b"\\x1f\\x8b"   # gzip
+True
+>>> io.loads(data).table().counts.sum(axis=0).tolist()
+[5.0, 5.0]
+>>> io.loads(data[:-8])
+Traceback (most recent call last):
+...
+wnb_stream.io.errors.ModelFileError: <file>: truncated or corrupt gzip data (...)
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+import zlib
+from typing import Any, Callable
+
+from .errors import ModelFileError
+from .registry import from_record, to_record
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "MIGRATIONS",
+    "MAX_SIZE",
+    "pack",
+    "unpack",
+    "dumps",
+    "loads",
+    "save",
+    "load",
+    "atomic_write",
+]
+
+#: Name written in the envelope of every saved model.
+FORMAT = "wnb_stream.model"
+#: The format version this library writes, and the newest it reads.
+VERSION = 2
+#: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
+MIGRATIONS: dict[int, Callable[[Any], Any]] = {}
+#: Largest uncompressed document read (bytes): a bound on what a forged gzip stream can inflate to.
+MAX_SIZE = 1 << 31
+
+_LEGACY_FORMAT = "wnb_stream"
+_ENVELOPE = ("format", "version", "checksum", "payload")
+_GZIP_MAGIC = b"\x1f\x8b"
+_FILE = "<file>"
+
+
+def _canonical(payload: Any) -> bytes:
+    """The canonical JSON text of a payload (what the checksum covers)."""
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode("ascii")
+
+
+def _checksum(text: bytes) -> str:
+    return "sha256:" + hashlib.sha256(text).hexdigest()
+
+
+def pack(record: Any, *, compress: bool = True) -> bytes:
+    """The bytes of a file holding ``record`` (a JSON-safe record, as ``to_record`` returns).
+
+    Nothing is checked: ``loads(pack(record))`` checks the record. Cost O(size).
+    """
+    payload = _canonical(record)
+    head = json.dumps({"format": FORMAT, "version": VERSION, "checksum": _checksum(payload)}, separators=(",", ":"))
+    text = head[:-1].encode("ascii") + b',"payload":' + payload + b"}"
+    # mtime 0: the same model gives the same bytes
+    return gzip.compress(text, compresslevel=6, mtime=0) if compress else text
+
+
+def unpack(data: bytes) -> Any:
+    """The JSON payload of a file's bytes, checked up to the checksum and migrated to ``VERSION``.
+
+    Raises ``ModelFileError`` (see the module docstring for the checks).
+    """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"expected the bytes of a file, got {type(data).__name__}")
+    data = bytes(data)
+    if data[:2] == _GZIP_MAGIC:
+        data = _gunzip(data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ModelFileError(f"{_FILE}: not a wnb_stream model file: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    try:
+        document = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except RecursionError:
+        raise ModelFileError(f"{_FILE}: JSON nested too deeply") from None
+    except json.JSONDecodeError as error:
+        raise ModelFileError(f"{_FILE}: truncated or not JSON ({error})") from None
+    except ValueError as error:  # a bare NaN, a key twice, an integer too long to read
+        raise ModelFileError(f"{_FILE}: malformed JSON ({error})") from None
+    version = _check_envelope(document)
+    payload = document["payload"]
+    try:
+        found = _checksum(_canonical(payload))
+    except RecursionError:
+        raise ModelFileError(f"{_FILE}: the payload is nested too deeply") from None
+    expected = document["checksum"]
+    if expected != found:
+        raise ModelFileError(
+            f"{_FILE}: checksum mismatch: the payload changed after it was written (file says {expected}, payload is {found})"
+        )
+    while version < VERSION:
+        payload = MIGRATIONS[version](payload)
+        version += 1
+    return payload
+
+
+def _gunzip(data: bytes) -> bytes:
+    inflater = zlib.decompressobj(wbits=31)  # gzip container, CRC-32 and length checked
+    try:
+        out = inflater.decompress(data, MAX_SIZE)
+    except zlib.error as error:
+        raise ModelFileError(f"{_FILE}: truncated or corrupt gzip data ({error})") from None
+    if inflater.unconsumed_tail:
+        raise ModelFileError(f"{_FILE}: the document inflates beyond MAX_SIZE = {MAX_SIZE} bytes")
+    if not inflater.eof:
+        raise ModelFileError(f"{_FILE}: truncated or corrupt gzip data (the stream ends before its end marker)")
+    if inflater.unused_data:
+        raise ModelFileError(f"{_FILE}: corrupt gzip data ({len(inflater.unused_data)} bytes after the end of the stream)")
+    return out
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"bare {name} (non-finite floats are written as float nodes)")
+
+
+def _unique_keys(pairs: list) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"key {key!r} twice in one object")
+            seen.add(key)
+    return out
+
+
+def _check_envelope(document: Any) -> int:
+    """The version of a parsed document whose envelope is valid; ``ModelFileError`` otherwise."""
+    if not isinstance(document, dict):
+        raise ModelFileError(f"{_FILE}: not a wnb_stream model file (the document is not a JSON object)")
+    found = document.get("format")
+    if found == _LEGACY_FORMAT:
+        raise ModelFileError(
+            f"{_FILE}: a version-{document.get('version')!r} file of wnb_stream.persistence (format 'wnb_stream', "
+            f"the object graph of wnb_stream 0.1): it cannot be migrated to {FORMAT!r} version {VERSION}; read it "
+            f"with wnb_stream.persistence.load where that still exists, or train and save the model again"
+        )
+    if found != FORMAT:
+        raise ModelFileError(f"{_FILE}: not a wnb_stream model file (format {found!r}, expected {FORMAT!r})")
+    version = document.get("version")
+    if type(version) is not int or version < 1:
+        raise ModelFileError(f"{_FILE}: malformed version {version!r}")
+    if version > VERSION:
+        raise ModelFileError(
+            f"{_FILE}: format version {version} is newer than this library reads (version {VERSION} and older): upgrade wnb_stream"
+        )
+    if version < VERSION and any(v not in MIGRATIONS for v in range(version, VERSION)):
+        raise ModelFileError(f"{_FILE}: format version {version} has no migration to version {VERSION}")
+    for key in _ENVELOPE:
+        if key not in document:
+            raise ModelFileError(f"{_FILE}: the envelope has no {key!r}")
+    extra = sorted(set(document) - set(_ENVELOPE))
+    if extra:
+        raise ModelFileError(f"{_FILE}: unexpected envelope keys {extra}")
+    checksum = document["checksum"]
+    if not isinstance(checksum, str) or not checksum.startswith("sha256:") or len(checksum) != 7 + 64:
+        raise ModelFileError(f"{_FILE}: malformed checksum {checksum!r}")
+    return version
+
+
+def dumps(obj: Any, *, compress: bool = True) -> bytes:
+    """The bytes of a file holding ``obj``'s record (``TypeError`` if ``obj`` cannot be saved)."""
+    return pack(to_record(obj), compress=compress)
+
+
+def loads(data: bytes) -> Any:
+    """The object held by a file's bytes; ``ModelFileError`` for anything but a valid saved model."""
+    payload = unpack(data)
+    try:
+        return from_record(payload)
+    except RecursionError:
+        raise ModelFileError(f"{_FILE}: the payload is nested too deeply") from None
+
+
+def save(obj: Any, path: str | os.PathLike, *, compress: bool = True) -> None:
+    """Write ``obj`` to ``path`` atomically (see ``atomic_write``).
+
+    The record is built before the file is touched: an object that cannot be saved raises
+    ``TypeError`` and leaves any previous file as it was.
+    """
+    atomic_write(path, dumps(obj, compress=compress))
+
+
+def load(path: str | os.PathLike) -> Any:
+    """Read the object saved at ``path``; ``ModelFileError`` if the file is not a valid saved model."""
+    with open(path, "rb") as handle:
+        return loads(handle.read())
+
+
+def atomic_write(path: str | os.PathLike, data: bytes) -> None:
+    """Replace the file at ``path`` by ``data`` so that a crash leaves the old or the new file, whole.
+
+    The bytes go to a temporary file in the same directory (``.<name>.<random>.tmp``), which is
+    flushed, ``fsync``-ed and renamed over ``path`` with ``os.replace`` (atomic on POSIX and
+    Windows); the directory is then ``fsync``-ed so the rename itself survives a power loss. On
+    any error the temporary file is removed and the error re-raised; ``path`` is then untouched.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "model.json"
+    >>> atomic_write(target, b"{}")
+    >>> target.read_bytes()
+    b'{}'
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms that cannot open directories (Windows)
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - file systems that refuse fsync on directories
+        pass
+    finally:
+        os.close(fd)

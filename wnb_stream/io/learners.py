@@ -1,0 +1,341 @@
+"""Records of level 3: the weight learners ``Uniform``, ``PGDMB``, ``VNS`` and ``Graphical``.
+
+Parameters are the River ``Base`` ``__init__`` arguments. State is what the learner needs to keep
+learning exactly as before:
+
+- ``Uniform``: the sizes it has seen.
+- ``PGDMB``: the sizes, and once ``reset`` has run (``run``): the best weights w*, whether w* is
+  still the plain naive Bayes start, the active mask, the step and descent counters, the
+  iterate, the Rprop state (steps Δ_k and remembered derivatives) and the running descent
+  (its best point, counters and flags). The regularizer is rebuilt from the parameters; the
+  criterion memo of a replay window (``_window_memo``) is a cache and is not saved.
+- ``VNS``: that of PGDMB plus the session (``session``): the NumPy generator's exact state,
+  the budget, the steps spent, the neighbourhood size and the session and replay counters.
+- ``Graphical``: once ``reset`` has run, the per-class weights and biases, Adam's moments and
+  per-class step counts, and the number of updates.
+
+The generator is saved as the state of its PCG64 bit generator (plain integers), the only bit
+generator ``np.random.default_rng`` makes, and rebuilt by setting that state on a new PCG64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..weights.graphical import Graphical
+from ..weights.pgdmb import PGDMB, _Descent
+from ..weights.rprop import VARIANTS, RpropState
+from ..weights.uniform import Uniform
+from ..weights.vns import VNS
+from .errors import where
+from .registry import register
+from .schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str, Struct
+
+__all__ = ["GENERATOR", "generator_state", "generator_from_state"]
+
+#: The exact state of a ``np.random.Generator`` on PCG64 (``bit_generator.state`` flattened).
+GENERATOR = Struct(
+    {
+        "bit_generator": Str(choices=("PCG64",), doc="the bit generator"),
+        "state": Int(low=0, below=1 << 128, doc="PCG64 state (128-bit)"),
+        "inc": Int(low=0, below=1 << 128, doc="PCG64 increment (128-bit)"),
+        "has_uint32": Int(low=0, high=1, doc="a buffered 32-bit half is pending"),
+        "uinteger": Int(low=0, below=1 << 32, doc="that buffered half"),
+    },
+    doc="NumPy generator state",
+)
+
+
+def generator_state(rng: np.random.Generator, path: str = "") -> dict:
+    """The live value of a ``GENERATOR`` field: the exact state of ``rng`` (a PCG64 generator)."""
+    if type(rng) is not np.random.Generator or type(rng.bit_generator) is not np.random.PCG64:
+        raise TypeError(f"{where(path)}: only a np.random.Generator on PCG64 can be saved, got {rng!r}")
+    state = rng.bit_generator.state
+    return {
+        "bit_generator": "PCG64",
+        "state": state["state"]["state"],
+        "inc": state["state"]["inc"],
+        "has_uint32": state["has_uint32"],
+        "uinteger": state["uinteger"],
+    }
+
+
+def generator_from_state(state: dict) -> np.random.Generator:
+    """A generator in the state a loaded ``GENERATOR`` field describes (it draws what the saved one would).
+
+    >>> rng = np.random.default_rng(42); _ = rng.random(3)
+    >>> twin = generator_from_state(generator_state(rng))
+    >>> twin.random() == rng.random()
+    True
+    """
+    bit_generator = np.random.PCG64()
+    bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": state["state"], "inc": state["inc"]},
+        "has_uint32": state["has_uint32"],
+        "uinteger": state["uinteger"],
+    }
+    return np.random.Generator(bit_generator)
+
+
+# ------------------------------------------------------------------------------------------------
+# Uniform
+
+register(
+    "Uniform",
+    Uniform,
+    Schema(
+        params={"batch_size": Int(doc="rows per learn call asked of the classifier")},
+        state={
+            "n_variables": Int(low=0, doc="variables seen (K)"),
+            "n_classes": Int(low=0, doc="classes seen (J)"),
+        },
+        doc="All weights 1 (plain naive Bayes)",
+    ),
+    state=lambda model: {"n_variables": model._n_variables, "n_classes": model._n_classes},
+    build=lambda fields: _with(Uniform(**fields.params), _n_variables=fields.state["n_variables"], _n_classes=fields.state["n_classes"]),
+)
+
+
+def _with(obj, **attributes):
+    for name, value in attributes.items():
+        setattr(obj, name, value)
+    return obj
+
+
+# ------------------------------------------------------------------------------------------------
+# PGDMB and VNS
+
+_PGDMB_PARAMS = {
+    "batch_size": Int(doc="L, rows per learn call"),
+    "regularizer": Optional(Str(choices=("r1", "r2")), doc="r1, r2 or null"),
+    "penalty": Float(doc="λ"),
+    "exponent": Optional(Float(), doc="p of the penalty (null: the regularizer's default)"),
+    "tolerance": Int(doc="successive degradations that end a descent"),
+    "max_iterations": Int(doc="steps per descent"),
+    "epsilon": Float(doc="least decrease counted as an improvement"),
+    "initial_weight": Float(doc="w0, start of the first descent"),
+    "initial_step": Float(doc="η0, initial Rprop step"),
+    "step_increase": Float(doc="η+"),
+    "step_decrease": Float(doc="η−"),
+    "step_min": Float(doc="Δmin"),
+    "step_max": Float(doc="Δmax"),
+    "zero_threshold": Float(doc="weights below it are set to 0"),
+    "delta": Float(doc="δ of the ξ_δ smoothing"),
+    "rprop": Str(choices=VARIANTS, doc="Rprop variant"),
+}
+
+_WEIGHTS = {"low": 0.0, "high": 1.0}
+
+_RUN = Struct(
+    {
+        "best": Array("float64", ("n_variables",), **_WEIGHTS, doc="w*, the anytime best weights"),
+        "incumbent_is_nb": Bool(doc="w* is still the plain naive Bayes start"),
+        "active": Array("bool", ("n_variables",), doc="variables not pinned at 0 (Level > 0)"),
+        "steps": Int(low=0, doc="Rprop steps since reset"),
+        "descents": Int(low=1, doc="descents started since reset"),
+        "iterate": Array("float64", ("n_variables",), **_WEIGHTS, doc="w^t, the running descent's point"),
+        "rprop": Struct(
+            {
+                "step": Array("float64", ("n_variables",), above=0.0, doc="Δ_k"),
+                "previous_gradient": Array("float64", ("n_variables",), doc="remembered derivative"),
+            },
+            doc="Rprop state",
+        ),
+        "descent": Struct(
+            {
+                "best": Array("float64", ("n_variables",), **_WEIGHTS, doc="best point of the descent"),
+                "from_best": Bool(doc="that point is w*"),
+                "improved": Bool(doc="the descent improved w*"),
+                "degradations": Int(low=0, doc="successive non-improving steps"),
+                "iterations": Int(low=0, doc="steps of the descent"),
+            },
+            doc="the running descent",
+        ),
+    },
+    doc="the optimisation state, once reset",
+)
+
+_SESSION = Struct(
+    {
+        "rng": GENERATOR,
+        "budget": Optional(Float(low=1.0), doc="iteration budget T (null before the first history)"),
+        "spent": Int(low=0, doc="steps charged to the session"),
+        "neighbourhood": Float(above=0.0, high=1.0, doc="current neighbourhood size s"),
+        "sessions": Int(low=1, doc="sessions started"),
+        "replayed_at": Int(low=0, doc="rows seen at the last replay session"),
+        "rows_seen": Int(low=0, doc="rows of the arriving batches"),
+        "replay_steps": Int(low=0, doc="steps on replayed mini-batches"),
+    },
+    doc="the VNS session, once reset",
+)
+
+
+def _pgdmb_state(model: PGDMB) -> dict:
+    state = {"n_variables": model._n_variables, "n_classes": model._n_classes, "run": None}
+    if model._ready:
+        descent = model._descent
+        state["run"] = {
+            "best": model._best,
+            "incumbent_is_nb": model._incumbent_is_nb,
+            "active": model._active,
+            "steps": model._steps,
+            "descents": model._descents,
+            "iterate": model._iterate,
+            "rprop": {"step": model._rprop.step, "previous_gradient": model._rprop.previous_gradient},
+            "descent": {
+                "best": descent.best,
+                "from_best": descent.from_best,
+                "improved": descent.improved,
+                "degradations": descent.degradations,
+                "iterations": descent.iterations,
+            },
+        }
+    return state
+
+
+def _vns_state(model: VNS) -> dict:
+    state = _pgdmb_state(model)
+    state["session"] = None
+    if model._ready:
+        state["session"] = {
+            "rng": generator_state(model._rng, "session.rng"),
+            "budget": model._budget,
+            "spent": model._spent,
+            "neighbourhood": model._neighbourhood,
+            "sessions": model._sessions,
+            "replayed_at": model._replayed_at,
+            "rows_seen": model._rows_seen,
+            "replay_steps": model._replay_steps,
+        }
+    return state
+
+
+def _pgdmb_check(fields: Fields) -> None:
+    state = fields.state
+    if state["run"] is None and (state["n_variables"] or state["n_classes"]):
+        fields.fail("run", "a learner with sizes must have its run state (reset has sized it)")
+    if "session" in state and (state["session"] is None) != (state["run"] is None):
+        fields.fail("session", "must be given exactly when run is")
+
+
+def _pgdmb_build(fields: Fields) -> PGDMB:
+    cls = VNS if fields.name == "VNS" else PGDMB
+    model = cls(**fields.params)
+    state = fields.state
+    model._n_variables, model._n_classes = state["n_variables"], state["n_classes"]
+    run = state["run"]
+    if run is None:
+        return model
+    model._best = run["best"]
+    model._incumbent_is_nb = run["incumbent_is_nb"]
+    model._active = run["active"]
+    model._steps, model._descents = run["steps"], run["descents"]
+    model._iterate = run["iterate"]
+    model._rprop = RpropState(run["rprop"]["step"], run["rprop"]["previous_gradient"])
+    model._descent = _Descent(**run["descent"])
+    session = state.get("session")
+    if session is not None:
+        model._rng = generator_from_state(session["rng"])
+        model._budget = None if session["budget"] is None else float(session["budget"])
+        model._neighbourhood = float(session["neighbourhood"])
+        for name in ("spent", "sessions", "replayed_at", "rows_seen", "replay_steps"):
+            setattr(model, "_" + name, session[name])
+    model._ready = True
+    return model
+
+
+_SIZES = {
+    "n_variables": Int(low=0, binds="n_variables", doc="variables the learner is sized for (K)"),
+    "n_classes": Int(low=0, doc="classes the learner is sized for (J)"),
+}
+
+register(
+    "PGDMB",
+    PGDMB,
+    Schema(
+        params=_PGDMB_PARAMS,
+        state={**_SIZES, "run": Optional(_RUN, doc="null before reset")},
+        checks=(_pgdmb_check,),
+        doc="Projected mini-batch Rprop (HBL17 Algorithm 1)",
+    ),
+    state=_pgdmb_state,
+    build=_pgdmb_build,
+)
+
+register(
+    "VNS",
+    VNS,
+    Schema(
+        params={
+            **_PGDMB_PARAMS,
+            "opti_level": Int(doc="OptiLevel of the session budget"),
+            "neighbourhood": Float(doc="s0, the smallest neighbourhood size"),
+            "multi_start": Bool(doc="restart from uniform points of the cube"),
+            "replay_level": Optional(Int(), doc="budget level of replay sessions (null: no replay)"),
+        },
+        state={
+            **_SIZES,
+            "run": Optional(_RUN, doc="null before reset"),
+            "session": Optional(_SESSION, doc="null before reset"),
+        },
+        checks=(_pgdmb_check,),
+        doc="PGDMB with variable-neighbourhood restarts (HBL17 Algorithm 2)",
+    ),
+    state=_vns_state,
+    build=_pgdmb_build,
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# Graphical
+
+_GRAPHICAL_ARRAYS = ("w", "b", "m_w", "v_w", "m_b", "v_b", "updates")
+
+
+def _graphical_build(fields: Fields) -> Graphical:
+    model = Graphical(**fields.params)
+    run = fields.state["run"]
+    if run is not None:
+        for name in _GRAPHICAL_ARRAYS:
+            setattr(model, "_" + name, run[name])
+        model._examples = run["examples"]
+        model._ready = True
+    return model
+
+
+register(
+    "Graphical",
+    Graphical,
+    Schema(
+        params={
+            "learning_rate": Optional(Float(), doc="η (null: the default of the update rule)"),
+            "adaptive": Bool(doc="Adam instead of the fixed rate"),
+            "clip": Optional(Float(), doc="L2 bound of each example's gradient"),
+        },
+        state={
+            "run": Optional(
+                Struct(
+                    {
+                        "w": Array("float64", ("n_variables", "n_classes"), doc="per-class weights w_kj"),
+                        "b": Array("float64", ("n_classes",), doc="per-class biases b_j"),
+                        "m_w": Array("float64", ("n_variables", "n_classes"), doc="Adam first moments of w"),
+                        "v_w": Array("float64", ("n_variables", "n_classes"), low=0.0, doc="Adam second moments of w"),
+                        "m_b": Array("float64", ("n_classes",), doc="Adam first moments of b"),
+                        "v_b": Array("float64", ("n_classes",), low=0.0, doc="Adam second moments of b"),
+                        "updates": Array("int64", ("n_classes",), low=0, doc="Adam steps of each class column"),
+                        "examples": Int(low=0, doc="updates made since reset"),
+                    }
+                ),
+                doc="null before reset",
+            )
+        },
+        doc="Per-class softmax weights by SGD (SLH15)",
+    ),
+    state=lambda model: {
+        "run": {**{name: getattr(model, "_" + name) for name in _GRAPHICAL_ARRAYS}, "examples": model._examples}
+        if model._ready
+        else None
+    },
+    build=_graphical_build,
+)
