@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 from river import base
 
+from . import io
 from .engine import Engine, rows
 from .summaries.policy import check_weight
 from .tables import python_scalar
@@ -166,43 +167,30 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """Bytes held by the model's arrays and summaries (cheap; no object-graph walk)."""
         return self._engine.memory_usage()
 
-    # ------------------------------------------------------------------ persistence
+    # ------------------------------------------------------------------ saving
     def to_dict(self) -> dict:
-        """The whole model as a JSON-safe dict with a format version (no pickle).
+        """The model's record (``docs/saved-model.md``): its parameters and the state of every part.
 
-        ``WeightedNaiveBayes.from_dict(model.to_dict())`` predicts and keeps learning exactly as
-        ``model`` does. Loading a file of a newer, unknown format version is a ``ValueError``.
+        JSON-safe; ``WeightedNaiveBayes.from_dict(model.to_dict())`` predicts and keeps learning
+        exactly as ``model`` does.
         """
-        from . import persistence
-
-        return {"format": persistence.FORMAT, "version": persistence.VERSION, "state": persistence.to_state(self)}
+        return io.to_record(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> WeightedNaiveBayes:
-        """The model saved by ``to_dict``."""
-        import json
-
-        from . import persistence
-
-        model = persistence.loads(json.dumps(d))
-        if not isinstance(model, cls):
-            raise ValueError(f"the dict holds a {type(model).__name__}, not a {cls.__name__}")
-        return model
+        """The model of a record made by ``to_dict``; ``io.ModelFileError`` names what is wrong."""
+        return io.from_record(d, expected=(cls.__name__,))
 
     def save(self, path) -> None:
-        """Write the model to ``path`` atomically (temporary file, fsync, rename)."""
-        from . import persistence
-
-        persistence.save(self, path)
+        """Write the model to ``path`` atomically (temporary file, fsync, rename; gzip, checksummed)."""
+        io.save(self, path)
 
     @classmethod
     def load(cls, path) -> WeightedNaiveBayes:
-        """The model saved at ``path`` by ``save``."""
-        from . import persistence
-
-        model = persistence.load(path)
+        """The model saved at ``path`` by ``save``; ``io.ModelFileError`` for a file that is not one."""
+        model = io.load(path)
         if not isinstance(model, cls):
-            raise ValueError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+            raise io.ModelFileError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
         return model
 
     # ------------------------------------------------------------------ one example
@@ -296,3 +284,75 @@ def _is_frame(X) -> bool:
     import pandas as pd
 
     return isinstance(X, pd.DataFrame)
+
+
+# ------------------------------------------------------------------------------------------------
+# The saved model's record (docs/saved-model.md, "The engine and the classifier")
+
+_LEARNERS = ("Uniform", "PGDMB", "VNS", "Graphical")
+
+
+def _model_state(model: WeightedNaiveBayes) -> dict:
+    e = model._engine
+    return {"classes": e.classes, "registry": e.registry, "history": e.history, "schedule": e.schedule, "learner": e.optimizer}
+
+
+def _model_check(fields: io.Fields) -> None:
+    p, s = fields.params, fields.state
+    classes, registry, history, schedule = s["classes"], s["registry"], s["history"], s["schedule"]
+    if history.capacity != p["history_size"]:
+        fields.fail("history", f"holds {history.capacity} rows, history_size is {p['history_size']}")
+    if (schedule.growth, schedule.every) != (p["rebuild_growth"], p["rebuild_every"]):
+        fields.fail("schedule", "its growth and every differ from rebuild_growth and rebuild_every")
+    K, J = len(registry), len(classes)
+    if history.present.shape[1] != K or history.numeric.shape[1] != registry.n_numeric or history.categorical.shape[1] != registry.n_categorical:
+        fields.fail("history", f"its columns do not match the {K} variables")
+    if history.size and int(history.y[: history.size].max()) >= J:
+        fields.fail("history.y", f"values must be < n_classes = {J}")
+    if history.stored and len(classes) == 0:
+        fields.fail("classes", "a model that stored rows has classes")
+    if np.any(registry.synced > history.stored) or np.any(registry.synced < history.stored - history.size):
+        fields.fail("registry.synced", f"must lie in [stored − size, stored] = [{history.stored - history.size}, {history.stored}]")
+    n_variables = getattr(s["learner"], "_n_variables", None)
+    if n_variables is not None and n_variables not in (0, K):
+        fields.fail("learner", f"is sized for {n_variables} variables, the model has {K}")
+
+
+def _model_build(fields: io.Fields) -> WeightedNaiveBayes:
+    model = WeightedNaiveBayes(**fields.params)
+    e, s = model._engine, fields.state
+    e.classes, e.registry, e.history, e.schedule, e.optimizer = (s[k] for k in ("classes", "registry", "history", "schedule", "learner"))
+    e.parser.registry = e.registry
+    e.n_seen = e.history.stored
+    e.reencode_all()  # the encoded window, a function of the raw rows and level 2
+    return model
+
+
+io.register(
+    "WeightedNaiveBayes",
+    WeightedNaiveBayes,
+    io.Schema(
+        params={
+            "numeric": io.Optional(io.Record("GKClass", "CPiD", "Gaussian"), doc="numeric summary prototype"),
+            "categorical": io.Optional(io.Record("Categorical"), doc="categorical summary prototype"),
+            "optimizer": io.Optional(io.Record(*_LEARNERS), doc="weight learner prototype"),
+            "history_size": io.Int(low=1, doc="history depth N"),
+            "batch_size": io.Optional(io.Int(low=1), doc="learner batch size L (null: the learner's)"),
+            "rebuild_growth": io.Float(above=0.0, doc="rebuild when a count has grown by this factor"),
+            "rebuild_every": io.Int(low=1, doc="largest gap between two rebuilds"),
+            "on_type_change": io.Str(choices=rows.POLICIES, doc="a value of the other kind: raise or missing"),
+            "seed": io.Optional(io.Int(), doc="seed of every random choice"),
+        },
+        state={
+            "classes": io.Record("Classes", doc="labels, prior counts, rebuild thresholds"),
+            "registry": io.Record("Registry", doc="the variables and their per-variable columns"),
+            "history": io.Record("History", doc="the window of raw rows"),
+            "schedule": io.Record("Schedule", doc="rebuild countdown and step counters"),
+            "learner": io.Record(*_LEARNERS, doc="the weight learner and its state"),
+        },
+        checks=(_model_check,),
+        doc="The classifier: its parameters and the state of every part",
+    ),
+    state=_model_state,
+    build=_model_build,
+)

@@ -68,8 +68,10 @@ class History:
         self.size = 0
         self.cursor = 0  # next row to write
         self.stored = 0  # rows ever pushed (the clock of the summaries fed from here)
-        self.n_variables = 0
+        self.n_variables = 0  # columns in use of present and log_lik (the arrays may hold more)
         self.n_classes = 0
+        self.n_numeric = 0  # columns in use of numeric and categorical
+        self.n_categorical = 0
         self.numeric = np.full((self.capacity, 0), np.nan)
         self.categorical = np.full((self.capacity, 0), None, dtype=object)
         self.present = np.zeros((self.capacity, 0), dtype=bool)
@@ -89,6 +91,8 @@ class History:
         self.log_lik = _grow(self.log_lik, 2, n_classes, 0.0)
         self.n_variables = max(self.n_variables, n_variables)
         self.n_classes = max(self.n_classes, n_classes)
+        self.n_numeric = max(self.n_numeric, n_numeric)
+        self.n_categorical = max(self.n_categorical, n_categorical)
 
     def fit_encoding(self, n_variables: int, n_classes: int) -> None:
         """Drop the headroom of ``log_lik`` beyond ``(n_variables, n_classes)`` (at least the sizes

@@ -55,7 +55,7 @@ import time
 import typing
 from typing import Any, Callable, Hashable, Iterator
 
-from . import persistence
+from . import io, persistence
 
 __all__ = [
     "Source",
@@ -419,7 +419,7 @@ class StreamRunner:
         checkpoint = persistence.load(self.checkpoint_path)
         if not isinstance(checkpoint, dict) or checkpoint.get("kind") != CHECKPOINT_KIND:
             raise ValueError(f"{self.checkpoint_path!r} is a wnb_stream file but not a stream checkpoint")
-        self.model = checkpoint["model"]
+        self.model = _model_from_checkpoint(checkpoint["model"])
         pending = checkpoint["pending"]
         self.pending = pending.resized(self.capacity, self.ttl)
         self.position = checkpoint["position"]
@@ -444,7 +444,7 @@ class StreamRunner:
                     "position": self.position,
                     "counts": self._counts,
                     "pending": self.pending,
-                    "model": self.model,
+                    "model": _model_for_checkpoint(self.model),
                 },
                 self.checkpoint_path,
             )
@@ -577,6 +577,20 @@ class StreamRunner:
         # Each message counts as one event or one label, unless rejected before that.
         assert c.events + c.labels <= c.messages <= c.events + c.labels + c.rejected
         assert c.correct <= c.learned <= c.events and c.unmatched <= c.labels
+
+
+def _model_for_checkpoint(model):
+    """A model with a saved-model record (``docs/saved-model.md``) goes in as ``{"record": …}``;
+    any other model as the object itself (the checkpoint format's own encoding)."""
+    if any(io.entry(name).cls is type(model) for name in io.registered()):
+        return {"record": io.to_record(model)}
+    return model
+
+
+def _model_from_checkpoint(saved):
+    if isinstance(saved, dict) and set(saved) == {"record"}:
+        return io.from_record(saved["record"], "model")
+    return saved
 
 
 def _remove_temporaries(path: str) -> None:

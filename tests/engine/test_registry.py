@@ -45,12 +45,17 @@ def assert_same_summary(fed, reference):
         np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=1e-9, atol=1e-12, err_msg=name)
 
 
+def check(registry, stored: int, history_size: int):
+    registry._check()
+    registry._check_clock(stored, history_size)
+
+
 def test_add_gives_each_kind_its_own_columns():
     registry = Registry()
     kinds = ["numeric", "categorical", "numeric", "numeric", "categorical"]
     for k, kind in enumerate(kinds):
         assert registry.add(f"f{k}", kind, summaries.GKClass() if kind == "numeric" else summaries.Categorical(), stored=3 * k) == k
-        registry._check(stored=3 * k, history_size=100)
+        check(registry, stored=3 * k, history_size=100)
     assert len(registry) == 5 and registry.index == {f"f{k}": k for k in range(5)}
     assert [v.kind for v in registry.variables] == kinds and [v.name for v in registry.variables] == list(registry.index)
     assert registry.column.tolist() == [0, 0, 1, 2, 1] and registry.column.dtype == np.intp
@@ -157,7 +162,7 @@ def test_feed_builds_the_summary_a_loop_of_update_builds(stream):
             s.assert_fed(event[1])
             # categorical summaries took their rows already: feeding leaves them alone
             assert categorical == {k: state(v.summary) for k, v in enumerate(s.registry.variables) if v.kind == "categorical"}
-        s.registry._check(s.history.stored, len(s.history))
+        check(s.registry, s.history.stored, len(s.history))
     s.registry.feed(np.arange(len(s.registry)), s.history, s.classes)
     s.assert_fed(range(len(s.registry)))
 
@@ -201,7 +206,7 @@ def test_make_room_feeds_exactly_the_summaries_that_would_lose_a_row(stream, cap
         s.assert_fed(np.flatnonzero(~untouched & numeric).tolist())
         for _, y, w, values in chunk:
             s.row(y, w, values, make_room=False)
-        registry._check(h.stored, len(h))
+        check(registry, h.stored, len(h))
         position += m
         if position % 7 == 0 and len(registry) < len(kinds):
             s.add()
@@ -225,16 +230,20 @@ def test_check_catches_broken_states():
     for i in range(6):
         s.row("ab"[i % 2], 1.0, [float(i), float(i), float(i)])
     stored, size = s.history.stored, len(s.history)
-    s.registry._check(stored, size)
+    check(s.registry, stored, size)
     assert s.registry.synced.tolist() == [4, 4, 4]
 
     def too_old(r):  # a row the summary never saw is gone from the history
         r.synced[:] = stored - size - 1
         r.synced_min = stored - size - 1
 
+    for breakage in (lambda r: r.synced.__setitem__(0, stored + 1), too_old):  # the clock: ahead, or behind the history
+        broken = pickle.loads(pickle.dumps(s.registry))
+        breakage(broken)
+        broken._check()
+        with pytest.raises(AssertionError):
+            broken._check_clock(stored, size)
     breakages = [
-        lambda r: r.synced.__setitem__(0, stored + 1),  # a summary fed a row not stored yet
-        too_old,
         lambda r: setattr(r, "synced_min", r.synced_min + 1),
         lambda r: setattr(r, "column", np.array([0, 0, 0], dtype=np.intp)),
         lambda r: setattr(r, "count", np.array([1.0, -1.0, 0.0])),
@@ -247,4 +256,4 @@ def test_check_catches_broken_states():
         broken = pickle.loads(pickle.dumps(s.registry))
         breakage(broken)
         with pytest.raises(AssertionError):
-            broken._check(s.history.stored, len(s.history))
+            broken._check()

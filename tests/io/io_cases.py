@@ -207,3 +207,61 @@ def learner_cases() -> list:
         ("graphical-adam", lambda: _trained(Graphical(adaptive=True, clip=2.0), 3, j=3, inactive=(1,), resize=(7, 4))),
         ("graphical-unset", lambda: Graphical(learning_rate=0.01)),
     ]
+
+
+# ------------------------------------------------------------------------------------------------
+# Whole models (``WeightedNaiveBayes`` with every part of the engine)
+
+
+def model_rows(n: int, seed: int):
+    """A messy stream: numeric and categorical features, missing values, an absent feature, 3 classes."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        y = ["low", "mid", "high"][int(rng.integers(0, 3))]
+        shift = {"low": -1.0, "mid": 0.0, "high": 1.0}[y]
+        x = {"a": float(rng.normal(shift)), "b": float(rng.normal()), "colour": f"c{int(rng.integers(0, 4)) + (y == 'high')}"}
+        if rng.random() < 0.1:
+            x["a"] = None
+        if rng.random() < 0.2:
+            del x["b"]
+        if i > n // 2:
+            x["late"] = float(rng.normal(shift))
+        rows.append((x, y))
+    return rows
+
+
+def trained_model(rows, one_by_one: bool = True, **options):
+    import pandas as pd
+
+    from wnb_stream import WeightedNaiveBayes
+
+    model = WeightedNaiveBayes(seed=5, **options)
+    if one_by_one:
+        for x, y in rows:
+            model.learn_one(x, y)
+    else:
+        model.learn_many(pd.DataFrame([x for x, _ in rows]), pd.Series([y for _, y in rows]))
+    return model
+
+
+def model_cases() -> list:
+    """(name, make) of trained models: every learner, every numeric summary, a wrapped history."""
+    return [
+        ("model-fresh", lambda: trained_model([])),
+        ("model-vns", lambda: trained_model(model_rows(600, 40))),
+        ("model-vns-small-history", lambda: trained_model(model_rows(600, 41), history_size=50)),
+        ("model-pgdmb-cpid", lambda: trained_model(model_rows(500, 42), numeric=CPiD(), optimizer=PGDMB(batch_size=50))),
+        ("model-graphical-gaussian", lambda: trained_model(model_rows(500, 43), numeric=Gaussian(), optimizer=Graphical())),
+        ("model-uniform-many", lambda: trained_model(model_rows(500, 44), one_by_one=False, optimizer=Uniform())),
+        ("model-sketch", lambda: trained_model(model_rows(400, 45), categorical=Categorical(max_values=3, top_k=2, epsilon=0.05))),
+    ]
+
+
+#: Rows a model fixture's facts are read on (predictions of a loaded model must not move).
+PROBES = [
+    {"a": -1.2, "b": 0.3, "colour": "c1"},
+    {"a": 0.9, "colour": "c4", "late": 1.1},
+    {"a": None, "b": -2.0, "colour": "unseen"},
+    {},
+]

@@ -20,7 +20,7 @@ import numpy as np
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
-from io_cases import learner_cases, other_cases, summary_cases  # noqa: E402
+from io_cases import PROBES, learner_cases, model_cases, other_cases, summary_cases  # noqa: E402
 
 from wnb_stream import io  # noqa: E402
 
@@ -28,7 +28,11 @@ from wnb_stream import io  # noqa: E402
 def facts(obj) -> dict:
     """What a loaded object must still answer, whatever version wrote it (rounded to 9 digits)."""
     out = {"type": type(obj).__name__}
-    if hasattr(obj, "table") and hasattr(obj, "update"):  # a summary
+    if hasattr(obj, "predict_proba_one"):  # a whole model
+        out["classes"] = [repr(c) for c in obj.classes]
+        out["weights"] = {repr(k): round(w, 9) for k, w in obj.weights.items()}
+        out["probabilities"] = [{repr(c): round(p, 9) for c, p in obj.predict_proba_one(x).items()} for x in PROBES]
+    elif hasattr(obj, "table") and hasattr(obj, "update"):  # a summary
         table = obj.table()
         out["n"] = round(float(obj.n), 9)
         out["classes"] = [repr(c) for c in obj.classes]
@@ -60,7 +64,7 @@ def main() -> None:
     directory = HERE / "fixtures" / f"v{io.VERSION}"
     directory.mkdir(parents=True, exist_ok=True)
     manifest = {}
-    for name, make in summary_cases() + other_cases() + learner_cases():
+    for name, make in summary_cases() + other_cases() + learner_cases() + model_cases():
         obj = make()
         (directory / f"{name}.json.gz").write_bytes(io.dumps(obj))
         manifest[name] = facts(io.loads(io.dumps(obj)))

@@ -425,8 +425,10 @@ class Engine:
         """Assert the invariants of every part and of how they fit together."""
         K, J = len(self.registry), len(self.classes)
         self.classes._check()
-        self.registry._check(self.history.stored, len(self.history))
-        self.schedule._check(self.registry, self.classes)
+        self.registry._check()
+        self.registry._check_clock(self.history.stored, len(self.history))
+        self.schedule._check()
+        self.schedule._check_countdown(self.registry)
         self.lookup._check(K, J)
         assert self.n_seen == self.history.stored, "every example learned is stored once"
         assert self.shape[0] <= K and self.shape[1] <= J

@@ -118,7 +118,10 @@ class Schedule:
                 end = min(end, t + int(need[soon].min()) - 1)
         return end
 
-    def _check(self, registry, classes) -> None:
-        assert self.pending >= 0 and self.step_size >= 0
-        if len(registry):  # nothing falls due while the countdown runs
+    def _check(self) -> None:
+        assert self.pending >= 0 and self.step_size >= 0 and self.growth > 0 and self.every >= 1
+
+    def _check_countdown(self, registry) -> None:
+        """Nothing falls due while the countdown runs."""
+        if len(registry):
             assert self.quiet <= max(0, math.ceil(np.min(registry.next_rebuild - registry.count)))

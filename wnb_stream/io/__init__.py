@@ -28,7 +28,7 @@ Examples
 (('red', 'blue'), [[2.0, 0.0], [0.0, 1.0]])
 """
 
-from . import learners, partitions, summaries
+from . import engine, learners, partitions, summaries
 from .errors import ModelFileError
 from .files import FORMAT, MIGRATIONS, VERSION, atomic_write, dumps, load, loads, pack, save, unpack
 from .registry import Entry, Record, entry, from_record, register, registered, to_record

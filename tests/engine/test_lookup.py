@@ -1,0 +1,240 @@
+"""``engine.lookup.Lookup`` alone, compiled from real ``Variable``s: its table rows are each
+variable's own ``locate``/``log_prob``, ``scores_one`` is the naive weighted sum, ``encode_block``
+is ``Variable.log_lik_many``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wnb_stream import summaries
+from wnb_stream.engine.lookup import Lookup
+from wnb_stream.engine.registry import Registry
+from wnb_stream.engine.rows import RowParser
+from wnb_stream.variable import NOWHERE
+
+CLASSES = ("a", "b", "c")
+J = len(CLASSES)
+# Numeric binned variables first (a run of indices: the slice path of encode_block), then the others.
+SPECS = [
+    ("n_gk", "numeric", summaries.GKClass, "rebuilt"),
+    ("n_cpid", "numeric", lambda: summaries.CPiD(n_bins=20, warm_up=20), "rebuilt"),
+    ("n_two_classes", "numeric", summaries.GKClass, "two classes"),  # rebuilt when only 2 classes existed
+    ("n_missing_only", "numeric", summaries.GKClass, "missing only"),  # no finite value seen
+    ("n_never", "numeric", summaries.GKClass, "never"),  # never rebuilt: no level 2
+    ("g", "numeric", summaries.Gaussian, "rebuilt"),  # a density: not in the table
+    ("g_never", "numeric", summaries.Gaussian, "never"),
+    ("c", "categorical", summaries.Categorical, "rebuilt"),
+    ("c_two_classes", "categorical", summaries.Categorical, "two classes"),
+    ("c_never", "categorical", summaries.Categorical, "never"),
+]
+BINNED_NUMERIC = [0, 1, 2, 3, 4]
+WORDS = list("uvwxyz")
+
+
+def build(seed: int):
+    """A registry of SPECS' variables, fed class-dependent data and rebuilt; a compiled lookup."""
+    rng = np.random.default_rng(seed)
+    registry = Registry()
+    for name, kind, make, _ in SPECS:
+        registry.add(name, kind, make(), 0)
+    n = int(rng.integers(30, 300))
+    for variable, (_, kind, _, how) in zip(registry.variables, SPECS):
+        for _ in range(n):
+            j = int(rng.integers(0, 2 if how == "two classes" else J))
+            if kind == "numeric":
+                x = round(float(rng.normal(1.5 * j, 1.0)), 1)  # ties
+                if how == "missing only" or rng.random() < 0.05:
+                    x = math.nan
+            else:
+                x = WORDS[(j + int(rng.integers(0, 3))) % len(WORDS)] if rng.random() > 0.05 else None
+            variable.summary.update(x, CLASSES[j], float(rng.choice([1.0, 0.5, 2.0])))
+        if how != "never":
+            variable.rebuild(CLASSES[:2] if how == "two classes" else CLASSES, selection_cost=math.log(len(SPECS)))
+    lookup = Lookup()
+    lookup.compile(registry.variables, J)
+    coef = rng.uniform(0.0, 1.5, size=(len(SPECS), J))
+    learner_bias = rng.normal(size=J)
+    log_prior = np.log(rng.dirichlet(np.ones(J)))
+    lookup.refresh(registry.variables, J, lambda: (coef, learner_bias), lambda: log_prior)
+    return registry, lookup, coef, log_prior + learner_bias, rng
+
+
+def numeric_probe(variable, rng):
+    """A value on a cut, next to one, anywhere, or missing (NaN, None, ±inf)."""
+    choice = rng.integers(0, 5)
+    if choice == 0 and len(variable.cuts):
+        cut = float(rng.choice(variable.cuts))
+        return float(rng.choice([cut, np.nextafter(cut, -math.inf), np.nextafter(cut, math.inf)]))
+    if choice == 1:
+        return [math.nan, None, math.inf, -math.inf][int(rng.integers(0, 4))]
+    return round(float(rng.normal(1.5, 3.0)), 1)
+
+
+def random_row(registry, rng) -> dict:
+    x = {}
+    for variable in registry.variables:
+        if rng.random() < 0.25:
+            continue  # absent
+        if variable.kind == "numeric":
+            x[variable.name] = numeric_probe(variable, rng)
+        else:
+            x[variable.name] = [*WORDS, "never seen", None][int(rng.integers(0, len(WORDS) + 2))]
+    return x
+
+
+def padded(ll, width=J) -> np.ndarray:
+    out = np.zeros(width)
+    if ll is not None:
+        out[: len(ll)] = ll
+    return out
+
+
+def naive_scores(x: dict, registry, coef, bias) -> np.ndarray:
+    """The definition: bias + Σ_k coef_k ⊙ ℓ_k(x_k), ℓ from each variable alone."""
+    scores = bias.copy()
+    for name, value in x.items():
+        k = registry.index[name]
+        if isinstance(value, float) and math.isinf(value):
+            value = None  # ±inf in a numeric feature is missing (the parser's rule)
+        ll = registry.variables[k].log_lik_one(value)
+        if ll is not None:
+            scores[: len(ll)] += coef[k, : len(ll)] * ll
+    return scores
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_table_rows_are_each_variables_own_parts(seed):
+    registry, lookup, _, _, rng = build(seed)
+    variables = registry.variables
+    lookup._check(len(variables), J)
+    assert lookup.density == [5, 6]
+    parser = RowParser(registry)
+    for _ in range(30):
+        x = random_row(registry, rng)
+        ks, rows = lookup.locate(parser.row(x), variables)
+        assert sorted(ks.tolist()) == sorted(registry.index[name] for name in x)
+        for k, row in zip(ks.tolist(), rows.tolist()):
+            variable, value = variables[k], x[variables[k].name]
+            if variable.density or variable.log_prob is None:
+                assert row == NOWHERE  # nothing from the table
+                continue
+            part = variable.locate(value)
+            assert row == (NOWHERE if part == NOWHERE else lookup.offsets[k] + part), (variable.name, value)
+            if part != NOWHERE:
+                assert lookup.row_variable[row] == k
+                np.testing.assert_array_equal(lookup.table[row], padded(variable.log_prob[part]))
+    assert not lookup.table[NOWHERE].any()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_scores_one_is_the_weighted_sum_of_log_likelihoods(seed):
+    registry, lookup, coef, bias, rng = build(seed)
+    parser = RowParser(registry)
+    np.testing.assert_array_equal(lookup.bias, bias)
+    for _ in range(30):
+        x = random_row(registry, rng)
+        row = parser.row(x)
+        got = lookup.scores_one(row, registry.variables)
+        np.testing.assert_allclose(got, naive_scores(x, registry, coef, bias), rtol=1e-12, atol=1e-12)
+        assert row.located is not None and row.located[0] == lookup.version
+        np.testing.assert_array_equal(lookup.scores_one(row, registry.variables), got)  # located once
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 25), st.booleans())
+def test_encode_block_is_log_lik_many(seed, n, as_slice):
+    registry, lookup, _, _, rng = build(seed)
+    variables = registry.variables
+    if as_slice:  # a run of consecutive variables, written through a view
+        lo = int(rng.integers(0, len(BINNED_NUMERIC)))
+        hi = int(rng.integers(lo + 1, len(BINNED_NUMERIC) + 1))
+        ks, at = np.arange(lo, hi, dtype=np.intp), slice(lo, hi)
+    else:
+        ks = rng.permutation(BINNED_NUMERIC)[: int(rng.integers(1, len(BINNED_NUMERIC) + 1))].astype(np.intp)
+        at = ks
+    block = np.array([[numeric_probe(variables[k], rng) for k in ks] for _ in range(n)], dtype=float).reshape(n, len(ks))
+    block[np.isinf(block)] = np.nan  # rows hold NaN for a missing value
+    present = rng.random((n, len(ks))) < 0.8
+    out = np.full((n, len(variables) + 2, J + 1), 7.0)  # headroom, as in the history
+    lookup.encode_block(ks, block, present, out, at)
+    for i, k in enumerate(ks.tolist()):
+        expected = np.zeros((n, J))
+        ll = variables[k].log_lik_many(block[:, i])
+        expected[:, : ll.shape[1]] = ll
+        expected[~present[:, i]] = 0.0
+        np.testing.assert_array_equal(out[:, k, :J], expected)  # the same floats: table rows are log_prob rows
+    untouched = np.ones(out.shape, dtype=bool)
+    untouched[:, ks, :J] = False
+    assert (out[untouched] == 7.0).all(), "encode_block writes only its variables' first J classes"
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 20))
+def test_add_block_adds_what_scores_one_adds(seed, n):
+    registry, lookup, coef, bias, rng = build(seed)
+    ks = np.array([k for k, v in enumerate(registry.variables) if v.kind == "numeric"], dtype=np.intp)
+    ks = rng.permutation(ks)[: int(rng.integers(1, len(ks) + 1))]
+    block = np.array([[numeric_probe(registry.variables[k], rng) for k in ks] for _ in range(n)], dtype=float).reshape(n, len(ks))
+    scores = np.tile(lookup.bias, (n, 1))
+    lookup.add_block(scores, ks, np.where(np.isinf(block), np.nan, block), registry.variables)
+    for r in range(n):
+        x = {registry.variables[k].name: block[r, i] for i, k in enumerate(ks.tolist())}
+        np.testing.assert_allclose(scores[r], naive_scores(x, registry, coef, bias), rtol=1e-12, atol=1e-12)
+
+
+def test_categorical_rows_and_compilation_version():
+    registry, lookup, _, _, _ = build(1)
+    k = registry.index["c"]
+    parts = np.array([0, NOWHERE, 1], dtype=np.intp)
+    assert lookup.categorical_rows(k, parts).tolist() == [lookup.offsets[k], NOWHERE, lookup.offsets[k] + 1]
+    row = RowParser(registry).row({"n_gk": 1.0, "c": "u"})
+    version = lookup.version
+    located = lookup.locate(row, registry.variables)
+    assert row.located[0] == version
+    lookup.compile(registry.variables, J)  # a new compilation: the row is located again
+    assert lookup.version == version + 1 and lookup.stale_coef
+    again = lookup.locate(row, registry.variables)
+    assert row.located[0] == version + 1
+    for a, b in zip(located, again):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_an_empty_lookup():
+    lookup = Lookup()
+    lookup.compile([], 2)
+    lookup._check(0, 2)
+    assert lookup.table.shape == (1, 2) and lookup.cuts.shape == (0, 1)
+    lookup.refresh([], 2, lambda: (np.zeros((0, 2)), np.zeros(2)), lambda: np.log([0.5, 0.5]))
+    registry = Registry()
+    row = RowParser(registry).row({})
+    np.testing.assert_array_equal(lookup.scores_one(row, []), np.log([0.5, 0.5]))
+
+
+def test_check_catches_broken_lookups():
+    registry, lookup, _, _, _ = build(2)
+    K = len(registry)
+    lookup._check(K, J)
+    with pytest.raises(AssertionError):
+        lookup._check(K, J + 1)
+    with pytest.raises(AssertionError):
+        lookup._check(K + 1, J)
+    for breakage in (
+        lambda: lookup.table.__setitem__((-1, 0), 1.0),  # the NOWHERE row must be zeros
+        lambda: lookup.n_cuts.__setitem__(0, lookup.cuts.shape[1]),  # no +inf sentinel left
+        lambda: lookup.first_row.__setitem__(0, len(lookup.table) - 1),  # a row past the variables'
+        lambda: lookup.weighted.__setitem__((-1, 1), 1.0),
+    ):
+        saved = {name: getattr(lookup, name).copy() for name in ("table", "n_cuts", "first_row", "weighted")}
+        breakage()
+        with pytest.raises(AssertionError):
+            lookup._check(K, J)
+        for name, value in saved.items():
+            setattr(lookup, name, value)
+    lookup._check(K, J)

@@ -1,0 +1,316 @@
+"""Records of the engine's parts: ``Variable``, ``Classes``, ``Registry``, ``History``, ``Schedule``.
+
+What each holds (``docs/saved-model.md``, "The engine and the classifier"):
+
+- ``Variable``: the feature's name and kind, its summary, and its level 2 as of its last
+  rebuild: the partition (or the Gaussian density and the partition of its virtual bins), its
+  Level and prior cost, and the locator compiled from the partition (cut points, first and
+  missing part; the value → part dict and the unseen values' part of a categorical variable).
+  ``log_prob`` is the partition's table, rebuilt.
+- ``Classes``: labels, weighted counts, examples per class, per-class rebuild thresholds.
+- ``Registry``: the variables in index order and their per-variable columns (observations,
+  rebuild threshold, feed clock). The history columns and the name index follow from the order.
+- ``History``: the raw rows of the window in ring order, the ring's cursor and the number of
+  rows ever stored. The encoded block ``log_lik`` is not saved: it is a function of the raw rows
+  and the current level 2 (``Engine.reencode_all`` rebuilds it, bit for bit).
+- ``Schedule``: the rebuild countdown and the learner's step counters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.classes import Classes
+from ..engine.registry import Registry
+from ..engine.schedule import Schedule
+from ..history import History
+from ..tables import ClassIndex
+from ..variable import NOWHERE, Variable
+from .registry import Record, register
+from .schema import Array, Fields, Float, Int, Key, Keys, List, Optional, Schema, Str, Struct
+
+__all__: list[str] = []
+
+_SUMMARIES = ("GKClass", "CPiD", "Gaussian", "Categorical")
+
+# ------------------------------------------------------------------------------------------------
+# Variable
+
+_LOCATOR = Struct(
+    {
+        "cuts": Array("float64", ("n_cuts",), increasing=True, doc="cut points between consecutive parts (numeric)"),
+        "first_part": Int(low=NOWHERE, doc="part of the first interval (−1: none)"),
+        "missing_part": Int(low=NOWHERE, doc="part of missing values (−1: none)"),
+        "values": Keys(length="n_values", doc="category values kept when it was built (categorical)"),
+        "parts": Array("int64", ("n_values",), low=0, doc="their parts"),
+        "star_part": Int(low=NOWHERE, doc="part of values not kept (categorical; −1: none)"),
+    },
+    doc="the locator compiled from the partition",
+)
+
+
+def _variable_state(v: Variable) -> dict:
+    binned = v.log_prob is not None
+    return {
+        "name": v.name,
+        "kind": v.kind,
+        "summary": v.summary,
+        "partition": v.model,
+        "density": v._density,
+        "level": v.level,
+        "prior_cost": v.prior_cost,
+        "locator": {
+            "cuts": np.asarray(v.cuts, dtype=float),
+            "first_part": v.first_part,
+            "missing_part": v.missing_part,
+            "values": list(v._groups),
+            "parts": np.array(list(v._groups.values()), dtype=np.int64),
+            "star_part": v._star_part,
+        }
+        if binned
+        else None,
+    }
+
+
+def _variable_check(fields: Fields) -> None:
+    s = fields.state
+    density = s["summary"].__class__.__name__ == "Gaussian"
+    if s["kind"] == "categorical" and s["summary"].kind != "categorical":
+        fields.fail("summary", f"a categorical variable needs a categorical summary, got {type(s['summary']).__name__}")
+    if s["kind"] == "numeric" and s["summary"].kind != "numeric":
+        fields.fail("summary", f"a numeric variable needs a numeric summary, got {type(s['summary']).__name__}")
+    if s["density"] is not None and not density:
+        fields.fail("density", "only a Gaussian summary has a density")
+    locator, partition = s["locator"], s["partition"]
+    if density:
+        if locator is not None:
+            fields.fail("locator", "a density-scored variable has no locator")
+        return
+    if (locator is None) != (partition is None):
+        fields.fail("locator", "must be given exactly when the partition is")
+    if partition is None:
+        return
+    kind_of_partition = "numeric" if type(partition).__name__ == "Intervals" else "categorical"
+    if kind_of_partition != s["kind"]:
+        fields.fail("partition", f"a {s['kind']} variable cannot hold a {type(partition).__name__}")
+    n_parts = len(np.asarray(partition.log_prob))
+    for name in ("first_part", "missing_part", "star_part"):
+        if locator[name] >= n_parts:
+            fields.fail(f"locator.{name}", f"must be < n_parts = {n_parts}, got {locator[name]}")
+    if len(locator["parts"]) and int(locator["parts"].max()) >= n_parts:
+        fields.fail("locator.parts", f"values must be < n_parts = {n_parts}")
+    if locator["first_part"] != NOWHERE and locator["first_part"] + len(locator["cuts"]) >= n_parts:
+        # a finite value lands in part first_part + (number of cuts below it)
+        fields.fail("locator.cuts", f"first_part + n_cuts must be < n_parts = {n_parts}")
+
+
+def _variable_build(fields: Fields) -> Variable:
+    s = fields.state
+    v = Variable(s["name"], s["kind"], s["summary"])
+    v.model = s["partition"]
+    v._density = s["density"]
+    v.level = float(s["level"])
+    v.prior_cost = float(s["prior_cost"])
+    locator = s["locator"]
+    if locator is not None:
+        v.log_prob = np.asarray(v.model.log_prob, dtype=float)
+        v.n_parts = v.log_prob.shape[0]
+        v.cuts = locator["cuts"].tolist()
+        v.first_part = int(locator["first_part"])
+        v.missing_part = int(locator["missing_part"])
+        v._groups = dict(zip(locator["values"], locator["parts"].tolist()))
+        v._star_part = int(locator["star_part"])
+    return v
+
+
+register(
+    "Variable",
+    Variable,
+    Schema(
+        state={
+            "name": Key(doc="the feature name"),
+            "kind": Str(choices=("numeric", "categorical"), doc="numeric or categorical"),
+            "summary": Record(*_SUMMARIES, doc="level 1: the variable's summary"),
+            "partition": Optional(Record("Intervals", "Groups"), doc="level 2 as of the last rebuild (null: not built yet); for a Gaussian summary, the partition of its virtual bins"),
+            "density": Optional(Record("GaussianDensity"), doc="the per-class Gaussians of the last rebuild (Gaussian summaries)"),
+            "level": Float(low=0.0, below=1.0, doc="MODL Level of the last rebuild (0: none)"),
+            "prior_cost": Float(low=0.0, doc="B(X): the variable's MODL prior cost"),
+            "locator": Optional(_LOCATOR, doc="null for density-scored or not-yet-built variables"),
+        },
+        checks=(_variable_check,),
+        doc="One feature: summary, level 2 and locator",
+    ),
+    state=_variable_state,
+    build=_variable_build,
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# Classes
+
+def _classes_build(fields: Fields) -> Classes:
+    s = fields.state
+    classes = Classes()
+    index = ClassIndex()
+    for label in s["labels"]:
+        index.encode(label)
+    classes.__setstate__({"index": index, "counts": s["counts"], "seen": s["seen"], "next_rebuild": s["next_rebuild"]})
+    return classes
+
+
+register(
+    "Classes",
+    Classes,
+    Schema(
+        state={
+            "labels": Keys(length="n_classes", doc="class labels in order of first appearance"),
+            "counts": Array("float64", ("n_classes",), low=0.0, doc="weighted examples per class (the prior)"),
+            "seen": Array("float64", ("n_classes",), low=0.0, doc="examples per class"),
+            "next_rebuild": Array("float64", ("n_classes",), low=0.0, doc="examples of the class at which every variable is rebuilt"),
+        },
+        doc="The classes: labels, prior counts, rebuild thresholds",
+    ),
+    state=lambda c: {"labels": list(c.labels), "counts": c.counts, "seen": c.seen, "next_rebuild": c.next_rebuild},
+    build=_classes_build,
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# Registry
+
+def _registry_check(fields: Fields) -> None:
+    names = [v.name for v in fields.state["variables"]]
+    if len(set(names)) != len(names):
+        fields.fail("variables", "two variables share a name")
+
+
+def _registry_build(fields: Fields) -> Registry:
+    s = fields.state
+    registry = Registry()
+    for v in s["variables"]:
+        registry.add(v.name, v.kind, v.summary, 0)
+        registry.variables[-1] = v
+    registry.count = s["count"]
+    registry.next_rebuild = s["next_rebuild"]
+    registry.synced = s["synced"]
+    registry.synced_min = int(registry.synced.min()) if len(registry.synced) else 0
+    return registry
+
+
+register(
+    "Registry",
+    Registry,
+    Schema(
+        state={
+            "variables": List(Record("Variable"), length="n_variables", doc="the variables, in index order"),
+            "count": Array("float64", ("n_variables",), low=0.0, doc="observations of each variable"),
+            "next_rebuild": Array("float64", ("n_variables",), low=1.0, doc="count at which each is rebuilt again"),
+            "synced": Array("int64", ("n_variables",), low=0, doc="rows stored when each summary was last fed"),
+        },
+        checks=(_registry_check,),
+        doc="The variables and their per-variable columns (history columns follow from the order)",
+    ),
+    state=lambda r: {"variables": r.variables, "count": r.count, "next_rebuild": r.next_rebuild, "synced": r.synced},
+    build=_registry_build,
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# History
+
+def _history_state(h: History) -> dict:
+    rows = h.filled()
+    numeric = h.numeric[rows, : h.n_numeric]  # (size, n_numeric) NaN for missing
+    missing = np.isnan(numeric)
+    return {
+        "size": h.size,
+        "cursor": h.cursor,
+        "stored": h.stored,
+        "numeric": np.where(missing, 0.0, numeric),
+        "numeric_missing": missing,
+        "categorical": h.categorical[rows, : h.n_categorical],
+        "present": h.present[rows, : h.n_variables],
+        "y": h.y[rows].astype(np.int64),
+        "sample_weight": h.sample_weight[rows],
+    }
+
+
+def _history_check(fields: Fields) -> None:
+    s, capacity = fields.state, fields.params["capacity"]
+    if s["size"] > capacity:
+        fields.fail("size", f"must be <= capacity = {capacity}, got {s['size']}")
+    if s["cursor"] >= capacity or (s["size"] < capacity and s["cursor"] != s["size"]):
+        fields.fail("cursor", f"does not fit a ring of {capacity} rows holding {s['size']}")
+    if s["stored"] < s["size"]:
+        fields.fail("stored", "cannot be below size")
+
+
+def _history_build(fields: Fields) -> History:
+    s = fields.state
+    h = History(fields.params["capacity"])
+    n_numeric, n_categorical, K = s["numeric"].shape[1], s["categorical"].shape[1], s["present"].shape[1]
+    h.resize(K, 0, n_numeric, n_categorical)
+    h.numeric = np.full((h.capacity, n_numeric), np.nan)
+    h.categorical = np.full((h.capacity, n_categorical), None, dtype=object)
+    h.present = np.zeros((h.capacity, K), dtype=bool)
+    n = s["size"]
+    h.numeric[:n] = np.where(s["numeric_missing"], np.nan, s["numeric"])
+    h.categorical[:n] = s["categorical"]
+    h.present[:n] = s["present"]
+    h.y[:n] = s["y"]
+    h.sample_weight[:n] = s["sample_weight"]
+    h.size, h.cursor, h.stored = n, int(s["cursor"]), int(s["stored"])
+    return h
+
+
+register(
+    "History",
+    History,
+    Schema(
+        params={"capacity": Int(low=1, doc="the history depth N")},
+        state={
+            "size": Int(low=0, binds="n_rows", doc="rows held"),
+            "cursor": Int(low=0, doc="ring position of the next row"),
+            "stored": Int(low=0, doc="rows ever stored (the summaries' feed clock)"),
+            "numeric": Array("float64", ("n_rows", "n_numeric"), doc="raw numeric values in ring order (0 where missing)"),
+            "numeric_missing": Array("bool", ("n_rows", "n_numeric"), doc="True where the value is missing or absent"),
+            "categorical": Array("object", ("n_rows", "n_categorical"), doc="raw categorical values (null: missing or absent)"),
+            "present": Array("bool", ("n_rows", "n_variables"), doc="True where the feature was in the row"),
+            "y": Array("int64", ("n_rows",), low=0, doc="class index of each row"),
+            "sample_weight": Array("float64", ("n_rows",), low=0.0, doc="sample weight of each row"),
+        },
+        checks=(_history_check,),
+        doc="The window of raw rows (the encoded block is rebuilt on load)",
+    ),
+    state=_history_state,
+    build=_history_build,
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# Schedule
+
+def _schedule_build(fields: Fields) -> Schedule:
+    schedule = Schedule(fields.params["growth"], fields.params["every"])
+    schedule.quiet, schedule.pending, schedule.step_size = (fields.state[k] for k in ("quiet", "pending", "step_size"))
+    return schedule
+
+
+register(
+    "Schedule",
+    Schedule,
+    Schema(
+        params={
+            "growth": Float(above=0.0, doc="rebuild_growth"),
+            "every": Int(low=1, doc="rebuild_every"),
+        },
+        state={
+            "quiet": Int(doc="rows during which no rebuild can fall due (≤ 0: check at the next row)"),
+            "pending": Int(low=0, doc="rows since the learner's last step"),
+            "step_size": Int(low=0, doc="rows of the learner's next step (0: not started)"),
+        },
+        doc="The rebuild countdown and the learner's step counters",
+    ),
+    state=lambda s: {"quiet": s.quiet, "pending": s.pending, "step_size": s.step_size},
+    build=_schedule_build,
+)
