@@ -66,6 +66,7 @@ __all__ = [
     "Struct",
     "Optional",
     "Record",
+    "engine",
     "learners",
     "partitions",
     "summaries",
