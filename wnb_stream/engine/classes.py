@@ -23,7 +23,7 @@ class Classes:
     >>> classes = Classes()
     >>> classes.encode("spam"), classes.encode("ham"), classes.encode("spam")
     (0, 1, 0)
-    >>> classes.count(np.array([0, 1, 0]), np.array([1.0, 1.0, 2.0]))
+    >>> classes.count_many(np.array([0, 1, 0]), np.array([1.0, 1.0, 2.0]))
     >>> classes.counts.tolist(), classes.seen.tolist()
     ([3.0, 1.0], [2.0, 1.0])
     >>> np.exp(classes.log_prior()).round(3).tolist()
@@ -63,14 +63,15 @@ class Classes:
         self.next_rebuild = np.append(self.next_rebuild, np.zeros(extra))
         return True
 
-    def count(self, j, w) -> None:
-        """Count examples of class(es) ``j`` with sample weight(s) ``w`` (scalars, or ``(m,)`` arrays)."""
-        if np.ndim(j):
-            np.add.at(self.counts, j, w)
-            np.add.at(self.seen, j, 1.0)
-        else:
-            self.counts[j] += w
-            self.seen[j] += 1
+    def count_one(self, j: int, w: float) -> None:
+        """Count one example of class ``j`` with sample weight ``w``."""
+        self.counts[j] += w
+        self.seen[j] += 1
+
+    def count_many(self, j: np.ndarray, w: np.ndarray) -> None:
+        """Count examples of classes ``j (m,)`` with sample weights ``w (m,)``."""
+        np.add.at(self.counts, j, w)
+        np.add.at(self.seen, j, 1.0)
 
     def log_prior(self) -> np.ndarray:
         """``(J,)`` log P(C_j) = log((N_j + ε) / (N + J·ε)) with ε = 1 / (N + 1)."""

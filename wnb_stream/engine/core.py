@@ -77,7 +77,7 @@ class Engine:
         registry, schedule = self.registry, self.schedule
         j = self.classes.index.encode(y)
         self._grow_classes()
-        self.classes.count(j, w)
+        self.classes.count_one(j, w)
         self.n_seen += 1
         schedule.quiet -= 1
         self.lookup.stale_prior = True
@@ -295,7 +295,7 @@ class Engine:
         for r in np.flatnonzero(class_index < 0).tolist():
             class_index[r] = self.classes.index.encode(labels[lo + r])
         self._grow_classes()
-        self.classes.count(class_index, chunk_weight)
+        self.classes.count_many(class_index, chunk_weight)
         self.n_seen += m
         schedule.quiet -= m
         self.lookup.stale_prior = True
@@ -374,10 +374,13 @@ class Engine:
     # ------------------------------------------------------------------ prediction
     def refresh(self) -> None:
         """Bring the compiled lookups, the learner's coefficients and the bias up to date."""
-        if self.lookup.stale:
+        lookup = self.lookup
+        if not (lookup.stale or lookup.stale_coef or lookup.stale_prior):  # the usual case: nothing to do
+            return
+        if lookup.stale:
             self._resize()
         K, J = len(self.registry), len(self.classes)
-        self.lookup.refresh(self.registry.variables, J, lambda: self.optimizer.coefficients(K, J), self.classes.log_prior)
+        lookup.refresh(self.registry.variables, J, lambda: self.optimizer.coefficients(K, J), self.classes.log_prior)
 
     def scores_one(self, row: Row) -> np.ndarray:
         """``(J,)`` unnormalised log posterior of one parsed row."""
