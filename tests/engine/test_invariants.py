@@ -88,6 +88,11 @@ def frame(rows):
     return X, [y for _, y, _ in rows], [w for _, _, w in rows]
 
 
+def records(X: pd.DataFrame) -> list:
+    """The rows of ``X`` as dicts (NaN where a feature was absent); ``{}`` per row when it has no column."""
+    return X.to_dict(orient="records") if X.shape[1] else [{} for _ in range(len(X))]
+
+
 def labels_as(draw_container: int, ys: list):
     """The batch's labels in a container of some kind (all give the same model)."""
     if draw_container == 0:
@@ -145,8 +150,14 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed):
                 many = a.predict_proba_many(X)
                 assert list(many.columns) == list(a.classes)
                 np.testing.assert_allclose(many.sum(axis=1).to_numpy(), 1.0, rtol=0, atol=1e-12)
-                for i, x in enumerate(X.to_dict(orient="records")):
-                    np.testing.assert_allclose(many.iloc[i].to_numpy(), list(a.predict_proba_one(x).values()), rtol=1e-9, atol=1e-12)
+                # the same scores as row by row, up to the order of the additions: compared on the
+                # scores (a density can reach ~1e12 in magnitude, where the softmax of two paths'
+                # roundings may differ in the 4th digit)
+                e = a._engine
+                scores = e.scores_frame(e.parser.frame(X), len(X))
+                for i, x in enumerate(records(X)):
+                    one = e.scores_one(e.parser.row(x))
+                    np.testing.assert_allclose(scores[i], one, rtol=0, atol=1e-12 * (1.0 + np.abs(one).max()))
                 a._check()
             continue
         if op == "one":
@@ -157,7 +168,7 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed):
             X, ys, ws = frame(rows)
             weights_ = None if all(w == 1.0 for w in ws) else (ws if rng.random() < 0.5 else np.array(ws))
             a.learn_many(X, labels_as(int(rng.integers(0, 3)), ys), weights_)
-            for x, y, w in zip(X.to_dict(orient="records"), ys, ws):
+            for x, y, w in zip(records(X), ys, ws, strict=True):
                 b.learn_one(x, y, w)
                 b._check()
         a._check()
@@ -172,7 +183,7 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed):
 
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(
     numeric=st.sampled_from(list(NUMERIC)),
     history_size=st.integers(7, 40),

@@ -116,7 +116,7 @@ class Stream:
     def row(self, y, w, values, make_room=True):
         registry, h = self.registry, self.history
         j = self.classes.encode(y)
-        self.classes.count(j, w)
+        self.classes.count_one(j, w)
         label = self.classes.labels[j]
         numeric, categorical, present = [], [], []
         for k, value in enumerate(values[: len(registry)]):

@@ -51,7 +51,7 @@ def parts(counts, thresholds, seen=(), class_thresholds=()):
     classes = Classes()
     for j, (s, threshold) in enumerate(zip(seen, class_thresholds)):
         classes.encode(j)
-        classes.count(np.full(int(s), j, dtype=np.intp), np.ones(int(s)))
+        classes.count_many(np.full(int(s), j, dtype=np.intp), np.ones(int(s)))
         classes.next_rebuild[j] = threshold
     return registry, classes
 
@@ -141,7 +141,7 @@ def test_the_countdown_never_skips_a_rebuild(variables, seen, rows, growth, ever
         log = []
         for r, (j, present) in enumerate(rows):
             j %= len(seen)
-            classes.count(j, 1.0)  # a row adds at most 1 to each count
+            classes.count_one(j, 1.0)  # a row adds at most 1 to each count
             registry.count[np.array(present[: len(registry)], dtype=bool)] += 1
             schedule.quiet -= 1
             if not use_countdown:
@@ -243,7 +243,7 @@ class Model:
         if self.classes.grow():
             self.schedule.quiet = 0
             self.log.append((row, "class", y))
-        self.classes.count(j, w)
+        self.classes.count_one(j, w)
         self.schedule.quiet -= 1
         for name in sorted(set(new) - set(self.registry.index), key=feature_order):
             self.add(name, row)
@@ -273,7 +273,7 @@ class Model:
                     self.log.append((r, "class", labels[r]))
             if self.classes.grow():
                 self.schedule.quiet = 0
-            self.classes.count(np.array([self.classes.index.position[y] for y in labels[lo:hi]], dtype=np.intp), np.array(weights[lo:hi]))
+            self.classes.count_many(np.array([self.classes.index.position[y] for y in labels[lo:hi]], dtype=np.intp), np.array(weights[lo:hi]))
             self.schedule.quiet -= hi - lo
             new = [name for name, start in batch_columns if name not in self.registry.index and lo <= start < hi]
             for name in sorted(new, key=feature_order):

@@ -90,7 +90,8 @@ class Classes:
         if self._typed is None or len(self._typed) != len(labels):
             kinds = {type(label) for label in labels}
             array = None
-            if len(kinds) == 1 and kinds <= {int, bool, str}:
+            # NumPy's str arrays drop trailing NUL characters: such labels stay objects
+            if len(kinds) == 1 and kinds <= {int, bool, str} and not (kinds == {str} and any(s.endswith("\x00") for s in labels)):
                 try:
                     array = np.array(labels)
                 except OverflowError:  # ints beyond 64 bits
