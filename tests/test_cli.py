@@ -37,7 +37,7 @@ def run(argv, capsys):
 def test_parser_defaults():
     args = cli.build_parser().parse_args(["evaluate"])
     assert args.data is None and args.target is None
-    assert args.models == list(evaluation.DEFAULT_MODELS)
+    assert [spec.label for spec in evaluation.parse_models(args.models)] == list(evaluation.DEFAULT_MODELS)
     assert args.summary == "gk" and args.seed == 42 and args.n is None
     assert args.categorical == [] and args.numeric == []
 
@@ -46,7 +46,7 @@ def test_parser_lists():
     args = cli.build_parser().parse_args(
         ["evaluate", "--models", "nb, vns", "--categorical", "a,b", "--numeric", "c", "--summary", "cpid", "--n", "50"]
     )
-    assert args.models == ["nb", "vns"] and args.categorical == ["a", "b"] and args.numeric == ["c"]
+    assert [spec.label for spec in evaluation.parse_models(args.models)] == ["nb", "vns"] and args.categorical == ["a", "b"] and args.numeric == ["c"]
     assert args.summary == "cpid" and args.n == 50
 
 
@@ -149,7 +149,13 @@ def test_plot_writes_a_png(tmp_path, capsys):
     [
         (["--data", "missing/file.csv"], "no such file: missing/file.csv"),
         (["--data", "nosuchstream"], "unknown data set 'nosuchstream'"),
-        (["--models", "nb,svm"], "unknown model(s) svm"),
+        (["--models", "nb,svm"], "unknown model 'svm'"),
+        (["--models", "nb{oops}"], "the parameters of nb are not valid JSON"),
+        (["--models", "math:sqrt"], "model sqrt: cannot build math:sqrt"),
+        (["--models", "collections:OrderedDict"], "is not a River classifier"),
+        (["--models", "nosuchmodule:Model"], "cannot import 'nosuchmodule'"),
+        (["--models", 'vns{"history_size": 0}'], "history_size must be an integer >= 1"),
+        (["--na-values", "unknown"], "--na-values applies to a CSV source only"),
         (["--models", "noop,noop"], "names a model twice"),
         (["--output", "table.xlsx"], "--output must end in .csv or .json"),
         (["--target", "label"], "--target applies to a CSV source only"),
