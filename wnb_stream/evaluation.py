@@ -185,6 +185,8 @@ class RunningMetrics:
     window
         Length of the rolling window of ``rolling_accuracy`` and ``rolling_log_loss``.
 
+    Examples
+    --------
     >>> metrics = RunningMetrics(classes=["a", "b"])
     >>> metrics.update("a", {})                       # no prediction yet: wrong, uniform
     >>> metrics.update("b", {"a": 0.2, "b": 0.8})
@@ -706,6 +708,8 @@ def warm_up_stream(n: int = WARM_UP_ROWS, numeric_only: bool = False) -> list[tu
     """A small fixed stream to warm models up on: 4 numeric variables (one with missing values),
     2 categorical ones, 3 classes; ``numeric_only`` leaves the categorical ones out.
 
+    Examples
+    --------
     >>> rows = warm_up_stream(5)
     >>> len(rows), sorted(rows[0][0]), rows[0][1] in ("a", "b", "c")
     (5, ['g', 'n0', 'n1', 'n2', 'n3', 'tone'], True)
@@ -789,6 +793,8 @@ def prequential(
     on_progress, progress_every
         ``on_progress(evaluation)`` is called every ``progress_every`` examples and at the end.
 
+    Notes
+    -----
     If the stream or a model raises, the exception goes on with the evaluation of the examples
     done so far attached as ``error.evaluation`` (``complete`` False, ``results`` filled), and the
     name of the model that raised, if one did, as ``error.model``.
