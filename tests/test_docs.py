@@ -118,8 +118,9 @@ def test_examples_of_the_page_run(page, tmp_path, monkeypatch):
             exec(compile(code, where, "exec"), namespace)
         else:
             for command, expected in _commands(code):
-                done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env, timeout=600)
-                output = done.stdout + done.stderr
+                done = subprocess.run(["bash", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True, env=env, timeout=600)  # fmt: skip
+                output = done.stdout
                 assert done.returncode == 0, f"{where}: `{command}` exited {done.returncode}:\n{output}"
                 if not checker.check_output(expected.strip() + "\n", output.strip() + "\n", FLAGS):
                     pytest.fail(f"{where}: `{command}` printed\n{output}\nexpected\n{expected}", pytrace=False)
