@@ -229,3 +229,19 @@ def test_default_models_on_a_short_default_stream(tmp_path, capsys):
         assert 0 <= rows[name]["selected"] <= 40 and rows[name]["peak_memory"] > 0
         assert 0 < rows[name]["accuracy"] <= 1 and math.isfinite(rows[name]["log_loss"])
     assert rows["river-gnb"]["selected"] is None
+
+
+def test_an_interrupt_prints_the_results_so_far(monkeypatch, capsys):
+    class Interrupted:
+        """Standard input that is interrupted (Ctrl-C) after 1,060 rows (past the inference window)."""
+
+        def __iter__(self):
+            lines = CSV_TEXT.splitlines(keepends=True)
+            yield lines[0]
+            yield from (lines[1:] * 9)[:1060]
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin", Interrupted())
+    code, out, err = run(["evaluate", "--data", "-", "--models", PEERS, "--quiet"], capsys)
+    assert code == 130 and "interrupted" in err
+    assert "STOPPED after 1,060 examples" in out and any(line.startswith("river-gnb") for line in out.splitlines())

@@ -415,6 +415,14 @@ def _write_curves(path: str, run: evaluation.Evaluation, context: dict) -> None:
                 writer.writerow(list(context.values()) + [name, run.window] + [curve[c][i] for c in columns])
 
 
+def _minor_label(value: float, _position=None) -> str:
+    """Label the minor ticks of a log axis at 2 and 5 times a power of ten only."""
+    if value <= 0:
+        return ""
+    mantissa = round(value / 10 ** math.floor(math.log10(value)), 6)
+    return f"{value:g}" if mantissa in (2.0, 5.0) else ""
+
+
 def _write_plot(path: str, run: evaluation.Evaluation, title: str, drifts: Sequence[int] = ()) -> None:
     """Four panels: accuracy and log loss (log scale), cumulative and rolling; one legend."""
     import matplotlib
@@ -440,9 +448,8 @@ def _write_plot(path: str, run: evaluation.Evaluation, title: str, drifts: Seque
                 lines.append(line)
         if "log_loss" in key:
             axis.set_yscale("log")
-            plain = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
-            axis.yaxis.set_major_formatter(plain)
-            axis.yaxis.set_minor_formatter(plain)
+            axis.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+            axis.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(_minor_label))
             axis.set_xlabel("examples")
         for position in drifts:
             axis.axvline(position, color="grey", linestyle=":", linewidth=1)
