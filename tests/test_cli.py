@@ -245,3 +245,10 @@ def test_an_interrupt_prints_the_results_so_far(monkeypatch, capsys):
     code, out, err = run(["evaluate", "--data", "-", "--models", PEERS, "--quiet"], capsys)
     assert code == 130 and "interrupted" in err
     assert "STOPPED after 1,060 examples" in out and any(line.startswith("river-gnb") for line in out.splitlines())
+
+
+def test_on_bad_value_missing_sets_our_models_on_type_change():
+    args = cli.build_parser().parse_args(["evaluate", "--models", 'nb,x=vns{"on_type_change": "raise"},river-ht',
+                                          "--on-bad-value", "missing"])  # fmt: skip
+    models = cli._build_models(args)
+    assert models["nb"].on_type_change == "missing" and models["x"].on_type_change == "raise"
