@@ -37,7 +37,7 @@ def run(argv, capsys):
 def test_parser_defaults():
     args = cli.build_parser().parse_args(["evaluate"])
     assert args.data is None and args.target is None
-    assert args.models == list(evaluation.DEFAULT_MODELS)
+    assert [spec.label for spec in evaluation.parse_models(args.models)] == list(evaluation.DEFAULT_MODELS)
     assert args.summary == "gk" and args.seed == 42 and args.n is None
     assert args.categorical == [] and args.numeric == []
 
@@ -46,7 +46,7 @@ def test_parser_lists():
     args = cli.build_parser().parse_args(
         ["evaluate", "--models", "nb, vns", "--categorical", "a,b", "--numeric", "c", "--summary", "cpid", "--n", "50"]
     )
-    assert args.models == ["nb", "vns"] and args.categorical == ["a", "b"] and args.numeric == ["c"]
+    assert [spec.label for spec in evaluation.parse_models(args.models)] == ["nb", "vns"] and args.categorical == ["a", "b"] and args.numeric == ["c"]
     assert args.summary == "cpid" and args.n == 50
 
 
@@ -149,7 +149,13 @@ def test_plot_writes_a_png(tmp_path, capsys):
     [
         (["--data", "missing/file.csv"], "no such file: missing/file.csv"),
         (["--data", "nosuchstream"], "unknown data set 'nosuchstream'"),
-        (["--models", "nb,svm"], "unknown model(s) svm"),
+        (["--models", "nb,svm"], "unknown model 'svm'"),
+        (["--models", "nb{oops}"], "the parameters of nb are not valid JSON"),
+        (["--models", "math:sqrt"], "model sqrt: cannot build math:sqrt"),
+        (["--models", "collections:OrderedDict"], "is not a River classifier"),
+        (["--models", "nosuchmodule:Model"], "cannot import 'nosuchmodule'"),
+        (["--models", 'vns{"history_size": 0}'], "history_size must be an integer >= 1"),
+        (["--na-values", "unknown"], "--na-values applies to a CSV source only"),
         (["--models", "noop,noop"], "names a model twice"),
         (["--output", "table.xlsx"], "--output must end in .csv or .json"),
         (["--target", "label"], "--target applies to a CSV source only"),
@@ -223,3 +229,26 @@ def test_default_models_on_a_short_default_stream(tmp_path, capsys):
         assert 0 <= rows[name]["selected"] <= 40 and rows[name]["peak_memory"] > 0
         assert 0 < rows[name]["accuracy"] <= 1 and math.isfinite(rows[name]["log_loss"])
     assert rows["river-gnb"]["selected"] is None
+
+
+def test_an_interrupt_prints_the_results_so_far(monkeypatch, capsys):
+    class Interrupted:
+        """Standard input that is interrupted (Ctrl-C) after 1,060 rows (past the inference window)."""
+
+        def __iter__(self):
+            lines = CSV_TEXT.splitlines(keepends=True)
+            yield lines[0]
+            yield from (lines[1:] * 9)[:1060]
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin", Interrupted())
+    code, out, err = run(["evaluate", "--data", "-", "--models", PEERS, "--quiet"], capsys)
+    assert code == 130 and "interrupted" in err
+    assert "STOPPED after 1,060 examples" in out and any(line.startswith("river-gnb") for line in out.splitlines())
+
+
+def test_on_bad_value_missing_sets_our_models_on_type_change():
+    args = cli.build_parser().parse_args(["evaluate", "--models", 'nb,x=vns{"on_type_change": "raise"},river-ht',
+                                          "--on-bad-value", "missing"])  # fmt: skip
+    models = cli._build_models(args)
+    assert models["nb"].on_type_change == "missing" and models["x"].on_type_change == "raise"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -205,3 +206,54 @@ def test_with_types_casts_and_checks():
         list(datasets.with_types(stream, numeric=["c"]))
     with pytest.raises(DataError, match="unknown column"):
         list(datasets.with_types(stream, categorical=["zzz"]))
+
+
+# --- CSV: missing tokens, stray tokens, bad values (issue 17) -----------------------------------
+
+
+def test_pandas_missing_tokens_and_extra_na_values():
+    text = "a,b,y\n1,x,u\nn/a,<NA>,v\n#N/A,unknown,u\n3,-,v\n"
+    stream = CSVStream(io.StringIO(text))
+    assert stream.numeric == {"a"} and [x for x, _ in stream] == [{"a": 1.0, "b": "x"}, {}, {"b": "unknown"}, {"a": 3.0, "b": "-"}]
+    stream = CSVStream(io.StringIO(text), na_values=["unknown", "-"])
+    assert [x for x, _ in stream] == [{"a": 1.0, "b": "x"}, {}, {}, {"a": 3.0}]
+
+
+def test_a_few_stray_tokens_warn_and_name_the_way_out():
+    text = "a,b,y\n" + "".join(f"{i},c{i % 3},u\n" for i in range(40)) + "unknown,c1,v\n-,c2,u\nunknown,c0,v\n"
+    with pytest.warns(datasets.DataWarning, match=r"column 'a' is read as categorical .* 'unknown' ×2, '-' ×1.*--na-values unknown,-.*--numeric a"):
+        stream = CSVStream(io.StringIO(text))
+    assert stream.categorical == {"a", "b"} and stream.stray == {"a": {"unknown": 2, "-": 1}}
+    # a column mostly of words is categorical without a warning; a forced one never warns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        CSVStream(io.StringIO("a,y\nlow,u\nhigh,v\n3,u\n"))
+        assert CSVStream(io.StringIO(text), categorical=["a"]).stray == {}
+        assert CSVStream(io.StringIO(text), na_values=["unknown", "-"]).numeric == {"a"}
+
+
+@pytest.mark.parametrize("policy, rows, bad_values, bad_rows", [("missing", 4, 1, 1), ("skip", 3, 0, 2)])
+def test_on_bad_value_reads_missing_or_skips(policy, rows, bad_values, bad_rows):
+    text = "a,b,y\n1,2,u\n2,3,v\nhigh,4,u\n5,6\n7,8,v\n"
+    stream = CSVStream(io.StringIO(text), infer_rows=2, on_bad_value=policy)
+    read = list(stream)
+    assert len(read) == rows and (stream.bad_values, stream.bad_rows) == (bad_values, bad_rows)
+    assert stream.first_bad == "line 4, column 'a': 'high'"
+    assert "first at line 4" in stream.summary()
+    if policy == "missing":
+        assert read[2] == ({"b": 4.0}, "u")
+    with pytest.raises(ValueError, match="on_bad_value"):
+        CSVStream(io.StringIO(text), on_bad_value="ignore")
+
+
+def test_drifting_generators_are_seeded_and_drift_where_they_say():
+    for name in datasets.DRIFTING:
+        dataset = datasets.get_dataset(name)
+        assert dataset.group == "synth" and list(dataset.stream(50)) == list(datasets.get_dataset(name).stream(50))
+        assert all(0 < d < 10_000 for d in dataset.drifts)
+    rows = list(datasets.get_dataset("stagger-drift").stream(4000))
+    # STAGGER function 0 is "size small and colour red": perfect rules differ before and after 3,333
+    rule = lambda x: int(x["size"] == "0" and x["color"] == "0")  # noqa: E731
+    before = sum(rule(x) == y for x, y in rows[:3000]) / 3000
+    after = sum(rule(x) == y for x, y in rows[3500:]) / 500
+    assert before == 1.0 and after < 0.9

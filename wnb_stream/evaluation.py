@@ -14,8 +14,13 @@ examples in the same order. Per model the loop reports
   (true-class probability clipped at 1e-6, 0 when H(Y) = 0, 0 when |rate| < H(Y)/n);
 - the number of variables with non-zero weight (for models with ``weights``), out of the number
   of variables seen in the stream;
-- examples per second of the predict+learn calls of that model alone, and peak memory (the
-  largest of ``model.memory_usage()``, or River's deep size estimate, sampled along the stream).
+- examples per second of the predict+learn calls of that model alone, after every model has been
+  warmed up on a few rows of another stream (``warm_up``: the compiled kernels' first load is not
+  charged to the first model), and peak memory (``deep_memory``, the same walk of the object graph
+  for every model, sampled along the stream).
+
+Learning curves hold the cumulative values and the values over a rolling window of the last
+``window`` examples.
 
 These conventions reproduce the River and MOA peers' accuracy and log loss as measured by the
 benchmarks' anchor table (``benchmarks/README.md``, "How the quality figures are computed").
@@ -30,11 +35,18 @@ benchmarks' anchor table (``benchmarks/README.md``, "How the quality figures are
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import gc
+import importlib
+import inspect
 import itertools
+import json
 import math
 import numbers
+import sys
 import time
+import types
 from typing import Any, Callable, Hashable, Iterable, Mapping
 
 import numpy as np
@@ -58,7 +70,14 @@ __all__ = [
     "compression_rate",
     "class_entropy",
     "make_model",
+    "ModelSpec",
+    "parse_models",
+    "build_model",
     "memory_of",
+    "deep_memory",
+    "warm_up",
+    "warm_up_stream",
+    "WARM_UP_ROWS",
     "prequential",
 ]
 
@@ -163,17 +182,30 @@ class RunningMetrics:
         and the columns of the stored probabilities.
     keep_proba
         Store every predicted distribution (``(n, J)`` floats) to compute the exact macro AUC.
+    window
+        Length of the rolling window of ``rolling_accuracy`` and ``rolling_log_loss``.
 
+    Examples
+    --------
     >>> metrics = RunningMetrics(classes=["a", "b"])
     >>> metrics.update("a", {})                       # no prediction yet: wrong, uniform
     >>> metrics.update("b", {"a": 0.2, "b": 0.8})
     >>> metrics.update("c", {"a": 0.5, "b": 0.5})     # a class never seen: clipped at 1e-15
     >>> round(metrics.accuracy, 4), round(metrics.log_loss, 4)
     (0.3333, 11.8184)
+    >>> metrics = RunningMetrics(window=2)
+    >>> for y in ["a", "a", "b", "b"]:
+    ...     metrics.update(y, {"a": 0.9, "b": 0.1})
+    >>> metrics.accuracy, metrics.rolling_accuracy
+    (0.5, 0.0)
     """
 
-    def __init__(self, classes: Iterable[Hashable] = (), keep_proba: bool = True):
+    def __init__(self, classes: Iterable[Hashable] = (), keep_proba: bool = True, window: int = 1000):
+        if window < 1:
+            raise ValueError(f"window must be >= 1, got {window}")
         self.keep_proba = keep_proba
+        self.window = window
+        self._recent: collections.deque = collections.deque(maxlen=window)  # (correct, −log p) per example
         self.n = 0
         self.correct = 0
         self._nll = 0.0  # Σ −log max(p, 1e-15)
@@ -212,8 +244,11 @@ class RunningMetrics:
             predicted = None
             proba = {c: 1.0 / len(self._labels) for c in self._labels}
             p_true = 1.0 / len(self._labels)
-        self.correct += predicted is not None and predicted == y
-        self._nll -= math.log(max(p_true, LOG_LOSS_CLIP))
+        correct = predicted is not None and predicted == y
+        loss = -math.log(max(p_true, LOG_LOSS_CLIP))
+        self.correct += correct
+        self._nll += loss
+        self._recent.append((correct, loss))
         self._nll_compression -= math.log(max(p_true, COMPRESSION_CLIP))
         if self.keep_proba:
             columns = [self._column(c) for c in proba]
@@ -232,6 +267,16 @@ class RunningMetrics:
     @property
     def log_loss(self) -> float:
         return self._nll / self.n if self.n else float("nan")
+
+    @property
+    def rolling_accuracy(self) -> float:
+        """Accuracy over the last ``window`` examples."""
+        return sum(c for c, _ in self._recent) / len(self._recent) if self._recent else float("nan")
+
+    @property
+    def rolling_log_loss(self) -> float:
+        """Log loss over the last ``window`` examples."""
+        return math.fsum(v for _, v in self._recent) / len(self._recent) if self._recent else float("nan")
 
     @property
     def compression_rate(self) -> float:
@@ -333,11 +378,14 @@ def describe_model(name: str) -> str:
     return _DESCRIPTIONS[name]
 
 
-def make_model(name: str, summary: str = "gk", seed: int | None = 42) -> base.Classifier:
+def make_model(name: str, summary: str = "gk", seed: int | None = 42, params: Mapping | None = None) -> base.Classifier:
     """A fresh model by name: one of ``MODEL_NAMES``; ``summary`` is one of ``SUMMARY_NAMES``.
 
     Our models are ``WeightedNaiveBayes`` with the chosen numeric summary, exact categorical
-    counts and the named weight optimizer; the peers ignore ``summary``.
+    counts and the named weight optimizer; the peers ignore ``summary``. ``params`` are keyword
+    arguments of the model: of ``WeightedNaiveBayes`` for ours (where ``optimizer``, ``numeric``
+    and ``categorical`` may be dicts: the parameters of the named learner and of the summaries),
+    of ``GaussianNB`` and ``HoeffdingTreeClassifier`` for the peers.
 
     >>> make_model("river-ht")
     HoeffdingTreeClassifier (
@@ -345,21 +393,27 @@ def make_model(name: str, summary: str = "gk", seed: int | None = 42) -> base.Cl
       leaf_prediction="nba"
       ...
     )
+    >>> model = make_model("vns", params={"history_size": 1000, "optimizer": {"penalty": 0.1}})
+    >>> model.history_size, model.optimizer.penalty
+    (1000, 0.1)
     """
     if name not in MODEL_NAMES:
         raise ValueError(f"unknown model {name!r}; known models: {', '.join(MODEL_NAMES)}")
     if summary not in SUMMARY_NAMES:
         raise ValueError(f"unknown summary {summary!r}; known summaries: {', '.join(SUMMARY_NAMES)}")
+    params = dict(params or {})
     if name == "noop":
+        if params:
+            raise ValueError("the noop model takes no parameters")
         return NoOp()
     if name == "river-gnb":
         from river import naive_bayes
 
-        return NumericOnly(naive_bayes.GaussianNB())
+        return NumericOnly(_call(naive_bayes.GaussianNB, params, "river-gnb"))
     if name == "river-ht":
         from river import tree
 
-        return tree.HoeffdingTreeClassifier(leaf_prediction="nba")
+        return _call(tree.HoeffdingTreeClassifier, {"leaf_prediction": "nba", **params}, "river-ht")
 
     numeric = {"gk": summaries.GKClass, "cpid": summaries.CPiD, "gaussian": summaries.Gaussian}[summary]
     optimizer = {
@@ -368,17 +422,203 @@ def make_model(name: str, summary: str = "gk", seed: int | None = 42) -> base.Cl
         "vns": weights.VNS,
         "graphical": weights.Graphical,
     }[name]
-    return WeightedNaiveBayes(
-        numeric=numeric(), categorical=summaries.Categorical(), optimizer=optimizer(), seed=seed
+    parts = {"numeric": numeric, "categorical": summaries.Categorical, "optimizer": optimizer}
+    arguments = {"seed": seed}
+    for key, cls in parts.items():
+        value = params.pop(key, {})
+        arguments[key] = _call(cls, value, f"{name}: {key}") if isinstance(value, Mapping) and not _is_object_spec(value) else _value(value)
+    arguments.update({key: _value(value) for key, value in params.items()})
+    return _call(WeightedNaiveBayes, arguments, name)
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec:
+    """One model of a command line: ``label`` (its row in the table), ``target`` (a name of
+    ``MODEL_NAMES`` or ``module:Class``) and ``params`` (keyword arguments, from JSON)."""
+
+    label: str
+    target: str
+    params: dict = dataclasses.field(default_factory=dict)
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split at the commas outside braces, brackets and JSON strings."""
+    parts, depth, start, quoted, escaped = [], 0, 0, False, False
+    for i, char in enumerate(text):
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]
+
+
+def parse_models(text: str) -> list[ModelSpec]:
+    """The models of a ``--models`` value: comma-separated ``[LABEL=]TARGET[JSON]``.
+
+    ``TARGET`` is a name of ``MODEL_NAMES`` or any River classifier as ``module:Class``; the JSON
+    object that may follow holds its parameters. The label defaults to the name, or to the class
+    name. A parameter whose value is an object with one key ``"module:Class"`` is built the same way
+    (``{"model": {"river.tree:HoeffdingTreeClassifier": {}}}``).
+
+    >>> parse_models('nb, ht=river.tree:HoeffdingTreeClassifier{"grace_period": 50, "delta": 1e-5}')
+    [ModelSpec(label='nb', target='nb', params={}), ModelSpec(label='ht', target='river.tree:HoeffdingTreeClassifier', params={'grace_period': 50, 'delta': 1e-05})]
+    """
+    specs = []
+    for part in _split_top_level(text):
+        brace = part.find("{")
+        head, body = (part, "") if brace < 0 else (part[:brace].strip(), part[brace:])
+        label = None
+        if "=" in head:
+            label, head = (piece.strip() for piece in head.split("=", 1))
+            if not label:
+                raise ValueError(f"empty label in {part!r}")
+        if not head:
+            raise ValueError(f"no model named in {part!r}")
+        params = {}
+        if body:
+            try:
+                params = json.loads(body)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"the parameters of {head} are not valid JSON ({error.msg} at {error.pos}): {body}") from None
+            if not isinstance(params, dict):
+                raise ValueError(f"the parameters of {head} must be a JSON object, got {body}")
+        if ":" not in head and head not in MODEL_NAMES:
+            raise ValueError(
+                f"unknown model {head!r}: a name among {', '.join(MODEL_NAMES)}, or a River classifier as module:Class"
+            )
+        if label is None:
+            label = head.rsplit(":", 1)[-1].rsplit(".", 1)[-1] if ":" in head else head
+        specs.append(ModelSpec(label, head, params))
+    return specs
+
+
+def _import_target(target: str):
+    module_name, _, qualname = target.partition(":")
+    if not module_name or not qualname:
+        raise ValueError(f"{target!r} is not module:Class")
+    try:
+        obj = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"cannot import {module_name!r} for {target}: {error}") from None
+    for attribute in qualname.split("."):
+        try:
+            obj = getattr(obj, attribute)
+        except AttributeError:
+            raise ValueError(f"module {module_name!r} has no {qualname!r}") from None
+    return obj
+
+
+def _is_object_spec(value) -> bool:
+    return isinstance(value, Mapping) and len(value) == 1 and ":" in next(iter(value)) and isinstance(next(iter(value.values())), Mapping)
+
+
+def _value(value):
+    """A parameter value from JSON: ``{"module:Class": {params}}`` is built, lists recursively."""
+    if _is_object_spec(value):
+        (target, params), = value.items()
+        return _call(_import_target(target), {k: _value(v) for k, v in params.items()}, target)
+    if isinstance(value, list):
+        return [_value(v) for v in value]
+    return value
+
+
+def _call(factory, params: Mapping, what: str):
+    try:
+        return factory(**params)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"cannot build {what}: {error}") from None
+
+
+def build_model(spec: ModelSpec, summary: str = "gk", seed: int | None = 42) -> base.Classifier:
+    """A fresh model from a ``ModelSpec``.
+
+    A ``module:Class`` target must be a River classifier; it gets ``seed`` when its constructor
+    takes one and the parameters do not set it.
+
+    >>> build_model(parse_models('river.naive_bayes:MultinomialNB{"alpha": 0.5}')[0])
+    MultinomialNB (
+      alpha=0.5
     )
+    """
+    if ":" not in spec.target:
+        return make_model(spec.target, summary=summary, seed=seed, params=spec.params)
+    factory = _import_target(spec.target)
+    params = {key: _value(value) for key, value in spec.params.items()}
+    try:
+        accepts_seed = "seed" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        accepts_seed = False
+    if accepts_seed and "seed" not in params:
+        params["seed"] = seed
+    model = _call(factory, params, spec.target)
+    if not isinstance(model, base.Classifier):
+        raise ValueError(f"{spec.target} is not a River classifier (river.base.Classifier)")
+    return model
+
+
+def deep_memory(obj) -> int:
+    """Bytes held by ``obj`` and everything it references: River's walk of the object graph
+    (``_raw_memory_usage``), with each NumPy data buffer counted once.
+
+    River's measure adds ``ndarray.nbytes`` to ``sys.getsizeof(array)``, which already includes
+    the data of an array that owns it, and counts a view's data again beside its base's: for a
+    model made of NumPy arrays it is about twice the memory. Here an array counts its header, and
+    each buffer its bytes once. For a model without NumPy arrays both measures are equal.
+
+    >>> import numpy as np
+    >>> class Holder:
+    ...     def __init__(self):
+    ...         self.data = np.zeros(100_000)
+    ...         self.view = self.data[:50_000]
+    >>> deep_memory(Holder()) // 1000
+    800
+    """
+    skipped = (type, types.ModuleType, types.FunctionType)
+    seen: set[int] = set()
+    buffers: dict[int, int] = {}
+    size = 0
+    pending = [obj]
+    while pending:
+        walked = []
+        for item in pending:
+            if isinstance(item, skipped) or id(item) in seen:
+                continue
+            seen.add(id(item))
+            if isinstance(item, np.ndarray):
+                owner = item
+                while isinstance(owner.base, np.ndarray):
+                    owner = owner.base
+                size += sys.getsizeof(item) - (item.nbytes if item.flags.owndata else 0)
+                data = owner.nbytes if owner.flags.owndata or owner.base is None else item.nbytes
+                key = id(owner if owner.base is None or owner.flags.owndata else owner.base)
+                buffers[key] = max(buffers.get(key, 0), data)
+            else:
+                size += sys.getsizeof(item)
+            walked.append(item)
+        pending = gc.get_referents(*walked)
+    return size + sum(buffers.values())
 
 
 def memory_of(model: base.Base) -> int:
-    """Bytes held by ``model``: its ``memory_usage()`` if it has one, else River's deep estimate."""
-    usage = getattr(model, "memory_usage", None)
-    if callable(usage):
-        return int(usage())
-    return int(model._raw_memory_usage)
+    """Bytes held by ``model``, measured the same way for every model: ``deep_memory(model)``.
+
+    ``WeightedNaiveBayes.memory_usage()`` (its arrays only, without walking the object graph)
+    is within a few percent of it; River's ``_raw_memory_usage`` counts NumPy data twice.
+    """
+    return deep_memory(model)
 
 
 def selected_variables(model: base.Base) -> int | None:
@@ -420,8 +660,10 @@ class Evaluation:
     """What ``prequential`` returns: the final rows and the learning curves.
 
     ``curves[name]`` has the lists ``n``, ``accuracy`` and ``log_loss`` (cumulative prequential
-    values at each checkpoint); ``metrics[name]`` are the running metrics, ``seconds[name]`` the
-    time spent in the model's calls, ``features`` the variables met in the stream.
+    values at each checkpoint) and ``rolling_accuracy``, ``rolling_log_loss`` (over the last
+    ``window`` examples); ``metrics[name]`` are the running metrics, ``seconds[name]`` the time
+    spent in the model's calls, ``features`` the variables met in the stream. ``complete`` is
+    False for the partial evaluation attached to an exception that stopped the loop.
     """
 
     models: dict
@@ -432,6 +674,8 @@ class Evaluation:
     features: set
     n: int = 0
     results: list = dataclasses.field(default_factory=list)
+    window: int = 1000
+    complete: bool = True
 
     def finish(self) -> None:
         """Compute the final rows (``results``) from the running state."""
@@ -456,6 +700,57 @@ class Evaluation:
             )
 
 
+#: Rows of ``warm_up_stream`` each model learns before its clock starts.
+WARM_UP_ROWS = 200
+
+
+def warm_up_stream(n: int = WARM_UP_ROWS, numeric_only: bool = False) -> list[tuple[dict, Any]]:
+    """A small fixed stream to warm models up on: 4 numeric variables (one with missing values),
+    2 categorical ones, 3 classes; ``numeric_only`` leaves the categorical ones out.
+
+    Examples
+    --------
+    >>> rows = warm_up_stream(5)
+    >>> len(rows), sorted(rows[0][0]), rows[0][1] in ("a", "b", "c")
+    (5, ['g', 'n0', 'n1', 'n2', 'n3', 'tone'], True)
+    """
+    rng = np.random.default_rng(0)
+    labels = ("a", "b", "c")
+    rows = []
+    for i in range(n):
+        j = int(rng.integers(0, 3))
+        x = {f"n{k}": float(rng.normal(j * (k == 0) + 0.5 * (k == 1) * j, 1.0)) for k in range(4)}
+        if i % 7 == 3:
+            x["n3"] = None
+        if not numeric_only:
+            x["tone"] = ("low", "mid", "high")[(j + int(rng.integers(0, 2))) % 3]
+            x["g"] = f"g{int(rng.integers(0, 12))}"
+        rows.append((x, labels[j]))
+    return rows
+
+
+def warm_up(models: Mapping[str, base.Classifier], n: int = WARM_UP_ROWS) -> None:
+    """Run clones of every model (``model.clone()``) on ``warm_up_stream(n)`` and on its numeric
+    variables alone, predicting then learning, so that one-time costs (loading or compiling the
+    kernels for both kinds of streams, first imports, caches) are paid before any model's clock
+    starts. The models themselves are left untouched.
+
+    A model that cannot read one of the two streams (a River model that takes numbers only) is
+    warmed up on the other; a failure changes nothing (the model will say why on the real stream).
+    """
+    if n <= 0:
+        return
+    for model in models.values():
+        for numeric_only in (False, True):
+            try:
+                clone = model.clone()
+                for x, y in warm_up_stream(n, numeric_only):
+                    clone.predict_proba_one(x)
+                    clone.learn_one(x, y)
+            except Exception:  # noqa: BLE001 - a warm-up that fails changes nothing
+                continue
+
+
 def prequential(
     stream: Iterable[tuple[dict, Any]],
     models: Mapping[str, base.Classifier],
@@ -463,9 +758,11 @@ def prequential(
     n: int | None = None,
     classes: Iterable[Hashable] = (),
     auc: bool = True,
+    window: int = 1000,
     checkpoints: int = 100,
     checkpoint_every: int | None = None,
     memory_samples: int = 20,
+    warm_up_rows: int = WARM_UP_ROWS,
     on_progress: Callable[[Evaluation], None] | None = None,
     progress_every: int = 200,
 ) -> Evaluation:
@@ -483,14 +780,24 @@ def prequential(
         Class labels known up front (used for an empty prediction; see the module docstring).
     auc
         Keep the predicted distributions to compute the exact macro AUC (O(n·J) memory).
+    window
+        Length of the rolling window of the rolling curves.
     checkpoints, checkpoint_every
         Learning-curve points: every ``checkpoint_every`` examples, by default ``n // checkpoints``
         when ``n`` is given and 1,000 otherwise.
     memory_samples
         Memory is measured about every ``memory_samples``-th of the curve points and at the end;
         the peak of those samples is reported (its cost is not counted in the throughput).
+    warm_up_rows
+        Rows of ``warm_up_stream`` that a clone of every model learns before the loop (0: none).
     on_progress, progress_every
         ``on_progress(evaluation)`` is called every ``progress_every`` examples and at the end.
+
+    Notes
+    -----
+    If the stream or a model raises, the exception goes on with the evaluation of the examples
+    done so far attached as ``error.evaluation`` (``complete`` False, ``results`` filled), and the
+    name of the model that raised, if one did, as ``error.model``.
 
     Cost per example: one ``predict_proba_one`` and one ``learn_one`` per model, plus O(J) here.
     """
@@ -503,31 +810,51 @@ def prequential(
     memory_every = checkpoint_every * max(1, checkpoints // max(1, memory_samples))
     evaluation = Evaluation(
         models=models,
-        metrics={name: RunningMetrics(classes, keep_proba=auc) for name in models},
+        metrics={name: RunningMetrics(classes, keep_proba=auc, window=window) for name in models},
         seconds={name: 0.0 for name in models},
         peak_memory={name: 0 for name in models},
-        curves={name: {"n": [], "accuracy": [], "log_loss": []} for name in models},
+        curves={name: {key: [] for key in _CURVES} for name in models},
         features=set(),
+        window=window,
     )
+    warm_up(models, warm_up_rows)
     clock = time.perf_counter
     if n is not None:
         stream = itertools.islice(stream, n)
-    for x, y in stream:
-        evaluation.features.update(x)
-        for name, model in models.items():
-            start = clock()
-            proba = model.predict_proba_one(x)
-            model.learn_one(x, y)
-            evaluation.seconds[name] += clock() - start
-            evaluation.metrics[name].update(y, proba)
-        evaluation.n += 1
-        count = evaluation.n
-        if count % checkpoint_every == 0:
+    current = None
+    probas = {}
+    try:
+        for x, y in stream:
+            evaluation.features.update(x)
+            for name, model in models.items():
+                current = name
+                start = clock()
+                probas[name] = model.predict_proba_one(x)
+                model.learn_one(x, y)
+                evaluation.seconds[name] += clock() - start
+            current = None
+            for name, metrics in evaluation.metrics.items():
+                metrics.update(y, probas[name])
+            evaluation.n += 1
+            count = evaluation.n
+            if count % checkpoint_every == 0:
+                _record_curves(evaluation)
+                if count % memory_every == 0:
+                    _record_memory(evaluation)
+            if on_progress is not None and count % progress_every == 0:
+                on_progress(evaluation)
+    except BaseException as error:
+        evaluation.complete = False
+        if evaluation.n % checkpoint_every:
             _record_curves(evaluation)
-            if count % memory_every == 0:
-                _record_memory(evaluation)
-        if on_progress is not None and count % progress_every == 0:
-            on_progress(evaluation)
+        _record_memory(evaluation)
+        evaluation.finish()
+        try:
+            error.evaluation = evaluation
+            error.model = current
+        except AttributeError:  # pragma: no cover - an exception type without a __dict__
+            pass
+        raise
     if evaluation.n and evaluation.n % checkpoint_every:
         _record_curves(evaluation)
     _record_memory(evaluation)
@@ -537,12 +864,17 @@ def prequential(
     return evaluation
 
 
+_CURVES = ("n", "accuracy", "log_loss", "rolling_accuracy", "rolling_log_loss")
+
+
 def _record_curves(evaluation: Evaluation) -> None:
     for name, metrics in evaluation.metrics.items():
         curve = evaluation.curves[name]
         curve["n"].append(metrics.n)
         curve["accuracy"].append(metrics.accuracy)
         curve["log_loss"].append(metrics.log_loss)
+        curve["rolling_accuracy"].append(metrics.rolling_accuracy)
+        curve["rolling_log_loss"].append(metrics.rolling_log_loss)
 
 
 def _record_memory(evaluation: Evaluation) -> None:

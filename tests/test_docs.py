@@ -1,0 +1,155 @@
+"""Every code example of the documentation runs, as a reader would run it (issue 17).
+
+For each page of ``docs/`` (and the README's Python and console blocks; its ``>>>`` examples are
+collected by pytest's doctest run), the fenced blocks run in order, in one namespace and one
+fresh working directory:
+
+- ```` ```pycon ```` blocks (and ```` ```python ```` blocks of ``>>>`` lines) are doctests;
+- ```` ```python ```` blocks are executed;
+- ```` ```console ```` blocks hold ``$ command`` lines, each run by bash with ``wnb-stream`` being
+  this checkout's command, followed by the output expected (compared as a doctest compares:
+  ``...`` stands for anything, whitespace runs are equal). A command must exit with status 0
+  (an example that shows an error ends with ``; echo "exit status $?"``).
+
+A page or a block that imports capymoa is skipped when capymoa or Java is missing (not in CI:
+``.ci/run`` sets ``WNB_REQUIRE_CAPYMOA=1``). ``mkdocs build --strict`` runs when mkdocs is here.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+# The user's pages: the guides, the API reference, the home page and the README. The reference
+# pages on internals (architecture, saved model, algorithms) show sketches of code, not examples.
+PAGES = sorted((DOCS / "guides").glob("*.md")) + sorted((DOCS / "api").glob("*.md")) + [DOCS / "index.md", ROOT / "README.md"]
+FENCE = re.compile(r"^```(pycon|python|console)[^\n]*\n(.*?)^```", re.S | re.M)
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def _blocks(page: pathlib.Path) -> list[tuple[str, str, int]]:
+    """(kind, code, line) of each block; a ``python`` block of ``>>>`` examples is a doctest."""
+    text = page.read_text()
+    blocks = []
+    for m in FENCE.finditer(text):
+        kind, code = m.group(1), m.group(2)
+        if kind == "python" and code.lstrip().startswith(">>>"):
+            kind = "pycon"
+        blocks.append((kind, code, text.count("\n", 0, m.start()) + 2))
+    return blocks
+
+
+def _capymoa_usable() -> bool:
+    if importlib.util.find_spec("capymoa") is None:
+        return False
+    from wnb_stream import compat
+
+    return compat.capymoa_available()
+
+
+def _skip_without_capymoa(where: str) -> None:
+    if _capymoa_usable():
+        return
+    if os.environ.get("WNB_REQUIRE_CAPYMOA") == "1":
+        pytest.fail(f"{where} needs capymoa, which cannot be used here", pytrace=False)
+    pytest.skip(f"{where} needs capymoa and Java")
+
+
+def _commands(block: str) -> list[tuple[str, str]]:
+    """(command, expected output) pairs of a console block; ``\\`` continues a command."""
+    pairs, command, expected = [], None, []
+    lines = block.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("$ "):
+            if command is not None:
+                pairs.append((command, "\n".join(expected)))
+            command, expected = line[2:], []
+            while command.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                command = command[:-1] + " " + lines[i].strip()
+        elif command is not None:
+            expected.append(line)
+        i += 1
+    if command is not None:
+        pairs.append((command, "\n".join(expected)))
+    return pairs
+
+
+def _shim(directory: pathlib.Path) -> dict:
+    """An environment where ``wnb-stream`` and ``python`` are this checkout's."""
+    bin_dir = directory / ".bin"
+    bin_dir.mkdir()
+    (bin_dir / "wnb-stream").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m wnb_stream "$@"\n')
+    (bin_dir / "wnb-stream").chmod(0o755)
+    (bin_dir / "python").symlink_to(sys.executable)
+    return dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", PYTHONPATH=str(ROOT), COLUMNS="200")
+
+
+PAGES_WITH_EXAMPLES = [p for p in PAGES if any(kind != "pycon" or p.name != "README.md" for kind, _, _ in _blocks(p))]
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_EXAMPLES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_examples_of_the_page_run(page, tmp_path, monkeypatch):
+    name = str(page.relative_to(ROOT))
+    blocks = _blocks(page)
+    if "capymoa" in page.read_text() and page.parent.name == "guides":
+        _skip_without_capymoa(name)
+    monkeypatch.chdir(tmp_path)
+    env = _shim(tmp_path)
+    namespace: dict = {"__name__": "__docs__"}
+    checker = doctest.OutputChecker()
+    for kind, code, line in blocks:
+        where = f"{name}, line {line}"
+        if kind == "pycon":
+            if page.name == "README.md":
+                continue  # pytest's doctest run has them
+            test = doctest.DocTestParser().get_doctest(code, namespace, where, str(page), line - 1)
+            runner = doctest.DocTestRunner(optionflags=FLAGS)
+            report = []
+            runner.run(test, out=report.append, clear_globs=False)
+            namespace.update(test.globs)  # a DocTest works on a copy of the namespace
+            assert runner.failures == 0, "".join(report)
+        elif kind == "python":
+            if "capymoa" in code:
+                _skip_without_capymoa(where)
+            exec(compile(code, where, "exec"), namespace)
+        else:
+            for command, expected in _commands(code):
+                done = subprocess.run(["bash", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True, env=env, timeout=600)  # fmt: skip
+                output = done.stdout
+                assert done.returncode == 0, f"{where}: `{command}` exited {done.returncode}:\n{output}"
+                if not checker.check_output(expected.strip() + "\n", output.strip() + "\n", FLAGS):
+                    pytest.fail(f"{where}: `{command}` printed\n{output}\nexpected\n{expected}", pytrace=False)
+
+
+def test_every_guide_has_an_example():
+    for page in sorted((DOCS / "guides").glob("*.md")):
+        assert _blocks(page), f"{page.name} has no example"
+
+
+def test_the_site_builds_strictly(tmp_path):
+    if shutil.which("mkdocs") is None and importlib.util.find_spec("mkdocs") is None:
+        if os.environ.get("WNB_REQUIRE_DOCS") == "1":
+            pytest.fail("mkdocs is required here", pytrace=False)
+        pytest.skip("mkdocs not installed (the docs extra)")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-5000:]
+    assert (tmp_path / "site" / "api" / "classifier" / "index.html").is_file()
+    page = (tmp_path / "site" / "api" / "classifier" / "index.html").read_text()
+    assert "predict_proba_one" in page and "on_type_change" in page
