@@ -514,7 +514,18 @@ def probes() -> list[dict]:
     sys.path.insert(0, str(pathlib.Path(__file__).parent))
     from io_cases import PROBES, model_rows
 
-    return PROBES + [x for x, _ in model_rows(12, seed=77)] + [{"a": 1e9, "b": -1e9, "late": 0.0, "colour": "c0"}, {"a": float("nan")}]
+    extremes = [{"a": 1e9, "b": -1e9, "late": 0.0, "colour": "c0"}, {"a": float("nan")}, {"b": None, "late": float("nan"), "colour": None}]
+    return PROBES + [x for x, _ in model_rows(12, seed=77)] + extremes
+
+
+def predictions(model) -> tuple:
+    """The model's answers on the probes: one by one (``predict_proba_one``) and as a batch
+    (``predict_proba_many``, the compiled path)."""
+    import pandas as pd
+
+    many = model.predict_proba_many(pd.DataFrame(probes_cache))
+    one = [model.predict_proba_one(dict(x)) for x in probes_cache]
+    return one, list(many.columns), many.to_numpy().tolist()
 
 
 def _canonical(payload) -> str:
@@ -536,7 +547,7 @@ def try_case(data: bytes, family: str, expected: list, more_rows: list, is_free:
     except BaseException as error:  # noqa: BLE001 - every other error is a finding
         return "load-error", f"{type(error).__name__}: {str(error)[:160]}"
     try:
-        found = [model.predict_proba_one(dict(x)) for x in probes_cache]
+        found = predictions(model)
         same = found == expected
         faithful = None
         if not same:
@@ -545,8 +556,9 @@ def try_case(data: bytes, family: str, expected: list, more_rows: list, is_free:
             model._check()
         for x, y in more_rows:
             model.learn_one(x, y)
-        after = [model.predict_proba_one(dict(x)) for x in probes_cache]
-        if not all(_finite_distribution(p) for p in found + after):
+        after = predictions(model)
+        batch = [dict(zip(answers[1], row)) for answers in (found, after) for row in answers[2]]
+        if not all(_finite_distribution(p) for p in found[0] + after[0] + batch):
             return "use-error", "not a probability distribution"
         model._check()
     except BaseException as error:  # noqa: BLE001
@@ -576,7 +588,7 @@ def run_child(path: str, start: int) -> None:
     originals = {}
     for name in BASES:
         model = io.loads((FIXTURES / f"{name}.json.gz").read_bytes())
-        originals[name] = [model.predict_proba_one(dict(x)) for x in probes_cache]
+        originals[name] = predictions(model)
     more_rows = model_rows(50, seed=123)
     print("ready", flush=True)
     # (tests of the parent's bookkeeping: "crash:2,hang:4" makes the child die or stall there)
