@@ -704,22 +704,22 @@ class StreamRunner:
         has restored the last checkpoint.
         """
         counts = self._counts
-        before = dataclasses.replace(counts)
         counts.messages += 1
         try:
             self._dispatch(message)
-        except _CallbackError as failed:
-            self._counts = before
+        except _CallbackError as failed:  # (raised right after the event was counted)
+            counts.messages -= 1
+            counts.events -= 1
             raise failed.error from None
         except Exception as error:  # noqa: BLE001 - one poison message must not stop the stream
             if isinstance(error, MemoryError):
-                self._counts, self._interrupted = before, True
+                self._interrupted = True
                 raise
             self._reject(position, message, error)
             if self.errors == "raise":
                 raise ValueError(f"message at position {position!r} rejected: {type(error).__name__}: {error}") from error
         except BaseException:
-            self._counts, self._interrupted = before, True
+            self._interrupted = True
             raise
         else:
             self.position = position
@@ -811,9 +811,13 @@ class StreamRunner:
         if not _saved_as_record(self.model):
             return
         for name, value in x.items():
-            problem = io.key_problem(_plain(name))
-            if problem is not None:
-                raise ValueError(f"message {key!r}: feature name {_excerpt(name)[:60]}: {problem}")
+            if type(name) is not str:
+                problem = io.key_problem(_plain(name))
+                if problem is not None:
+                    raise ValueError(f"message {key!r}: feature name {_excerpt(name)[:60]}: {problem}")
+            kind = type(value)
+            if kind is float or kind is str or value is None or kind is bool:
+                continue
             problem = io.key_problem(_plain(value), missing=True)
             if problem is not None:
                 raise ValueError(f"message {key!r}: feature {name!r}: {problem}")
