@@ -383,3 +383,141 @@ def test_sigkill_consumer_then_restart_gives_the_uninterrupted_model(client, ser
     for key in ("messages", "events", "labels", "learned", "unmatched", "pending", "correct"):
         assert final["stats"][key] == reference.stats[key], key
     assert final["stats"]["restarts"] == 1
+
+
+# ------------------------------------------------------------------------------------------------
+# Acknowledgements only for what a saved checkpoint holds, whatever the calling pattern
+
+
+def labelled_pairs(n: int) -> list:
+    """``n`` messages that each carry an event and its label: each one is one label to learn."""
+    return [{"id": i, "x": {"i": i}, "y": i % 2} for i in range(n)]
+
+
+@pytest.mark.parametrize("every", [7, 1000])
+@pytest.mark.parametrize("second", ["stopped", "finished"])
+def test_a_second_run_on_the_same_runner_acks_only_what_a_checkpoint_holds(client, tmp_path, every, second):
+    messages = labelled_pairs(100)
+    for m in messages:
+        publish(client, "events", m)
+    path = tmp_path / "ckpt.json"
+    runner = StreamRunner(Recorder(), path, checkpoint_every=every)
+    runner.run(source(client), max_messages=30, checkpoint_at_end=False)  # stopped: 30 learned, unsaved
+    if second == "stopped":
+        # A second run() on the same runner (a retry loop, say), stopped again before any checkpoint
+        runner.run(source(client), max_messages=5, checkpoint_at_end=False)
+    else:
+        runner.run(source(client))
+        assert runner.model.learned == [(i, i % 2) for i in range(100)] and pending_count(client) == 0
+    # The process dies: what the broker still holds and the checkpoint must add up to every label, once
+    restarted = StreamRunner(Recorder(), path, checkpoint_every=every)
+    restarted.run(source(client))
+    assert restarted.model.learned == [(i, i % 2) for i in range(100)]
+    assert pending_count(client) == 0
+
+
+def test_a_second_run_after_the_connection_failed_learns_every_label_once(client, tmp_path, monkeypatch):
+    messages = labelled_pairs(100)
+    for m in messages:
+        publish(client, "events", m)
+    path = tmp_path / "ckpt.json"
+    runner = StreamRunner(Recorder(), path, checkpoint_every=25)
+    real = client.xreadgroup
+    calls = [0]
+
+    def flaky(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] in (3, 7):
+            raise redis.ConnectionError("connection reset")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(client, "xreadgroup", flaky)
+    first = source(client)
+    for _ in range(2):
+        with pytest.raises(redis.ConnectionError):
+            runner.run(first, checkpoint_at_end=False)
+    runner.run(first, max_messages=3, checkpoint_at_end=False)  # then the process dies
+    monkeypatch.undo()
+    assert runner.stats["checkpoints"] >= 1 and runner.position != persistence.load(path)["position"]
+    restarted = StreamRunner(Recorder(), path, checkpoint_every=25)
+    restarted.run(source(client))
+    assert restarted.model.learned == [(i, i % 2) for i in range(100)] and pending_count(client) == 0
+
+
+# ------------------------------------------------------------------------------------------------
+# Poison entries
+
+
+POISON_ENTRIES = [
+    '{"id": 900, "x": {"i": 1, "a": ' + "7" * 5000 + "}}",  # an integer of 5,000 digits
+    '{"id": 901, "x": {"i": 1, "a": ' + "[" * 100_000 + "]" * 100_000 + "}}",  # nested 10^5 deep
+    '{"id": 902, "x": {"i": 1, "a": ' + "9" * 400 + "}}",  # an integer of 400 digits
+    '{"id": 903, "x": {"i": 1}, "time": ' + "9" * 400 + "}",
+    '{"id": 904, "x": {"i": 1}, "y": NaN}',  # a label no checkpoint of the classifier can hold
+    "{not json",
+    b"\xff\xfe not utf-8",
+]
+
+
+class Strict(Recorder):
+    """A recording model that reads its numeric features as floats (OverflowError for 400 digits)."""
+
+    def predict_proba_one(self, x):
+        for value in x.values():
+            if isinstance(value, int):
+                float(value)
+        return {}
+
+    def learn_one(self, x, y):
+        if y != y:
+            raise ValueError("a NaN label")
+        super().learn_one(x, y)
+
+
+Strict.__module__ = FIXTURES.__name__
+FIXTURES.Strict = Strict
+
+
+def test_poison_entries_are_dead_lettered_and_acked_with_the_next_checkpoint(client, tmp_path):
+    messages = delayed_stream(120, seed=8)
+    rng = np.random.default_rng(9)
+    slots = sorted(rng.choice(len(messages), size=len(POISON_ENTRIES), replace=False).tolist())
+    poison = dict(zip(slots, POISON_ENTRIES))
+    for i, m in enumerate(messages):
+        if i in poison:
+            client.xadd("events", {"data": poison[i]})
+        publish(client, "events", m)
+    client.xadd("events", {"other": "field"})
+    path = tmp_path / "ckpt.json"
+    for k in rng.integers(5, 60, size=5):  # killed after k messages each time, no final checkpoint
+        StreamRunner(Strict(), path, checkpoint_every=int(rng.integers(1, 20))).run(
+            source(client, batch_size=int(rng.integers(1, 30))), max_messages=int(k), checkpoint_at_end=False
+        )
+    runner = StreamRunner(Strict(), path, checkpoint_every=9)
+    runner.run(source(client))
+    assert runner.model.learned == expected_learning(messages)
+    n_poison = len(POISON_ENTRIES) + 1
+    assert runner.stats["rejected"] == runner.stats["dead_letters"] == n_poison
+    assert len({letter.position for letter in runner.dead_letters}) == n_poison  # each once, across restarts
+    assert pending_count(client) == 0
+
+
+def test_poison_entries_against_the_classifier(client, tmp_path):
+    from wnb_stream import WeightedNaiveBayes
+
+    messages = labelled_stream(200, seed=10)
+    for i, m in enumerate(messages):
+        if i % 40 == 7:
+            client.xadd("events", {"data": POISON_ENTRIES[(i // 40) % len(POISON_ENTRIES)]})
+        publish(client, "events", m)
+    path = tmp_path / "ckpt.json"
+    StreamRunner(WeightedNaiveBayes(seed=3), path, checkpoint_every=41).run(source(client), max_messages=150, checkpoint_at_end=False)
+    runner = StreamRunner(WeightedNaiveBayes(seed=3), path, checkpoint_every=41)
+    runner.run(source(client))
+    reference = StreamRunner(WeightedNaiveBayes(seed=3), None)
+    reference.run(ListSource(messages))
+    assert runner.model.weights == reference.model.weights
+    for key in ("events", "labels", "learned", "unmatched", "pending", "correct"):
+        assert runner.stats[key] == reference.stats[key], key
+    assert runner.stats["rejected"] == sum(1 for i in range(len(messages)) if i % 40 == 7)
+    assert pending_count(client) == 0

@@ -9,19 +9,33 @@ a consumer group, and its position is the stream entry id (``"1700000000000-0"``
 Why nothing is lost or learned twice
 ------------------------------------
 The runner processes messages, then saves its checkpoint (model + the last processed entry id,
-atomically), then calls ``commit``, which ``XACK``-s the entries up to that id. A crash may
-happen anywhere in that sequence:
+atomically), then calls ``commit``, which ``XACK``-s the entries up to that id. The acking rule:
+**an entry is acknowledged only by ``commit(position)``, and the runner calls ``commit`` only with
+the position of a checkpoint it has just saved**, so every acknowledged entry is held by a saved
+checkpoint, whatever the calling pattern (a crash, a second ``run()`` on the same runner after an
+exception, a loop of ``step``/``maybe_checkpoint`` of one's own). A crash may happen anywhere:
 
-- entries delivered but not acknowledged stay in the group's pending entries list (PEL); on
-  restart the source reads them again first (``XREADGROUP`` with id ``0``, in id order), before any
-  new entry (``>``), so the replay follows stream order;
-- entries whose id is at or below the checkpointed id were already learned by the restored model
-  (the crash fell between the save and the ``XACK``): they are acknowledged and skipped;
+- entries delivered but not acknowledged stay in the group's pending entries list (PEL); each
+  iteration of the source reads them again first (``XREADGROUP`` with id ``0``, in id order),
+  before any new entry (``>``), so the replay follows stream order;
+- entries whose id is at or below the position the runner sought (``seek``) were already learned
+  by the runner's model: they are skipped, and acknowledged by the next ``commit`` (never on
+  sight: after a second ``run()`` on the same runner that position may be ahead of the saved
+  checkpoint, and acking then would lose them if the process died before the next checkpoint);
 - the others are processed again on the restored model, which had not learned them.
 
 So every label is learned exactly once as long as one consumer at a time serves a group (one
 model per group). A consumer that restarts under another name takes over the entries the dead
-one left pending with ``XAUTOCLAIM`` (``claim_idle_ms``).
+one left pending with ``XAUTOCLAIM`` (``claim_idle_ms``). Without a checkpoint file the runner
+still calls ``commit`` after each (empty) checkpoint, so the backlog stays bounded, but then
+nothing survives a crash.
+
+Poison entries
+--------------
+An entry that cannot be decoded (no ``data`` field, not JSON, an integer of thousands of digits,
+arrays nested too deeply) is handed to the runner as ``Malformed``, never raised inside the
+iteration: the runner dead-letters it (``StreamRunner.dead_letters``), moves past it and acks it
+with the next checkpoint, so a restart does not meet it again.
 
 Examples
 --------
@@ -113,9 +127,10 @@ class RedisStreamSource:
     Notes
     -----
     ``seek(position)`` only sets the id at or below which entries are skipped: where reading
-    starts is the group's business (its pending list, then new entries). Delivered entries are
-    acknowledged by ``commit(position)``, which the runner calls after each checkpoint; the ids
-    awaiting it are kept in a deque (at most the entries read since the last checkpoint).
+    starts is the group's business (its pending list, then new entries). Delivered entries, the
+    skipped ones included, are acknowledged by ``commit(position)`` only, which the runner calls
+    after each checkpoint; the ids awaiting it are kept in a deque (at most the entries read since
+    the last checkpoint), emptied at each new iteration since the pending list is read again.
     """
 
     def __init__(
@@ -167,6 +182,8 @@ class RedisStreamSource:
         self._ack(done)
 
     def __iter__(self) -> Iterator[tuple[str, Any]]:
+        # The pending list is read again below: what awaited acknowledgement is delivered again.
+        self._unacked.clear()
         self._ensure_group()
         if self.claim_idle_ms is not None:
             self._claim()
@@ -223,25 +240,34 @@ class RedisStreamSource:
 
     def _deliver(self, entry_id: str, fields) -> Iterator[tuple[str, Any]]:
         key = parse_id(entry_id)
-        if self.after is not None and key <= self.after:
-            # Learned before the checkpoint; its acknowledgement was lost in a crash.
-            self.skipped += 1
-            self._ack([entry_id])
-            return
         self._unacked.append((key, entry_id))
+        if self.after is not None and key <= self.after:
+            # Learned already (before a crash, or by this runner's model before a second run()):
+            # not processed again, and acknowledged only by the next commit, i.e. once a saved
+            # checkpoint holds it.
+            self.skipped += 1
+            return
         yield entry_id, self._decode(fields)
 
     def _decode(self, fields) -> Any:
+        """The message of an entry, or ``Malformed``: the content of an entry never raises here."""
         if not fields:
             return Malformed("stream entry deleted before it was read")
-        raw = fields.get(FIELD, fields.get(FIELD.encode()))
-        if raw is None:
-            return Malformed(f"stream entry has no {FIELD!r} field")
-        text = _text(raw)
+        try:
+            raw = fields.get(FIELD, fields.get(FIELD.encode()))
+            if raw is None:
+                return Malformed(f"stream entry has no {FIELD!r} field")
+            text = _text(raw)
+        except MemoryError:
+            raise
+        except Exception as error:  # noqa: BLE001 - bytes that are not UTF-8, say
+            return Malformed(f"unreadable stream entry: {type(error).__name__}: {error}")
         try:
             return json.loads(text)
-        except json.JSONDecodeError as error:
-            return Malformed(f"invalid JSON in stream entry: {error}", text[:200])
+        except MemoryError:
+            raise
+        except Exception as error:  # noqa: BLE001 - not JSON, an integer too long, nesting too deep
+            return Malformed(f"invalid JSON in stream entry: {type(error).__name__}: {error}", text[:200])
 
     def _ack(self, ids: list) -> None:
         for start in range(0, len(ids), 1000):

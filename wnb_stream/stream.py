@@ -11,8 +11,8 @@ such a stream:
    ``learn_one(x, y)``; a label whose event is unknown, evicted or expired is counted as unmatched;
    a message with both ``x`` and ``y`` is predicted, then learned at once;
 3. every ``checkpoint_every`` messages or ``checkpoint_interval`` seconds, the model, the pending
-   table, the source position and the counters are written together to ONE file with
-   ``persistence.save`` (atomic), and the source is told (``commit``) so it may acknowledge;
+   table, the source position, the counters and the dead letters are written together to ONE
+   file (``persistence``, atomic), and the source is told (``commit``) so it may acknowledge;
 4. a runner built on an existing checkpoint restores all of it and seeks the source to the saved
    position.
 
@@ -22,7 +22,10 @@ The model and the position are saved atomically together, so the model in a chec
 learned exactly the labels up to its position. After a crash the messages after that position
 are read again and applied to that model: every label is learned exactly once, whatever the
 moment of the crash (including during a save). Predictions made after the last checkpoint are
-made again after a restart: outputs are *at least once*.
+made again after a restart: outputs are *at least once*. The source is told ``commit(position)``
+only with the position of a checkpoint just saved, so a broker acknowledges only what a saved
+checkpoint holds; a second ``run`` on the same runner goes on from the runner's own position
+(its model has learned up to there) without acknowledging anything before the next checkpoint.
 
 Sources
 -------
@@ -33,13 +36,37 @@ right after that message, and ``seek(None)`` starts from the beginning. An optio
 has ``ListSource`` (in memory) and ``JSONLinesSource`` (a file, one JSON message per line);
 ``wnb_stream.redis_stream`` adapts Redis Streams.
 
-Bad input
----------
-A message that is not an object, has no usable ``id``, or carries neither ``x`` nor ``y``, and any
-``ValueError``/``TypeError`` the model raises for unusable features or labels, is counted in
-``rejected`` (the last reason in ``last_error``) and skipped with ``errors="count"`` (the
-default), or raised with ``errors="raise"``. The classifier never changes when it rejects input,
-so skipping keeps the model sound.
+Dead letters
+------------
+One poison message must not stop a consumer for good: a message whose processing raises would
+be read again after each restart (the checkpoint is before it), and raise again. So whatever a
+message makes the runner, the parser or the model raise (any ``Exception``: a message that is not
+an object, has no usable ``id``, carries neither ``x`` nor ``y``, a ``time`` that is not a finite
+number, features or a label the model refuses, an ``OverflowError`` for an integer of 400 digits,
+a ``RecursionError``...) sends it to the **dead-letter list** ``runner.dead_letters``: its
+position, its id when usable, the error and an excerpt of the message (``DeadLetter``). The list
+is bounded (``dead_letter_capacity``, the oldest dropped and counted), saved with every
+checkpoint, and counted in ``stats`` (``rejected``, ``dead_letters``, ``dead_letters_dropped``,
+``last_error``). The message then counts as processed: the position, hence the next checkpoint,
+moves past it, and a restart does not meet it again. With ``errors="raise"`` it is dead-lettered,
+then ``ValueError`` is raised.
+
+The sources never raise for the content of a message: ``JSONLinesSource`` (and the Redis source)
+yield a ``Malformed`` marker for a line they cannot decode (not UTF-8, not JSON, an integer of
+5,000 digits that Python refuses to read, arrays nested 10^5 deep), which is dead-lettered.
+
+What a checkpoint will have to save is checked before the model learns it: a label (and, for a
+model saved as a record, ``docs/saved-model.md``, the feature names and values) that a
+checkpoint could not write is refused with the message (a NaN label, an id of thousands of
+digits); a waiting event that still cannot be saved (any object an in-memory source may hand a
+model saved by the generic encoder) is dead-lettered by the checkpoint instead of failing it.
+The classifier does not change when it refuses input, so dead-lettering keeps the model sound.
+
+Not the message's fault, and so not dead-lettered: an exception of ``on_prediction`` propagates
+and the message is not counted as processed (the next ``run`` reads it again); a
+``KeyboardInterrupt`` or ``MemoryError`` inside the model propagates too, and since the model may
+then be half updated, ``checkpoint`` refuses to save it and the next ``run`` first goes back to
+the last checkpoint, as a restarted process would.
 """
 
 from __future__ import annotations
@@ -51,6 +78,7 @@ import json
 import math
 import numbers
 import os
+import reprlib
 import time
 import typing
 from typing import Any, Callable, Hashable, Iterator
@@ -64,6 +92,8 @@ __all__ = [
     "Malformed",
     "PendingEntry",
     "PendingTable",
+    "DeadLetter",
+    "DeadLetters",
     "StreamRunner",
 ]
 
@@ -128,9 +158,11 @@ class ListSource:
 class JSONLinesSource:
     """A file of JSON messages, one per line; the position is the byte offset after a line.
 
-    Blank lines are skipped. A line that is not valid JSON is yielded as ``Malformed`` (the runner
-    counts it as rejected), except the file's last line when it has no final newline: that one may
-    still be being written, so it is left for a later read, unless it already parses.
+    Blank lines are skipped. A line that cannot be decoded (not UTF-8, not JSON, an integer too
+    long for Python to read, arrays nested too deeply) is yielded as ``Malformed`` (the runner
+    dead-letters it), except the file's last line when it has no final newline: that one may
+    still be being written, so it is left for a later read, unless it already parses. The
+    iteration itself never raises for the content of a line.
 
     Parameters
     ----------
@@ -178,10 +210,12 @@ class JSONLinesSource:
                     continue
                 try:
                     message = json.loads(text.decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError) as error:
+                except MemoryError:
+                    raise
+                except Exception as error:  # noqa: BLE001 - bad UTF-8 or JSON, an integer too long, nesting too deep
                     if not complete:
                         return  # a last line still being written: read it next time
-                    message = Malformed(f"invalid JSON line: {error}", text.decode("utf-8", "replace")[:200])
+                    message = Malformed(f"invalid JSON line: {type(error).__name__}: {error}", _excerpt(text.decode("utf-8", "replace")))
                 self._offset = handle.tell()
                 yield self._offset, message
 
@@ -296,6 +330,109 @@ class PendingTable:
             assert isinstance(entry, PendingEntry) and isinstance(entry.x, dict)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeadLetter:
+    """A message the runner could not process: where it was read, its id if it had a usable one,
+    the error, and an excerpt of the message (at most 1,000 characters, never the whole of it).
+
+    ``position`` is the source position of the message (None for an event dropped at a checkpoint
+    because its features could not be saved).
+    """
+
+    position: Any
+    id: Any
+    error: str
+    message: str
+
+
+class DeadLetters:
+    """The dead-letter list: the last ``capacity`` dead letters, oldest first.
+
+    Adding beyond ``capacity`` drops the oldest (counted in ``dropped``); ``total`` counts every
+    letter ever added. The list is saved with each checkpoint, so it survives restarts.
+
+    >>> letters = DeadLetters(capacity=2)
+    >>> for i in range(3):
+    ...     letters.add(DeadLetter(i, None, "ValueError: bad", "{...}"))
+    >>> [letter.position for letter in letters], letters.total, letters.dropped
+    ([1, 2], 3, 1)
+    """
+
+    def __init__(self, capacity: int = 1000):
+        if isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral) or capacity < 0:
+            raise ValueError(f"dead_letter_capacity must be an integer >= 0, got {capacity!r}")
+        self.capacity = int(capacity)
+        self._letters: collections.deque[DeadLetter] = collections.deque()
+        self.total = 0
+        self.dropped = 0
+
+    def __len__(self) -> int:
+        return len(self._letters)
+
+    def __iter__(self) -> Iterator[DeadLetter]:
+        return iter(list(self._letters))
+
+    def add(self, letter: DeadLetter) -> None:
+        """Append ``letter``, dropping the oldest beyond capacity. O(1)."""
+        self._letters.append(letter)
+        self.total += 1
+        while len(self._letters) > self.capacity:
+            self._letters.popleft()
+            self.dropped += 1
+
+    def clear(self) -> list[DeadLetter]:
+        """Remove and return the letters held (the counters stay)."""
+        letters = list(self._letters)
+        self._letters.clear()
+        return letters
+
+    def resized(self, capacity: int) -> DeadLetters:
+        """A list of another capacity holding the same letters (the oldest dropped beyond it)."""
+        other = DeadLetters(capacity)
+        other.total, other.dropped = self.total - len(self._letters), self.dropped
+        for letter in self._letters:
+            other.add(letter)
+        return other
+
+    def __getstate__(self) -> dict:
+        return {"capacity": self.capacity, "letters": list(self._letters), "total": self.total, "dropped": self.dropped}
+
+    def __setstate__(self, state: dict) -> None:
+        self.capacity, self.total, self.dropped = state["capacity"], state["total"], state["dropped"]
+        self._letters = collections.deque(state["letters"])
+
+    def _check(self) -> None:
+        assert len(self._letters) <= self.capacity
+        assert len(self._letters) + self.dropped <= self.total
+        assert all(isinstance(letter, DeadLetter) for letter in self._letters)
+
+
+#: How dead letters show a message: nesting, containers and numbers cut short.
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple, _REPR.maxset = 4, 30, 30, 30, 30
+_REPR.maxstring, _REPR.maxlong, _REPR.maxother = 300, 80, 200
+_EXCERPT = 1000
+
+
+def _excerpt(message: Any) -> str:
+    """A short text of ``message`` that never fails (deep nesting, huge integers, odd objects)."""
+    if isinstance(message, str):
+        return message[:_EXCERPT]
+    try:
+        text = _REPR.repr(message)
+    except Exception:  # noqa: BLE001 - an int too long for str(), a __repr__ that raises...
+        text = f"<a {type(message).__name__} that cannot be shown>"
+    return text[:_EXCERPT]
+
+
+class _CallbackError(Exception):
+    """An exception of ``on_prediction``: the caller's, not the message's (it propagates)."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
 @dataclasses.dataclass(slots=True)
 class _Counts:
     """The runner's own counters (the pending table keeps evicted/expired/replaced)."""
@@ -313,7 +450,28 @@ class _Counts:
 
 
 def _valid_id(key) -> bool:
-    return (isinstance(key, str) or isinstance(key, int)) and not isinstance(key, bool)
+    # (an id is saved with the pending table: an integer str() cannot write is refused)
+    return (isinstance(key, str) or isinstance(key, int)) and not isinstance(key, bool) and io.key_problem(key) is None
+
+
+def _plain(value):
+    """A NumPy scalar as the Python value it holds (what the classifier reads it as)."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def _time(key, now) -> float:
+    """A message's ``time`` as a finite float; ``ValueError`` for anything else."""
+    if isinstance(now, bool) or not isinstance(now, numbers.Real):
+        raise ValueError(f"message {key!r}: 'time' must be a finite number, got a {type(now).__name__}")
+    try:
+        value = float(now)
+    except (OverflowError, ValueError):
+        value = math.inf
+    if not math.isfinite(value):
+        raise ValueError(f"message {key!r}: 'time' must be a finite number, got {_excerpt(now)[:60]}")
+    return value
 
 
 def _argmax(proba: dict):
@@ -348,10 +506,14 @@ class StreamRunner:
         Called as ``on_prediction(id, proba)`` for every event; predictions after the last
         checkpoint are repeated after a restart.
     errors
-        "count" (default): bad messages and input the model rejects are counted and skipped;
-        "raise": they raise ``ValueError``.
+        "count" (default): a message that cannot be processed (malformed, or anything the model
+        raises for it) goes to the dead-letter list and the runner goes on; "raise": it is
+        dead-lettered, then ``ValueError`` is raised (the message counts as processed).
     resume
         Restore ``checkpoint_path`` if it exists (default). False starts afresh (and overwrites it).
+    dead_letter_capacity
+        Most dead letters kept (>= 0; the oldest are dropped and counted). They are saved with
+        each checkpoint.
 
     Examples
     --------
@@ -381,6 +543,7 @@ class StreamRunner:
         on_prediction: Callable[[Any, dict], None] | None = None,
         errors: str = "count",
         resume: bool = True,
+        dead_letter_capacity: int = 1000,
     ):
         self.checkpoint_path = None if checkpoint_path is None else os.fspath(checkpoint_path)
         self.capacity = capacity
@@ -404,9 +567,14 @@ class StreamRunner:
         if errors not in ("count", "raise"):
             raise ValueError(f"errors must be 'count' or 'raise', got {errors!r}")
         self.pending = PendingTable(capacity, ttl)  # validates capacity and ttl
+        self.dead_letter_capacity = dead_letter_capacity
+        self.dead_letters = DeadLetters(dead_letter_capacity)  # validates the capacity
         self.model = model
         self.position: Any = None
         self._counts = _Counts()
+        # An exception other than the message's own (KeyboardInterrupt, MemoryError) left a model
+        # call half done: the model may be half updated, so it must not be saved (see ``run``).
+        self._interrupted = False
         self._since_checkpoint = 0
         self._last_checkpoint = time.monotonic()
         if self.checkpoint_path is not None:
@@ -425,6 +593,9 @@ class StreamRunner:
         self.position = checkpoint["position"]
         self._counts = checkpoint["counts"]
         self._counts.restarts += 1
+        letters = checkpoint.get("dead_letters")  # (checkpoints of wnb_stream 0.2 have none)
+        self.dead_letters = letters.resized(self.dead_letter_capacity) if letters is not None else DeadLetters(self.dead_letter_capacity)
+        self._interrupted = False
 
     def checkpoint(self, source=None) -> None:
         """Save model, pending table, position and counters atomically; then ``source.commit``.
@@ -434,23 +605,45 @@ class StreamRunner:
         exactly-once guarantee across restarts. Cost: one encoding of the model,
         O(model + pending).
         """
+        if self._interrupted:
+            raise RuntimeError(
+                "a model call was interrupted (KeyboardInterrupt, MemoryError...): the model may be half "
+                "updated and is not saved; run() restores the last checkpoint first"
+            )
         self._since_checkpoint = 0
         self._last_checkpoint = time.monotonic()
         if self.checkpoint_path is not None:
             self._counts.checkpoints += 1
-            persistence.save(
-                {
-                    "kind": CHECKPOINT_KIND,
-                    "position": self.position,
-                    "counts": self._counts,
-                    "pending": self.pending,
-                    "model": _model_for_checkpoint(self.model),
-                },
-                self.checkpoint_path,
-            )
+            persistence.atomic_write(self.checkpoint_path, self._checkpoint_text().encode("utf-8"))
         commit = getattr(source, "commit", None)
         if commit is not None:
             commit(self.position)
+
+    def _checkpoint_text(self) -> str:
+        """The checkpoint's JSON text. A waiting event whose features cannot be saved (an in-memory
+        source can hand anything) is dead-lettered rather than let it stop every checkpoint."""
+
+        def document():
+            return {
+                "kind": CHECKPOINT_KIND,
+                "position": self.position,
+                "counts": self._counts,
+                "pending": self.pending,
+                "dead_letters": self.dead_letters,
+                "model": _model_for_checkpoint(self.model),
+            }
+
+        try:
+            return persistence.dumps(document())
+        except (TypeError, ValueError, OverflowError, RecursionError):
+            for key, entry in list(self.pending._entries.items()):
+                try:
+                    persistence.dumps([key, entry.x, entry.prediction])
+                except (TypeError, ValueError, OverflowError, RecursionError) as error:
+                    del self.pending._entries[key]
+                    reason = f"{type(error).__name__}: {error}"[:500]
+                    self.dead_letters.add(DeadLetter(None, key if _valid_id(key) else None, f"cannot be saved: {reason}", _excerpt(entry.x)))
+            return persistence.dumps(document())  # the model itself, or the position: raises
 
     def maybe_checkpoint(self, source=None) -> None:
         """Checkpoint if ``checkpoint_every`` messages or ``checkpoint_interval`` seconds have passed.
@@ -477,6 +670,8 @@ class StreamRunner:
         """
         if max_messages is not None and max_messages < 0:
             raise ValueError(f"max_messages must be None or >= 0, got {max_messages!r}")
+        if self._interrupted:
+            self._recover()
         source.seek(self.position)
         done = 0
         if max_messages != 0:
@@ -489,19 +684,63 @@ class StreamRunner:
         if checkpoint_at_end and self._since_checkpoint:
             self.checkpoint(source)
 
+    def _recover(self) -> None:
+        """After an interrupted model call: back to the last checkpoint, as a restart would."""
+        if self.checkpoint_path is None or not os.path.exists(self.checkpoint_path):
+            raise RuntimeError(
+                "a model call was interrupted (KeyboardInterrupt, MemoryError...) and there is no checkpoint "
+                "to go back to: the model may be half updated; build a new runner"
+            )
+        self._restore()
+        self._since_checkpoint = 0
+
     def step(self, position, message) -> None:
-        """Process one message read at ``position`` (no checkpoint). O(model cost) per message."""
+        """Process one message read at ``position`` (no checkpoint). O(model cost) per message.
+
+        Whatever the message makes the parser or the model raise (an ``Exception``), it goes to the
+        dead-letter list and counts as processed. An exception of ``on_prediction`` propagates and
+        the message does not count as processed (a later ``run`` reads it again); so does a
+        ``KeyboardInterrupt`` or ``MemoryError``, after which the model is not saved until ``run``
+        has restored the last checkpoint.
+        """
         counts = self._counts
         counts.messages += 1
-        self.position = position
-        self._since_checkpoint += 1
         try:
             self._dispatch(message)
-        except (ValueError, TypeError) as error:
-            counts.rejected += 1
-            counts.last_error = f"{type(error).__name__}: {error}"[:500]
+        except _CallbackError as failed:  # (raised right after the event was counted)
+            counts.messages -= 1
+            counts.events -= 1
+            raise failed.error from None
+        except Exception as error:  # noqa: BLE001 - one poison message must not stop the stream
+            if isinstance(error, MemoryError):
+                self._interrupted = True
+                raise
+            self._reject(position, message, error)
             if self.errors == "raise":
-                raise ValueError(f"message at position {position!r} rejected: {error}") from error
+                raise ValueError(f"message at position {position!r} rejected: {type(error).__name__}: {error}") from error
+        except BaseException:
+            self._interrupted = True
+            raise
+        else:
+            self.position = position
+            self._since_checkpoint += 1
+
+    def _reject(self, position, message, error: Exception) -> None:
+        counts = self._counts
+        counts.rejected += 1
+        try:
+            reason = f"{type(error).__name__}: {error}"[:500]
+        except Exception:  # noqa: BLE001 - a message that cannot even be put in words
+            reason = type(error).__name__
+        counts.last_error = reason
+        if isinstance(message, Malformed):
+            key, text = None, message.raw
+        else:
+            key = message.get("id") if isinstance(message, dict) else None
+            key, text = (key if _valid_id(key) else None), _excerpt(message)
+        self.dead_letters.add(DeadLetter(position, key, reason, text))
+        self.position = position
+        self._since_checkpoint += 1
 
     def _dispatch(self, message) -> None:
         if isinstance(message, Malformed):
@@ -515,22 +754,22 @@ class StreamRunner:
         if not has_x and not has_y:
             raise ValueError(f"message {key!r} has neither 'x' nor 'y'")
         now = message.get("time")
-        if now is None:
-            now = self.clock()
-        elif isinstance(now, bool) or not isinstance(now, numbers.Real) or not math.isfinite(now):
-            raise ValueError(f"message {key!r}: 'time' must be a finite number, got {now!r}")
-        now = float(now)
-        self.pending.expire(now)
+        now = self.clock() if now is None else _time(key, now)
         if has_x:
             x = message["x"]
             if not isinstance(x, dict):
                 raise ValueError(f"message {key!r}: 'x' must be an object of features, got {type(x).__name__}")
-            if has_y and message["y"] is None:
-                raise ValueError(f"message {key!r}: 'y' must not be null")
+            if has_y:
+                self._check_label(key, message["y"])
+            self._check_features(key, x)
+            self.pending.expire(now)
             proba = self.model.predict_proba_one(x)
             self._counts.events += 1
             if self.on_prediction is not None:
-                self.on_prediction(key, proba)
+                try:
+                    self.on_prediction(key, proba)
+                except BaseException as error:  # noqa: BLE001 - the caller's error, not the message's
+                    raise _CallbackError(error) from error
             if has_y:
                 self._learn(key, x, message["y"], _argmax(proba))
             else:
@@ -539,12 +778,49 @@ class StreamRunner:
         y = message["y"]
         if y is None:
             raise ValueError(f"message {key!r}: 'y' must not be null")
+        self.pending.expire(now)
         self._counts.labels += 1
         entry = self.pending.take(key, now)
         if entry is None:
             self._counts.unmatched += 1
             return
+        self._check_label(key, y)
         self._learn(key, entry.x, y, entry.prediction)
+
+    def _check_label(self, key, y) -> None:
+        """A label the checkpoint can hold (or learning it would make every later checkpoint fail)."""
+        if y is None:
+            raise ValueError(f"message {key!r}: 'y' must not be null")
+        if _saved_as_record(self.model):
+            problem = io.key_problem(_plain(y))
+        else:
+            try:
+                persistence.dumps(y)
+                problem = None
+            except (TypeError, ValueError, OverflowError, RecursionError) as error:
+                problem = str(error)
+        if problem is not None:
+            raise ValueError(f"message {key!r}: 'y' cannot be a class label: {problem}")
+
+    def _check_features(self, key, x: dict) -> None:
+        """Features a saved model can hold: names that are keys, values that are keys or missing.
+
+        Only for models saved as records (``docs/saved-model.md``); the checkpoint of another model
+        dead-letters a waiting event it cannot save. O(number of features).
+        """
+        if not _saved_as_record(self.model):
+            return
+        for name, value in x.items():
+            if type(name) is not str:
+                problem = io.key_problem(_plain(name))
+                if problem is not None:
+                    raise ValueError(f"message {key!r}: feature name {_excerpt(name)[:60]}: {problem}")
+            kind = type(value)
+            if kind is float or kind is str or value is None or kind is bool:
+                continue
+            problem = io.key_problem(_plain(value), missing=True)
+            if problem is not None:
+                raise ValueError(f"message {key!r}: feature {name!r}: {problem}")
 
     def _learn(self, key, x, y, prediction) -> None:
         self.model.learn_one(x, y)
@@ -559,8 +835,11 @@ class StreamRunner:
 
         ``messages``, ``events``, ``labels``, ``learned``, ``correct`` (learned events whose
         prediction on arrival was right), ``unmatched`` (labels without a waiting event),
-        ``rejected``, ``evicted`` / ``expired`` / ``replaced`` (pending events), ``pending`` (waiting
-        now), ``checkpoints``, ``restarts``, ``last_error``.
+        ``rejected`` (messages dead-lettered), ``evicted`` / ``expired`` / ``replaced`` (pending
+        events), ``pending`` (waiting now), ``checkpoints``, ``restarts``, ``last_error`` (of the
+        last rejected message), ``dead_letters`` (letters ever added: the rejected messages and
+        the waiting events a checkpoint could not save) and ``dead_letters_dropped`` (the oldest,
+        beyond ``dead_letter_capacity``; ``runner.dead_letters`` holds the others).
         """
         counts = dataclasses.asdict(self._counts)
         counts.update(
@@ -568,21 +847,36 @@ class StreamRunner:
             expired=self.pending.expired,
             replaced=self.pending.replaced,
             pending=len(self.pending),
+            dead_letters=self.dead_letters.total,
+            dead_letters_dropped=self.dead_letters.dropped,
         )
         return counts
 
     def _check(self) -> None:
         self.pending._check()
+        self.dead_letters._check()
         c = self._counts
         # Each message counts as one event or one label, unless rejected before that.
         assert c.events + c.labels <= c.messages <= c.events + c.labels + c.rejected
         assert c.correct <= c.learned <= c.events and c.unmatched <= c.labels
 
 
+_RECORD_CLASSES: dict[int, frozenset] = {}
+
+
+def _saved_as_record(model) -> bool:
+    """True for a model with a saved-model record (``docs/saved-model.md``)."""
+    names = io.registered()
+    classes = _RECORD_CLASSES.get(len(names))  # (record types are only ever added)
+    if classes is None:
+        classes = _RECORD_CLASSES[len(names)] = frozenset(io.entry(name).cls for name in names)
+    return type(model) in classes
+
+
 def _model_for_checkpoint(model):
     """A model with a saved-model record (``docs/saved-model.md``) goes in as ``{"record": …}``;
     any other model as the object itself (the checkpoint format's own encoding)."""
-    if any(io.entry(name).cls is type(model) for name in io.registered()):
+    if _saved_as_record(model):
         return {"record": io.to_record(model)}
     return model
 

@@ -32,7 +32,7 @@ from . import engine, learners, partitions, summaries
 from .errors import ModelFileError
 from .files import FORMAT, MIGRATIONS, VERSION, atomic_write, dumps, load, loads, pack, save, unpack
 from .registry import Entry, Record, entry, from_record, register, registered, to_record
-from .schema import Array, Bool, Fields, Float, Int, Key, Keys, Kind, List, Optional, Schema, Str, Struct
+from .schema import Array, Bool, Fields, Float, Int, Key, Keys, Kind, List, Optional, Schema, Str, Struct, key_problem
 
 __all__ = [
     "ModelFileError",
@@ -66,6 +66,7 @@ __all__ = [
     "Struct",
     "Optional",
     "Record",
+    "key_problem",
     "engine",
     "learners",
     "partitions",

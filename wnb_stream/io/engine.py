@@ -24,8 +24,10 @@ from ..engine.classes import Classes
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule
 from ..history import History
+from ..modl.partition import MISSING, STAR
 from ..tables import ClassIndex
 from ..variable import NOWHERE, Variable
+from .errors import join
 from .registry import Record, register
 from .schema import Array, Fields, Float, Int, Key, Keys, List, Optional, Schema, Str, Struct
 
@@ -82,17 +84,25 @@ def _variable_check(fields: Fields) -> None:
     if s["density"] is not None and not density:
         fields.fail("density", "only a Gaussian summary has a density")
     locator, partition = s["locator"], s["partition"]
+    if partition is not None:
+        kind_of_partition = "numeric" if type(partition).__name__ == "Intervals" else "categorical"
+        if kind_of_partition != s["kind"]:
+            fields.fail("partition", f"a {s['kind']} variable cannot hold a {type(partition).__name__}")
+        # Variable.rebuild copies the partition's Level and prior cost
+        if s["level"] != partition.level or s["prior_cost"] != partition.prior_cost:
+            fields.fail("level", f"level and prior_cost must be the partition's ({partition.level!r}, {partition.prior_cost!r})")
+    elif s["level"] != 0.0:
+        fields.fail("level", "must be 0 before level 2 is built")
     if density:
         if locator is not None:
             fields.fail("locator", "a density-scored variable has no locator")
+        if s["density"] is None and partition is not None:
+            fields.fail("density", "a Gaussian variable with a partition of its virtual bins has its density")
         return
     if (locator is None) != (partition is None):
         fields.fail("locator", "must be given exactly when the partition is")
     if partition is None:
         return
-    kind_of_partition = "numeric" if type(partition).__name__ == "Intervals" else "categorical"
-    if kind_of_partition != s["kind"]:
-        fields.fail("partition", f"a {s['kind']} variable cannot hold a {type(partition).__name__}")
     n_parts = len(np.asarray(partition.log_prob))
     for name in ("first_part", "missing_part", "star_part"):
         if locator[name] >= n_parts:
@@ -102,6 +112,39 @@ def _variable_check(fields: Fields) -> None:
     if locator["first_part"] != NOWHERE and locator["first_part"] + len(locator["cuts"]) >= n_parts:
         # a finite value lands in part first_part + (number of cuts below it)
         fields.fail("locator.cuts", f"first_part + n_cuts must be < n_parts = {n_parts}")
+    _locator_matches(fields, locator, partition)
+
+
+def _locator_matches(fields: Fields, locator: dict, partition) -> None:
+    """The locator is compiled from the partition (``Variable._compile_locator``): it must send
+    every value where the partition does, or predictions would silently differ from level 2."""
+    if locator["missing_part"] != partition.missing_part:
+        fields.fail("locator.missing_part", f"must be the partition's missing_part = {partition.missing_part}")
+    if type(partition).__name__ == "Intervals":
+        # the cuts are the intervals' right bounds but the last; finite values start after the
+        # missing values' own part when they have one
+        if not np.array_equal(locator["cuts"], partition.upper_bounds[:-1]):
+            fields.fail("locator.cuts", "must be the partition's upper bounds but the last")
+        if locator["first_part"] != partition.n_parts - partition.n_intervals:
+            fields.fail("locator.first_part", f"must be {partition.n_parts - partition.n_intervals} for this partition")
+        if locator["values"] or locator["star_part"] != NOWHERE:
+            fields.fail("locator.values", "a numeric variable has no category values")
+        return
+    if len(locator["cuts"]) or locator["first_part"] != NOWHERE:
+        fields.fail("locator.cuts", "a categorical variable has no cut points")
+    if locator["star_part"] != partition.star_part:
+        fields.fail("locator.star_part", f"must be the partition's star_part = {partition.star_part}")
+    values = np.empty(len(locator["values"]), dtype=object)
+    values[:] = locator["values"]
+    expected = partition.part_index(values) if len(values) else np.zeros(0, dtype=np.intp)
+    if not np.array_equal(expected, locator["parts"]):
+        i = int(np.flatnonzero(expected != locator["parts"])[0])
+        fields.fail(join("locator.values", i), f"{values[i]!r} is in part {int(expected[i])} of the partition, not {int(locator['parts'][i])}")
+    kept = set(locator["values"])
+    for part, members in enumerate(partition.groups):
+        for value in members:
+            if value is not STAR and value is not MISSING and value not in kept:
+                fields.fail("locator.values", f"{value!r} of group {part} is missing")
 
 
 def _variable_build(fields: Fields) -> Variable:
@@ -158,6 +201,16 @@ def _classes_build(fields: Fields) -> Classes:
     return classes
 
 
+def _classes_check(fields: Fields) -> None:
+    s = fields.state
+    if np.any(s["counts"][s["seen"] == 0] != 0):
+        fields.fail("counts", "a class holds weight without an example")
+    if np.any(s["seen"] != np.floor(s["seen"])):
+        fields.fail("seen", "examples per class are whole numbers")
+    if not np.isfinite(s["counts"].sum()):
+        fields.fail("counts", "must add up to a finite total (the prior's denominator)")
+
+
 register(
     "Classes",
     Classes,
@@ -168,6 +221,7 @@ register(
             "seen": Array("float64", ("n_classes",), low=0.0, doc="examples per class"),
             "next_rebuild": Array("float64", ("n_classes",), low=0.0, doc="examples of the class at which every variable is rebuilt"),
         },
+        checks=(_classes_check,),
         doc="The classes: labels, prior counts, rebuild thresholds",
     ),
     state=lambda c: {"labels": list(c.labels), "counts": c.counts, "seen": c.seen, "next_rebuild": c.next_rebuild},

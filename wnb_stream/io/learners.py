@@ -212,11 +212,34 @@ def _vns_state(model: VNS) -> dict:
 
 
 def _pgdmb_check(fields: Fields) -> None:
-    state = fields.state
+    state, params = fields.state, fields.params
     if state["run"] is None and (state["n_variables"] or state["n_classes"]):
         fields.fail("run", "a learner with sizes must have its run state (reset has sized it)")
     if "session" in state and (state["session"] is None) != (state["run"] is None):
         fields.fail("session", "must be given exactly when run is")
+    run = state["run"]
+    if run is None:
+        return
+    # The invariants of PGDMB._check() (and VNS._check()), here so that they hold under python -O.
+    threshold = params["zero_threshold"]
+    for name, vector in (("best", run["best"]), ("iterate", run["iterate"]), ("descent.best", run["descent"]["best"])):
+        if np.any((vector > 0.0) & (vector < threshold)):
+            fields.fail(f"run.{name}", f"holds a weight in (0, zero_threshold = {threshold!r}) (such weights are set to 0)")
+        if np.any(vector[~run["active"]] != 0.0):
+            fields.fail(f"run.{name}", "holds a weight other than 0 for an inactive variable")
+    step = run["rprop"]["step"]
+    if np.any((step < params["step_min"]) | (step > params["step_max"])):
+        fields.fail("run.rprop.step", f"must lie in [step_min, step_max] = [{params['step_min']!r}, {params['step_max']!r}]")
+    descent = run["descent"]
+    if not descent["degradations"] < params["tolerance"]:
+        fields.fail("run.descent.degradations", f"must be < tolerance = {params['tolerance']!r}")
+    if not descent["iterations"] < params["max_iterations"]:
+        fields.fail("run.descent.iterations", f"must be < max_iterations = {params['max_iterations']!r}")
+    if descent["from_best"] and not np.array_equal(descent["best"], run["best"]):
+        fields.fail("run.descent.best", "must equal run.best when the descent starts from it")
+    session = state.get("session")
+    if session is not None and not params["neighbourhood"] <= session["neighbourhood"]:
+        fields.fail("session.neighbourhood", f"must be >= the parameter neighbourhood = {params['neighbourhood']!r}")
 
 
 def _pgdmb_build(fields: Fields) -> PGDMB:
@@ -291,6 +314,10 @@ register(
 # Graphical
 
 _GRAPHICAL_ARRAYS = ("w", "b", "m_w", "v_w", "m_b", "v_b", "updates")
+#: Bound of the magnitude of a weight, bias or first moment: far beyond what a descent reaches,
+#: and small enough that a weight times a log-likelihood times the variables stays a finite score.
+_LARGE = 1e100
+_PARAMETER = {"low": -_LARGE, "high": _LARGE}
 
 
 def _graphical_build(fields: Fields) -> Graphical:
@@ -317,12 +344,12 @@ register(
             "run": Optional(
                 Struct(
                     {
-                        "w": Array("float64", ("n_variables", "n_classes"), doc="per-class weights w_kj"),
-                        "b": Array("float64", ("n_classes",), doc="per-class biases b_j"),
-                        "m_w": Array("float64", ("n_variables", "n_classes"), doc="Adam first moments of w"),
-                        "v_w": Array("float64", ("n_variables", "n_classes"), low=0.0, doc="Adam second moments of w"),
-                        "m_b": Array("float64", ("n_classes",), doc="Adam first moments of b"),
-                        "v_b": Array("float64", ("n_classes",), low=0.0, doc="Adam second moments of b"),
+                        "w": Array("float64", ("n_variables", "n_classes"), **_PARAMETER, doc="per-class weights w_kj"),
+                        "b": Array("float64", ("n_classes",), **_PARAMETER, doc="per-class biases b_j"),
+                        "m_w": Array("float64", ("n_variables", "n_classes"), **_PARAMETER, doc="Adam first moments of w"),
+                        "v_w": Array("float64", ("n_variables", "n_classes"), low=0.0, high=_LARGE**2, doc="Adam second moments of w"),
+                        "m_b": Array("float64", ("n_classes",), **_PARAMETER, doc="Adam first moments of b"),
+                        "v_b": Array("float64", ("n_classes",), low=0.0, high=_LARGE**2, doc="Adam second moments of b"),
                         "updates": Array("int64", ("n_classes",), low=0, doc="Adam steps of each class column"),
                         "examples": Int(low=0, doc="updates made since reset"),
                     }

@@ -13,9 +13,11 @@ and ``{"marker": "missing"}``, in their place among the group's values.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..modl import discretization, grouping
 from ..modl._common import METHODS
-from ..modl.partition import MISSING, STAR, Groups, Intervals
+from ..modl.partition import COST_TOLERANCE, MISSING, STAR, Groups, Intervals
 from .errors import ModelFileError, join, where
 from .registry import register
 from .schema import Array, Fields, Float, Int, Kind, List, Schema, Str, _dump_key, _load_key
@@ -60,6 +62,27 @@ def _costs() -> dict:
 _FIELDS = ("cost", "null_cost", "level", "prior_cost", "criterion", "method")
 
 
+def _costs_check(fields: Fields) -> None:
+    """The invariants of ``_check_lookup`` on the saved fields: the MODL model costs no more than
+    the null model, and a Level above 0 needs two parts or more."""
+    state = fields.state
+    if not state["cost"] <= state["null_cost"] + COST_TOLERANCE:
+        fields.fail("cost", f"must be <= null_cost = {state['null_cost']!r} (the null model is a candidate), got {state['cost']!r}")
+    if state["level"] != 0.0 and fields.scope["n_parts"] < 2:
+        fields.fail("level", "must be 0 for a partition of one part")
+    if not np.isfinite(state["counts"].sum()):
+        fields.fail("counts", "must add up to a finite total")
+
+
+def _lookup_checked(partition, fields: Fields):
+    """The rebuilt partition, once its lookup table is seen to be what ``_check_lookup`` asserts:
+    finite log-probabilities, each class column a distribution over the parts."""
+    log_prob = partition.log_prob
+    if not np.all(np.isfinite(log_prob)) or not np.allclose(np.exp(log_prob).sum(axis=0), 1.0):
+        fields.fail("counts", "do not give finite log-probabilities (Khiops estimator)")
+    return partition
+
+
 # ------------------------------------------------------------------------------------------------
 # Intervals
 
@@ -72,6 +95,7 @@ def _intervals_check(fields: Fields) -> None:
         fields.fail("counts", f"expected n_intervals = {n_intervals} or one more parts, got {n_parts}")
     if n_parts == n_intervals + 1 and fields.state["missing_part"] != 0:
         fields.fail("missing_part", "must be 0 when missing values have a part of their own")
+    _costs_check(fields)
 
 
 register(
@@ -99,12 +123,15 @@ register(
         "missing_part": p.missing_part,
         **{name: getattr(p, name) for name in _FIELDS},
     },
-    build=lambda fields: Intervals(
-        classes=tuple(fields.state["classes"]),
-        upper_bounds=fields.state["upper_bounds"],
-        counts=fields.state["counts"],
-        missing_part=fields.state["missing_part"],
-        **{name: fields.state[name] for name in _FIELDS},
+    build=lambda fields: _lookup_checked(
+        Intervals(
+            classes=tuple(fields.state["classes"]),
+            upper_bounds=fields.state["upper_bounds"],
+            counts=fields.state["counts"],
+            missing_part=fields.state["missing_part"],
+            **{name: fields.state[name] for name in _FIELDS},
+        ),
+        fields,
     ),
 )
 
@@ -134,6 +161,7 @@ def _groups_check(fields: Fields) -> None:
     expected = set() if state["missing_part"] < 0 else {state["missing_part"]}
     if set(missings) != expected:
         fields.fail("missing_part", f"the missing marker must be in group missing_part = {state['missing_part']} only, found in {missings}")
+    _costs_check(fields)
 
 
 register(
@@ -163,13 +191,16 @@ register(
         "garbage_part": p.garbage_part,
         **{name: getattr(p, name) for name in _FIELDS},
     },
-    build=lambda fields: Groups(
-        classes=tuple(fields.state["classes"]),
-        groups=tuple(tuple(members) for members in fields.state["groups"]),
-        counts=fields.state["counts"],
-        star_part=fields.state["star_part"],
-        missing_part=fields.state["missing_part"],
-        garbage_part=fields.state["garbage_part"],
-        **{name: fields.state[name] for name in _FIELDS},
+    build=lambda fields: _lookup_checked(
+        Groups(
+            classes=tuple(fields.state["classes"]),
+            groups=tuple(tuple(members) for members in fields.state["groups"]),
+            counts=fields.state["counts"],
+            star_part=fields.state["star_part"],
+            missing_part=fields.state["missing_part"],
+            garbage_part=fields.state["garbage_part"],
+            **{name: fields.state[name] for name in _FIELDS},
+        ),
+        fields,
     ),
 )

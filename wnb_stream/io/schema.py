@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from typing import Any, Callable, NoReturn
 
 import numpy as np
@@ -60,9 +61,11 @@ __all__ = [
     "Optional",
     "Schema",
     "Fields",
+    "key_problem",
 ]
 
 Bound = float | int | str | None
+_FLOAT_MAX = sys.float_info.max
 
 
 def _fail(path: str, message: str) -> NoReturn:
@@ -210,6 +213,8 @@ class Float(Kind):
             return value
         if self.finite and type(value) is float and not math.isfinite(value):
             _fail(path, f"must be finite, got {value!r}")
+        if type(value) is int and abs(value) > _FLOAT_MAX:  # read as a float, it would overflow
+            _fail(path, f"must be a number within the range of a float, got an integer of {value.bit_length()} bits")
         _check_range(value, self.low, self.high, self.above, self.below, path, scope)
         return value
 
@@ -245,6 +250,26 @@ class Str(Kind):
         return "str" + (f" (one of {', '.join(map(repr, self.choices))})" if self.choices else "")
 
 
+#: Most decimal digits of a saved integer: Python's default limit of int ↔ str conversion, so
+#: that what is written can be read back.
+MAX_DIGITS = 4300
+
+
+def key_problem(value: Any, *, missing: bool = False) -> str | None:
+    """Why ``value`` cannot be saved as a key (a class label, feature name or category value), or
+    None when it can. ``missing=True`` accepts None and NaN too (a missing value, as a feature's
+    value may be).
+
+    >>> key_problem("spam"), key_problem(("a", 1)), key_problem(float("nan"), missing=True)
+    (None, None, None)
+    >>> key_problem(float("nan"))
+    'NaN is a missing value, not a key'
+    >>> key_problem(frozenset())
+    'a builtins.frozenset cannot be saved (keys are str, int, bool, float and tuples of these)'
+    """
+    return _key_problem(value, not missing)
+
+
 def _key_problem(value: Any, top: bool) -> str | None:
     """Why ``value`` cannot be a saved key (a class label or category value), or None.
 
@@ -252,7 +277,12 @@ def _key_problem(value: Any, top: bool) -> str | None:
     values) and tuples of keys (which may hold None and NaN).
     """
     kind = type(value)
-    if kind is str or kind is int or kind is bool:
+    if kind is int:
+        # 3.33 bits a digit: an int that str() could not write is refused before it is saved
+        if value.bit_length() > 3.32 * MAX_DIGITS:
+            return f"an integer of more than {MAX_DIGITS} digits cannot be saved"
+        return None
+    if kind is str or kind is bool:
         return None
     if kind is float:
         return "NaN is a missing value, not a key" if top and value != value else None
@@ -598,5 +628,10 @@ class Schema:
         state = _load_fields(self.state, node["state"], path, scope, "the state object")
         fields = Fields(name, path, params, state, scope)
         for check in self.checks:
-            check(fields)
+            try:
+                check(fields)
+            except ModelFileError:
+                raise
+            except Exception as error:  # a check meeting values it cannot even compare: one error type
+                _fail(path, f"cannot check the record: {type(error).__name__}: {error}")
         return fields

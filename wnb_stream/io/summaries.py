@@ -29,6 +29,7 @@ so nothing they compute changes.
 from __future__ import annotations
 
 import array
+import math
 
 import numpy as np
 
@@ -72,6 +73,15 @@ def _counts(name: str, doc: str) -> Array:
     return Array("float64", (name,), low=0.0, doc=doc)
 
 
+def _close(found, expected, rtol: float, atol: float) -> bool:
+    """``np.allclose`` of two arrays or numbers (the tolerance of the ``_check()`` it mirrors)."""
+    return bool(np.allclose(found, expected, rtol=rtol, atol=atol))
+
+
+def _isclose(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
+    return math.isclose(float(a), float(b), rel_tol=rel_tol, abs_tol=abs_tol)
+
+
 # ------------------------------------------------------------------------------------------------
 # ClassIndex
 
@@ -113,6 +123,34 @@ def _gk_check(fields: Fields) -> None:
     limit = params["buffer_size"] if params["buffer_size"] is not None else DEFAULT_BUFFER_SIZE
     if fields.scope["n_buffered"] >= limit:
         fields.fail("buffer_values", f"holds {fields.scope['n_buffered']} values, the buffer flushes at {limit}")
+    # The invariants of GKClass._check() (docs/design-notes.md), checked here so that they hold
+    # under ``python -O`` too: the compiled kernels merge and compress these tuples.
+    v, g, delta, e, counts, weight = (state[k] for k in ("values", "g", "delta", "at_value", "counts", "weight"))
+    if not len(v):
+        if weight != 0.0:
+            fields.fail("weight", f"must be 0 without tuples, got {weight!r}")
+        return
+    tolerance = 1e-9 * max(1.0, weight)
+    if np.any(g <= 0.0):
+        fields.fail("g", "every tuple carries weight (g > 0)")
+    if np.any(e <= 0.0) or np.any(e > g + tolerance):
+        fields.fail("at_value", "must lie in (0, g] (the weight at a value is part of its tuple's)")
+    if np.any(counts < -tolerance):
+        fields.fail("counts", "class counts must be >= 0")
+    if not _close(counts.sum(axis=1), g, 1e-9, tolerance):
+        fields.fail("counts", "the class counts of a tuple must add up to its g (Σ_j c_ij = g_i)")
+    if abs(float(g.sum()) - weight) > tolerance:
+        fields.fail("weight", f"must be Σ g = {float(g.sum())!r}, got {weight!r}")
+    if delta[0] != 0.0 or delta[-1] != 0.0:
+        fields.fail("delta", "the first and last tuples (the minimum and maximum) are exact (Δ = 0)")
+    if abs(float(g[0]) - float(e[0])) > tolerance:
+        fields.fail("at_value", "nothing merges into the minimum (g_0 = e_0)")
+    epsilon = state["guaranteed_epsilon"]
+    if epsilon is not None:
+        if np.any(g + delta - e > 2.0 * float(epsilon) * weight + tolerance):
+            fields.fail("delta", "breaks the ε-invariant g + Δ − e <= 2εn")
+    elif len(v) > params["max_tuples"]:
+        fields.fail("values", f"holds {len(v)} tuples, the budget is max_tuples = {params['max_tuples']}")
 
 
 def _gk_build(fields: Fields) -> GKClass:
@@ -201,6 +239,28 @@ def _cpid_check(fields: Fields) -> None:
             fields.fail("breaks", "must be empty during the warm-up")
         if scope["n_buffered"] >= fields.params["warm_up"]:
             fields.fail("buffer_values", f"holds {scope['n_buffered']} values, the warm-up ends at {fields.params['warm_up']}")
+    _cpid_sums(fields)
+
+
+def _cpid_sums(fields: Fields) -> None:
+    """CPiD._check(): the buffer's weights, or each interval's class counts, add up to the totals."""
+    state = fields.state
+    total = float(state["total"])
+    if not state["started"]:
+        if not _isclose(total, math.fsum(state["buffer_weights"].tolist()), 1e-12, 1e-12):
+            fields.fail("total", "must be the weight of the buffered values during the warm-up")
+        return
+    scale = max(1.0, total)
+    counts, class_counts = state["counts"], state["class_counts"]
+    if np.any(class_counts < -1e-12 * scale):
+        fields.fail("class_counts", "class counts must be >= 0")
+    for i, (count, row) in enumerate(zip(counts.tolist(), class_counts.tolist())):
+        if not _isclose(count, math.fsum(row), 1e-9, 1e-9 * scale):
+            fields.fail("class_counts", f"the class counts of interval {i} do not add up to its count {count!r}")
+    if not _isclose(math.fsum(counts.tolist()), total, 1e-9, 1e-9):
+        fields.fail("counts", f"must add up to total = {total!r}")
+    if total > 0 and not state["min_seen"] <= state["max_seen"]:
+        fields.fail("min_seen", "must be <= max_seen once values were seen")
 
 
 def _cpid_build(fields: Fields) -> CPiD:
@@ -261,6 +321,22 @@ register(
 _GAUSSIAN_LISTS = ("weights", "means", "m2", "missing")
 
 
+def _gaussian_check(fields: Fields) -> None:
+    """Gaussian._check(): M2 >= 0 up to rounding, and the pooled accumulator agrees with the classes."""
+    state = fields.state
+    weights, means, m2 = state["weights"], state["means"], state["m2"]
+    if np.any(m2 < -1e-9 * np.maximum(1.0, np.abs(m2))):
+        fields.fail("m2", "sums of squared deviations must be >= 0")
+    total, mean, _ = state["pooled"].tolist()
+    if not _isclose(total, math.fsum(weights.tolist()), 1e-9, 1e-12):
+        fields.fail("pooled", f"its weight must be Σ weights = {math.fsum(weights.tolist())!r}, got {total!r}")
+    if total > 0:
+        with np.errstate(all="ignore"):
+            expected = float(weights @ means) / total
+        if not _isclose(mean, expected, 1e-6, 1e-9):
+            fields.fail("pooled", f"its mean must be the weighted mean of the classes {expected!r}, got {mean!r}")
+
+
 def _gaussian_build(fields: Fields) -> Gaussian:
     state = fields.state
     summary = Gaussian()
@@ -282,6 +358,7 @@ register(
             "missing": _counts("n_classes", "weight of missing values per class"),
             "pooled": Array("float64", (3,), finite=False, doc="pooled accumulator [W, μ, M2] over all classes"),
         },
+        checks=(_gaussian_check,),
         doc="Per-class Gaussian moments",
     ),
     state=lambda summary: {
@@ -299,8 +376,14 @@ register(
 
 def _sketch_check(fields: Fields) -> None:
     params = fields.params
+    if params["width"] < 1 or params["depth"] < 1:
+        fields.fail("width", "width and depth must be >= 1")
     if fields.scope["n_cells"] != params["width"] * params["depth"]:
         fields.fail("table", f"expected width · depth = {params['width'] * params['depth']} rows, got {fields.scope['n_cells']}")
+    # every update adds its weight once per row: the rows hold the same class totals
+    per_row = fields.state["table"].reshape(params["depth"], params["width"], -1).sum(axis=1)
+    if not _close(per_row, per_row[0], 1e-9, 1e-9):
+        fields.fail("table", "every row of the sketch must hold the same class totals")
 
 
 def _sketch_build(fields: Fields) -> CountMinSketch:
@@ -350,6 +433,10 @@ def _heavy_check(fields: Fields) -> None:
         fields.fail("values", f"{n_slots} slots exceed the capacity {fields.params['capacity']}")
     if np.any(state["errors"] > state["counts"]):
         fields.fail("errors", "an error exceeds its count")
+    # the class counts hold what the value received while monitored: count − error
+    for i, (count, error, row) in enumerate(zip(state["counts"].tolist(), state["errors"].tolist(), state["class_counts"].tolist())):
+        if not _isclose(math.fsum(row), count - error, 1e-9, 1e-9 * max(1.0, count)):
+            fields.fail("class_counts", f"slot {i} received {math.fsum(row)!r}, its count − error is {count - error!r}")
     slots, counts, sequences = state["heap_slots"], state["heap_counts"], state["heap_sequences"]
     if len(np.unique(slots)) != n_slots:
         fields.fail("heap_slots", "must hold every slot once")
@@ -430,10 +517,15 @@ def _categorical_check(fields: Fields) -> None:
             fields.fail("sketch", "must be null in exact mode")
         if len(state["exact"]["values"]) > params["max_values"]:
             fields.fail("exact.values", f"{len(state['exact']['values'])} values exceed max_values {params['max_values']}")
+        if not _close(state["exact"]["counts"].sum(axis=0), state["totals"], 1e-9, 1e-9):
+            fields.fail("exact.counts", "the counts of the values must add up to totals")
         return
     if sketch is None or heavy is None:
         fields.fail("sketch" if sketch is None else "heavy", "exact, or both sketch and heavy, must be given")
-    dimensions = CountMinSketch.dimensions(params["epsilon"], params["delta"])
+    try:
+        dimensions = CountMinSketch.dimensions(params["epsilon"], params["delta"])
+    except ValueError as error:
+        fields.fail("epsilon", str(error))
     if (sketch.width, sketch.depth, sketch.seed) != (*dimensions, params["seed"]):
         fields.fail("sketch", f"expected (width, depth, seed) = {(*dimensions, params['seed'])} from the parameters")
     if sketch.n_classes != n_classes:
@@ -442,6 +534,10 @@ def _categorical_check(fields: Fields) -> None:
         fields.fail("heavy.capacity", f"expected top_k = {params['top_k']}, got {heavy.capacity}")
     if any(len(slot.class_counts) > n_classes for slot in heavy._slots.values()):
         fields.fail("heavy.class_counts", f"more class columns than n_classes = {n_classes}")
+    # each row of the sketch holds every non-missing weight once
+    per_row = sketch.counts.sum(axis=1)  # (depth, n_classes)
+    if not _close(per_row, state["totals"][None, :], 1e-9, 1e-9):
+        fields.fail("sketch.table", "every row of the sketch must hold the totals")
 
 
 def _categorical_build(fields: Fields) -> Categorical:
