@@ -311,64 +311,7 @@ def _model_check(fields: io.Fields) -> None:
         fields.fail("history", f"holds {history.capacity} rows, history_size is {p['history_size']}")
     if (schedule.growth, schedule.every) != (p["rebuild_growth"], p["rebuild_every"]):
         fields.fail("schedule", "its growth and every differ from rebuild_growth and rebuild_every")
-    K, J = len(registry), len(classes)
-    if history.present.shape[1] != K or history.numeric.shape[1] != registry.n_numeric or history.categorical.shape[1] != registry.n_categorical:
-        fields.fail("history", f"its columns do not match the {K} variables")
-    if history.size and int(history.y[: history.size].max()) >= J:
-        fields.fail("history.y", f"values must be < n_classes = {J}")
-    if history.stored and len(classes) == 0:
-        fields.fail("classes", "a model that stored rows has classes")
-    if np.any(registry.synced > history.stored) or np.any(registry.synced < history.stored - history.size):
-        fields.fail("registry.synced", f"must lie in [stored − size, stored] = [{history.stored - history.size}, {history.stored}]")
-    if float(classes.seen.sum()) != history.stored:
-        fields.fail("classes.seen", f"must add up to the rows stored, {history.stored} (every example learned is stored once)")
-    # The engine sizes its learner for (K, J) at every row learned: a loaded model starts so.
-    size = _learner_size(s["learner"])
-    if size is not None and size != (K, J):
-        fields.fail("learner", f"is sized for {size[0]} variables and {size[1]} classes, the model has {K} and {J}")
-    if K and not schedule.quiet <= max(0, math.ceil(np.min(registry.next_rebuild - registry.count))):
-        fields.fail("schedule.quiet", "a rebuild would fall due during the countdown")
-    labels = list(classes.labels)
-    known = set(labels)
-    for k, variable in enumerate(registry.variables):
-        where = f"registry.variables[{k}]"
-        if not set(variable.summary.classes) <= known:
-            fields.fail(f"{where}.summary.classes", "holds a class the model has not seen")
-        for part, name in ((variable.model, "partition"), (variable._density, "density")):
-            # level 2 is built with the class axis in the model's order (the classes of its time)
-            if part is not None and list(part.classes) != labels[: len(part.classes)]:
-                fields.fail(f"{where}.{name}.classes", "must be the model's classes (or the first of them), in its order")
-        if variable.model is not None:
-            # a partition holds the weight of the summary at its rebuild: never more than the class had
-            weight = np.asarray(variable.model.counts).sum(axis=0)
-            if np.any(weight > classes.counts[: len(weight)] * (1.0 + 1e-6) + 1e-9):
-                fields.fail(f"{where}.partition.counts", "hold more weight of a class than the model has learned")
-    _check_presence(fields, registry, history)
-
-
-def _learner_size(learner) -> tuple[int, int] | None:
-    """(K, J) a learner is sized for, or None when it keeps no size."""
-    if hasattr(learner, "_n_variables"):
-        return (learner._n_variables, learner._n_classes)
-    if getattr(learner, "_ready", False):
-        return tuple(learner._w.shape)
-    return (0, 0)
-
-
-def _check_presence(fields: io.Fields, registry, history) -> None:
-    """A feature absent from a history row has no value there (``History.push`` clears the row)."""
-    n = history.size
-    for k, variable in enumerate(registry.variables):
-        absent = ~history.present[:n, k]
-        if not absent.any():
-            continue
-        c = registry.column[k]
-        if variable.kind == "numeric":
-            held = ~np.isnan(history.numeric[:n, c][absent])
-        else:
-            held = np.array([value is not None for value in history.categorical[:n, c][absent].tolist()], dtype=bool)
-        if held.any():
-            fields.fail("history.present", f"a row lacks feature {variable.name!r} (variable {k}) but holds a value of it")
+    io.engine.check_parts(fields, classes, registry, history, schedule, s["learner"])
 
 
 def _model_build(fields: io.Fields) -> WeightedNaiveBayes:
