@@ -554,3 +554,48 @@ def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_model(tmp_path)
     for key in ("messages", "events", "labels", "learned", "unmatched", "pending", "correct", "rejected"):
         assert stats[key] == expected[key], key
     assert [f for f in os.listdir(tmp_path) if f.endswith(".tmp")] == []
+
+
+# ------------------------------------------------------------------------------------------------
+# Checkpoints of any River model
+
+
+def _events(n):
+    messages = []
+    for i in range(n):
+        messages.append({"id": i, "x": {"u": i % 7 * 1.0, "v": (i * 3) % 5 * 1.0}})
+        if i >= 2:
+            messages.append({"id": i - 2, "y": (i - 2) % 7 > 3})
+    return messages
+
+
+def test_a_pipeline_is_refused_when_the_runner_is_built_unless_the_checkpoint_is_trusted(tmp_path):
+    from river import preprocessing
+
+    from wnb_stream import WeightedNaiveBayes
+
+    path = tmp_path / "ck.json"
+    with pytest.raises(ValueError, match="trusted_checkpoint"):
+        StreamRunner(preprocessing.StandardScaler() | WeightedNaiveBayes(seed=1), path)
+    assert not path.exists()
+
+
+def test_a_pipeline_checkpointed_with_trust_resumes_as_if_never_stopped(tmp_path):
+    from river import preprocessing, tree
+
+    from wnb_stream import WeightedNaiveBayes
+
+    for make in (lambda: preprocessing.StandardScaler() | WeightedNaiveBayes(seed=1), lambda: tree.HoeffdingTreeClassifier()):
+        messages = _events(300)
+        whole = StreamRunner(make(), None)
+        whole.run(ListSource(messages))
+        path = tmp_path / f"ck{id(make)}.json"
+        first = StreamRunner(make(), path, trusted_checkpoint=True, checkpoint_every=50)
+        first.run(ListSource(messages), max_messages=333)  # stops mid-stream, as a crash would
+        with pytest.raises(ValueError, match="pickled model"):
+            StreamRunner(WeightedNaiveBayes(seed=1), path)  # a pickle is never loaded without trust
+        second = StreamRunner(make(), path, trusted_checkpoint=True, checkpoint_every=50)
+        second.run(ListSource(messages))
+        x = {"u": 3.0, "v": 1.0}
+        assert second.model.predict_proba_one(x) == whole.model.predict_proba_one(x)
+        assert second.stats["learned"] == whole.stats["learned"]

@@ -514,6 +514,14 @@ class StreamRunner:
     dead_letter_capacity
         Most dead letters kept (>= 0; the oldest are dropped and counted). They are saved with
         each checkpoint.
+    trusted_checkpoint
+        How a model with no safe format is checkpointed. ``WeightedNaiveBayes`` (and every model
+        with a saved-model record, ``docs/saved-model.md``) is always saved in the safe format. Any
+        other River estimator or pipeline (``StandardScaler() | WeightedNaiveBayes()``, a Hoeffding
+        tree …) can only be pickled, and loading a pickle runs code named by the file: so it is
+        checkpointed only when this is True (the file is yours and nobody else can write it), and
+        a runner built for such a model without it raises ``ValueError`` at once, not at its
+        first checkpoint. A checkpoint holding a pickle is restored only when this is True.
 
     Examples
     --------
@@ -544,6 +552,7 @@ class StreamRunner:
         errors: str = "count",
         resume: bool = True,
         dead_letter_capacity: int = 1000,
+        trusted_checkpoint: bool = False,
     ):
         self.checkpoint_path = None if checkpoint_path is None else os.fspath(checkpoint_path)
         self.capacity = capacity
@@ -570,6 +579,9 @@ class StreamRunner:
         self.dead_letter_capacity = dead_letter_capacity
         self.dead_letters = DeadLetters(dead_letter_capacity)  # validates the capacity
         self.model = model
+        self.trusted_checkpoint = bool(trusted_checkpoint)
+        if self.checkpoint_path is not None:  # can this model be checkpointed? (now, not at the first checkpoint)
+            _model_for_checkpoint(model, self.trusted_checkpoint)
         self.position: Any = None
         self._counts = _Counts()
         # An exception other than the message's own (KeyboardInterrupt, MemoryError) left a model
@@ -587,7 +599,7 @@ class StreamRunner:
         checkpoint = persistence.load(self.checkpoint_path)
         if not isinstance(checkpoint, dict) or checkpoint.get("kind") != CHECKPOINT_KIND:
             raise ValueError(f"{self.checkpoint_path!r} is a wnb_stream file but not a stream checkpoint")
-        self.model = _model_from_checkpoint(checkpoint["model"])
+        self.model = _model_from_checkpoint(checkpoint["model"], self.trusted_checkpoint, self.checkpoint_path)
         pending = checkpoint["pending"]
         self.pending = pending.resized(self.capacity, self.ttl)
         self.position = checkpoint["position"]
@@ -630,7 +642,7 @@ class StreamRunner:
                 "counts": self._counts,
                 "pending": self.pending,
                 "dead_letters": self.dead_letters,
-                "model": _model_for_checkpoint(self.model),
+                "model": _model_for_checkpoint(self.model, self.trusted_checkpoint),
             }
 
         try:
@@ -873,17 +885,36 @@ def _saved_as_record(model) -> bool:
     return type(model) in classes
 
 
-def _model_for_checkpoint(model):
-    """A model with a saved-model record (``docs/saved-model.md``) goes in as ``{"record": …}``;
-    any other model as the object itself (the checkpoint format's own encoding)."""
+def _model_for_checkpoint(model, trusted: bool):
+    """How ``model`` goes into a checkpoint: ``{"record": …}`` for a model with a saved-model record
+    (``docs/saved-model.md``); the object itself when the checkpoint format encodes it (objects of
+    this package); ``{"pickle": bytes}`` for any other model when the checkpoint is trusted.
+    ``ValueError`` naming ``trusted_checkpoint`` otherwise."""
     if _saved_as_record(model):
         return {"record": io.to_record(model)}
+    try:
+        persistence.to_state(model)
+    except TypeError:
+        if not trusted:
+            raise ValueError(
+                f"a {type(model).__name__} has no safe checkpoint format (only WeightedNaiveBayes has); "
+                "pass trusted_checkpoint=True to checkpoint it with pickle (load such checkpoints only from a place only you can write)"
+            ) from None
+        import pickle
+
+        return {"pickle": pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)}
     return model
 
 
-def _model_from_checkpoint(saved):
+def _model_from_checkpoint(saved, trusted: bool, path: str):
     if isinstance(saved, dict) and set(saved) == {"record"}:
         return io.from_record(saved["record"], "model")
+    if isinstance(saved, dict) and set(saved) == {"pickle"}:
+        if not trusted:
+            raise ValueError(f"{path!r} holds a pickled model: restore it only with trusted_checkpoint=True (loading a pickle runs code)")
+        import pickle
+
+        return pickle.loads(saved["pickle"])
     return saved
 
 
