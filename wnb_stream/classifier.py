@@ -15,7 +15,7 @@ import numpy as np
 from river import base
 
 from . import io
-from .engine import Engine, rows
+from .engine import Engine, frames, rows
 from .summaries.policy import check_weight
 from .tables import python_scalar
 
@@ -254,14 +254,17 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     def learn_many(self, X, y, w=None) -> None:
         """Learn a DataFrame of rows: the same model as a loop of ``learn_one`` over its rows.
 
+        ``X`` is a pandas DataFrame, any eager dataframe narwhals reads (polars, pyarrow …), a 2-D
+        NumPy array (features ``0 … a − 1``) or a list of dicts (``engine/frames.py``); ``y`` a
+        Series, an array or a list.
+
         NaN cells are missing values. The whole batch is validated first (nothing is learned if a
         row is unusable). Rows are then processed in chunks that end exactly where the per-row loop
         would register a class, rebuild level 2 or step the learner, so both paths go through the
         same states; within a chunk the rows are stored, encoded and pushed to the history in bulk.
         """
         engine = self._engine
-        if not _is_frame(X):
-            raise ValueError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        X = frames.as_pandas(X)
         labels, codes, uniques = rows.labels(y)
         if len(labels) != len(X):
             raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(labels)}")
@@ -274,8 +277,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """A DataFrame of probabilities, one column per known class, one row per row of ``X``."""
         import pandas as pd
 
-        if not _is_frame(X):
-            raise ValueError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        X = frames.as_pandas(X)
         engine = self._engine
         if not len(engine.classes):
             return pd.DataFrame(index=X.index)
@@ -285,12 +287,6 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     def _check(self) -> None:
         """Assert the invariants of every part of the model (see ``Engine._check``)."""
         self._engine._check()
-
-
-def _is_frame(X) -> bool:
-    import pandas as pd
-
-    return isinstance(X, pd.DataFrame)
 
 
 # ------------------------------------------------------------------------------------------------
