@@ -73,17 +73,19 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import glob
-import json
 import math
 import numbers
 import os
-import reprlib
 import time
-import typing
-from typing import Any, Callable, Hashable, Iterator
+from typing import Any, Callable, Hashable
 
 from . import io, persistence
+
+from .checkpoints import _model_for_checkpoint, _model_from_checkpoint, _remove_temporaries, _saved_as_record  # noqa: F401
+
+from .dead_letters import DeadLetter, DeadLetters, _excerpt  # noqa: F401
+
+from .sources import JSONLinesSource, ListSource, Malformed, Source  # noqa: F401
 
 __all__ = [
     "Source",
@@ -101,123 +103,6 @@ __all__ = [
 CHECKPOINT_KIND = "wnb_stream.stream/checkpoint"
 
 
-@typing.runtime_checkable
-class Source(typing.Protocol):
-    """What ``StreamRunner.run`` reads: ``(position, message)`` pairs, and ``seek(position)``."""
-
-    def __iter__(self) -> Iterator[tuple[Any, Any]]: ...
-
-    def seek(self, position: Any) -> None: ...
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Malformed:
-    """What a source yields in place of a message it could not decode (counted as rejected)."""
-
-    reason: str
-    raw: str = ""
-
-
-class ListSource:
-    """Messages held in memory; the position is the number of messages already read.
-
-    Parameters
-    ----------
-    messages
-        The messages, in stream order.
-
-    Examples
-    --------
-    >>> source = ListSource([{"id": 1, "x": {"a": 1.0}}, {"id": 1, "y": True}])
-    >>> source.seek(1)
-    >>> list(source)
-    [(2, {'id': 1, 'y': True})]
-    """
-
-    def __init__(self, messages: typing.Iterable[Any]):
-        self.messages = list(messages)
-        self._next = 0
-
-    def seek(self, position: int | None) -> None:
-        """Start the next iteration after ``position`` messages (None: from the first). O(1)."""
-        if position is None:
-            position = 0
-        if isinstance(position, bool) or not isinstance(position, numbers.Integral):
-            raise ValueError(f"position must be None or an integer, got {position!r}")
-        if not 0 <= position <= len(self.messages):
-            raise ValueError(f"position must be in [0, {len(self.messages)}], got {position}")
-        self._next = int(position)
-
-    def __iter__(self) -> Iterator[tuple[int, Any]]:
-        while self._next < len(self.messages):
-            message = self.messages[self._next]
-            self._next += 1
-            yield self._next, message
-
-
-class JSONLinesSource:
-    """A file of JSON messages, one per line; the position is the byte offset after a line.
-
-    Blank lines are skipped. A line that cannot be decoded (not UTF-8, not JSON, an integer too
-    long for Python to read, arrays nested too deeply) is yielded as ``Malformed`` (the runner
-    dead-letters it), except the file's last line when it has no final newline: that one may
-    still be being written, so it is left for a later read, unless it already parses. The
-    iteration itself never raises for the content of a line.
-
-    Parameters
-    ----------
-    path
-        The file to read (it may grow between runs; it is opened at each iteration).
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "stream.jsonl"
-    >>> _ = path.write_text('{"id": 7, "x": {"a": 0.5}}\\n{"id": 7, "y": "spam"}\\n')
-    >>> source = JSONLinesSource(path)
-    >>> [(position, message["id"]) for position, message in source]
-    [(27, 7), (50, 7)]
-    >>> source.seek(27)
-    >>> [message for _, message in source]
-    [{'id': 7, 'y': 'spam'}]
-    """
-
-    def __init__(self, path: str | os.PathLike):
-        self.path = os.fspath(path)
-        self._offset = 0
-
-    def seek(self, position: int | None) -> None:
-        """Start the next iteration at byte ``position`` (None: the start of the file). O(1)."""
-        if position is None:
-            position = 0
-        if isinstance(position, bool) or not isinstance(position, numbers.Integral) or position < 0:
-            raise ValueError(f"position must be None or a byte offset >= 0, got {position!r}")
-        self._offset = int(position)
-
-    def __iter__(self) -> Iterator[tuple[int, Any]]:
-        with open(self.path, "rb") as handle:
-            handle.seek(self._offset)
-            while True:
-                line = handle.readline()
-                if not line:
-                    return
-                complete = line.endswith(b"\n")
-                text = line.strip()
-                if not text:
-                    if not complete:
-                        return
-                    self._offset = handle.tell()
-                    continue
-                try:
-                    message = json.loads(text.decode("utf-8"))
-                except MemoryError:
-                    raise
-                except Exception as error:  # noqa: BLE001 - bad UTF-8 or JSON, an integer too long, nesting too deep
-                    if not complete:
-                        return  # a last line still being written: read it next time
-                    message = Malformed(f"invalid JSON line: {type(error).__name__}: {error}", _excerpt(text.decode("utf-8", "replace")))
-                self._offset = handle.tell()
-                yield self._offset, message
 
 
 @dataclasses.dataclass(slots=True)
@@ -330,99 +215,6 @@ class PendingTable:
             assert isinstance(entry, PendingEntry) and isinstance(entry.x, dict)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class DeadLetter:
-    """A message the runner could not process: where it was read, its id if it had a usable one,
-    the error, and an excerpt of the message (at most 1,000 characters, never the whole of it).
-
-    ``position`` is the source position of the message (None for an event dropped at a checkpoint
-    because its features could not be saved).
-    """
-
-    position: Any
-    id: Any
-    error: str
-    message: str
-
-
-class DeadLetters:
-    """The dead-letter list: the last ``capacity`` dead letters, oldest first.
-
-    Adding beyond ``capacity`` drops the oldest (counted in ``dropped``); ``total`` counts every
-    letter ever added. The list is saved with each checkpoint, so it survives restarts.
-
-    >>> letters = DeadLetters(capacity=2)
-    >>> for i in range(3):
-    ...     letters.add(DeadLetter(i, None, "ValueError: bad", "{...}"))
-    >>> [letter.position for letter in letters], letters.total, letters.dropped
-    ([1, 2], 3, 1)
-    """
-
-    def __init__(self, capacity: int = 1000):
-        if isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral) or capacity < 0:
-            raise ValueError(f"dead_letter_capacity must be an integer >= 0, got {capacity!r}")
-        self.capacity = int(capacity)
-        self._letters: collections.deque[DeadLetter] = collections.deque()
-        self.total = 0
-        self.dropped = 0
-
-    def __len__(self) -> int:
-        return len(self._letters)
-
-    def __iter__(self) -> Iterator[DeadLetter]:
-        return iter(list(self._letters))
-
-    def add(self, letter: DeadLetter) -> None:
-        """Append ``letter``, dropping the oldest beyond capacity. O(1)."""
-        self._letters.append(letter)
-        self.total += 1
-        while len(self._letters) > self.capacity:
-            self._letters.popleft()
-            self.dropped += 1
-
-    def clear(self) -> list[DeadLetter]:
-        """Remove and return the letters held (the counters stay)."""
-        letters = list(self._letters)
-        self._letters.clear()
-        return letters
-
-    def resized(self, capacity: int) -> DeadLetters:
-        """A list of another capacity holding the same letters (the oldest dropped beyond it)."""
-        other = DeadLetters(capacity)
-        other.total, other.dropped = self.total - len(self._letters), self.dropped
-        for letter in self._letters:
-            other.add(letter)
-        return other
-
-    def __getstate__(self) -> dict:
-        return {"capacity": self.capacity, "letters": list(self._letters), "total": self.total, "dropped": self.dropped}
-
-    def __setstate__(self, state: dict) -> None:
-        self.capacity, self.total, self.dropped = state["capacity"], state["total"], state["dropped"]
-        self._letters = collections.deque(state["letters"])
-
-    def _check(self) -> None:
-        assert len(self._letters) <= self.capacity
-        assert len(self._letters) + self.dropped <= self.total
-        assert all(isinstance(letter, DeadLetter) for letter in self._letters)
-
-
-#: How dead letters show a message: nesting, containers and numbers cut short.
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple, _REPR.maxset = 4, 30, 30, 30, 30
-_REPR.maxstring, _REPR.maxlong, _REPR.maxother = 300, 80, 200
-_EXCERPT = 1000
-
-
-def _excerpt(message: Any) -> str:
-    """A short text of ``message`` that never fails (deep nesting, huge integers, odd objects)."""
-    if isinstance(message, str):
-        return message[:_EXCERPT]
-    try:
-        text = _REPR.repr(message)
-    except Exception:  # noqa: BLE001 - an int too long for str(), a __repr__ that raises...
-        text = f"<a {type(message).__name__} that cannot be shown>"
-    return text[:_EXCERPT]
 
 
 class _CallbackError(Exception):
@@ -873,57 +665,3 @@ class StreamRunner:
         assert c.correct <= c.learned <= c.events and c.unmatched <= c.labels
 
 
-_RECORD_CLASSES: dict[int, frozenset] = {}
-
-
-def _saved_as_record(model) -> bool:
-    """True for a model with a saved-model record (``docs/saved-model.md``)."""
-    names = io.registered()
-    classes = _RECORD_CLASSES.get(len(names))  # (record types are only ever added)
-    if classes is None:
-        classes = _RECORD_CLASSES[len(names)] = frozenset(io.entry(name).cls for name in names)
-    return type(model) in classes
-
-
-def _model_for_checkpoint(model, trusted: bool):
-    """How ``model`` goes into a checkpoint: ``{"record": …}`` for a model with a saved-model record
-    (``docs/saved-model.md``); the object itself when the checkpoint format encodes it (objects of
-    this package); ``{"pickle": bytes}`` for any other model when the checkpoint is trusted.
-    ``ValueError`` naming ``trusted_checkpoint`` otherwise."""
-    if _saved_as_record(model):
-        return {"record": io.to_record(model)}
-    try:
-        persistence.to_state(model)
-    except TypeError:
-        if not trusted:
-            raise ValueError(
-                f"a {type(model).__name__} has no safe checkpoint format (only WeightedNaiveBayes has); "
-                "pass trusted_checkpoint=True to checkpoint it with pickle (load such checkpoints only from a place only you can write)"
-            ) from None
-        import pickle
-
-        return {"pickle": pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)}
-    return model
-
-
-def _model_from_checkpoint(saved, trusted: bool, path: str):
-    if isinstance(saved, dict) and set(saved) == {"record"}:
-        return io.from_record(saved["record"], "model")
-    if isinstance(saved, dict) and set(saved) == {"pickle"}:
-        if not trusted:
-            raise ValueError(f"{path!r} holds a pickled model: restore it only with trusted_checkpoint=True (loading a pickle runs code)")
-        import pickle
-
-        return pickle.loads(saved["pickle"])
-    return saved
-
-
-def _remove_temporaries(path: str) -> None:
-    """Delete temporary files an interrupted ``persistence.save`` of ``path`` may have left."""
-    directory = os.path.dirname(os.path.abspath(path))
-    pattern = os.path.join(glob.escape(directory), "." + glob.escape(os.path.basename(path)) + ".*.tmp")
-    for leftover in glob.glob(pattern):
-        try:
-            os.unlink(leftover)
-        except FileNotFoundError:
-            pass

@@ -1,0 +1,108 @@
+"""The stream runner's dead letters: messages it could not process, kept (bounded) with the error
+they raised and saved with every checkpoint.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import numbers
+import reprlib
+from typing import Any, Iterator
+
+
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeadLetter:
+    """A message the runner could not process: where it was read, its id if it had a usable one,
+    the error, and an excerpt of the message (at most 1,000 characters, never the whole of it).
+
+    ``position`` is the source position of the message (None for an event dropped at a checkpoint
+    because its features could not be saved).
+    """
+
+    position: Any
+    id: Any
+    error: str
+    message: str
+
+
+class DeadLetters:
+    """The dead-letter list: the last ``capacity`` dead letters, oldest first.
+
+    Adding beyond ``capacity`` drops the oldest (counted in ``dropped``); ``total`` counts every
+    letter ever added. The list is saved with each checkpoint, so it survives restarts.
+
+    >>> letters = DeadLetters(capacity=2)
+    >>> for i in range(3):
+    ...     letters.add(DeadLetter(i, None, "ValueError: bad", "{...}"))
+    >>> [letter.position for letter in letters], letters.total, letters.dropped
+    ([1, 2], 3, 1)
+    """
+
+    def __init__(self, capacity: int = 1000):
+        if isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral) or capacity < 0:
+            raise ValueError(f"dead_letter_capacity must be an integer >= 0, got {capacity!r}")
+        self.capacity = int(capacity)
+        self._letters: collections.deque[DeadLetter] = collections.deque()
+        self.total = 0
+        self.dropped = 0
+
+    def __len__(self) -> int:
+        return len(self._letters)
+
+    def __iter__(self) -> Iterator[DeadLetter]:
+        return iter(list(self._letters))
+
+    def add(self, letter: DeadLetter) -> None:
+        """Append ``letter``, dropping the oldest beyond capacity. O(1)."""
+        self._letters.append(letter)
+        self.total += 1
+        while len(self._letters) > self.capacity:
+            self._letters.popleft()
+            self.dropped += 1
+
+    def clear(self) -> list[DeadLetter]:
+        """Remove and return the letters held (the counters stay)."""
+        letters = list(self._letters)
+        self._letters.clear()
+        return letters
+
+    def resized(self, capacity: int) -> DeadLetters:
+        """A list of another capacity holding the same letters (the oldest dropped beyond it)."""
+        other = DeadLetters(capacity)
+        other.total, other.dropped = self.total - len(self._letters), self.dropped
+        for letter in self._letters:
+            other.add(letter)
+        return other
+
+    def __getstate__(self) -> dict:
+        return {"capacity": self.capacity, "letters": list(self._letters), "total": self.total, "dropped": self.dropped}
+
+    def __setstate__(self, state: dict) -> None:
+        self.capacity, self.total, self.dropped = state["capacity"], state["total"], state["dropped"]
+        self._letters = collections.deque(state["letters"])
+
+    def _check(self) -> None:
+        assert len(self._letters) <= self.capacity
+        assert len(self._letters) + self.dropped <= self.total
+        assert all(isinstance(letter, DeadLetter) for letter in self._letters)
+
+
+#: How dead letters show a message: nesting, containers and numbers cut short.
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple, _REPR.maxset = 4, 30, 30, 30, 30
+_REPR.maxstring, _REPR.maxlong, _REPR.maxother = 300, 80, 200
+_EXCERPT = 1000
+
+
+def _excerpt(message: Any) -> str:
+    """A short text of ``message`` that never fails (deep nesting, huge integers, odd objects)."""
+    if isinstance(message, str):
+        return message[:_EXCERPT]
+    try:
+        text = _REPR.repr(message)
+    except Exception:  # noqa: BLE001 - an int too long for str(), a __repr__ that raises...
+        text = f"<a {type(message).__name__} that cannot be shown>"
+    return text[:_EXCERPT]
