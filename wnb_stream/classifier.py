@@ -17,7 +17,6 @@ from river import base
 from . import io
 from .engine import Engine, rows
 from .summaries.policy import check_weight
-from .tables import python_scalar
 
 __all__ = ["WeightedNaiveBayes"]
 
@@ -196,10 +195,10 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     # ------------------------------------------------------------------ one example
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Update the model with one example. O(K) in a few NumPy calls, plus amortised level-2 and learner work."""
-        rows.check_label(y)
+        y = rows.check_label(y)
         w = check_weight(w)
-        row = self._engine.parser.row(x)  # validated: from here on the model changes
-        self._engine.learn_row(row, python_scalar(y), w)
+        row = self._engine.parser.row(x, learn=True)  # validated: from here on the model changes
+        self._engine.learn_row(row, y, w)
 
     def predict_proba_one(self, x: dict) -> dict:
         """{class: probability} over every class seen so far (``{}`` before any learning)."""
@@ -259,7 +258,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         if len(labels) != len(X):
             raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(labels)}")
         sample_weight = rows.check_sample_weights(w, len(X))
-        frame = engine.parser.frame(X)  # validated: from here on the model changes
+        frame = engine.parser.frame(X, learn=True)  # validated: from here on the model changes
         if len(X):
             engine.learn_frame(frame, labels, codes, uniques, sample_weight)
 
