@@ -193,3 +193,34 @@ def test_sample_weights_of_a_batch_follow_the_policy_of_learn_one():
     X = pd.DataFrame({"a": [1.0, 2.0]})
     for w in ([True, 1.0], ["1", 1.0], [1.0, math.inf], [1.0, -1.0], [10**400, 1]):
         assert_rejected(model, lambda: model.learn_many(X, [0, 1], w), "w must hold one finite weight")
+
+
+# ---------------------------------------------------------------------- 6. large sample weights
+@pytest.mark.parametrize("numeric", [summaries.GKClass, summaries.Gaussian])
+@pytest.mark.parametrize("big", [1e3, 1e6, 1e9, 1e100, 1e300])
+def test_graphical_stays_finite_with_one_example_in_fifty_weighted_large(numeric, big):
+    rng = np.random.default_rng(0)
+    model = WeightedNaiveBayes(numeric=numeric(), optimizer=weights.Graphical(), seed=1)
+    for i in range(400):
+        x = {"a": float(rng.normal()), "b": float(rng.normal())}
+        y = int(x["a"] + rng.normal() > 0)
+        model.learn_one(x, y, w=big if i % 50 == 0 else 1.0)
+        p = model.predict_proba_one(x)
+        assert all(0.0 <= v <= 1.0 for v in p.values()) and math.isclose(sum(p.values()), 1.0)
+    optimizer = model._engine.optimizer
+    assert np.isfinite(optimizer.class_weights).all() and np.isfinite(optimizer.bias).all()
+    assert np.abs(optimizer.class_weights - 1.0).max() <= 400 * weights.graphical.MAX_STEP
+    model._check()
+    assert_saves_and_predicts_alike(model, [{"a": 0.1, "b": -0.2}, {"a": 3.0}])
+
+
+def test_the_total_weight_is_bounded_and_a_call_passing_the_bound_is_refused():
+    from wnb_stream.summaries.policy import MAX_TOTAL_WEIGHT
+
+    model = trained()
+    model.learn_one({"a": 1.0}, 0, w=0.6 * MAX_TOTAL_WEIGHT)
+    assert_rejected(model, lambda: model.learn_one({"a": 1.0}, 1, w=0.6 * MAX_TOTAL_WEIGHT), "total weight")
+    assert_rejected(model, lambda: model.learn_many(pd.DataFrame({"a": [1.0, 2.0]}), [0, 1], [0.25 * MAX_TOTAL_WEIGHT] * 2), "total weight")
+    model.learn_one({"a": 2.0}, 1, w=0.3 * MAX_TOTAL_WEIGHT)
+    model._check()
+    assert_saves_and_predicts_alike(model, [{"a": 1.0}, {"a": 2.0, "c": "u"}])

@@ -16,7 +16,7 @@ from river import base
 
 from . import io
 from .engine import Engine, rows
-from .summaries.policy import check_weight
+from .summaries.policy import check_total_weight, check_weight
 
 __all__ = ["WeightedNaiveBayes"]
 
@@ -197,6 +197,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """Update the model with one example. O(K) in a few NumPy calls, plus amortised level-2 and learner work."""
         y = rows.check_label(y)
         w = check_weight(w)
+        check_total_weight(self._engine.classes.counts, w)
         row = self._engine.parser.row(x, learn=True)  # validated: from here on the model changes
         self._engine.learn_row(row, y, w)
 
@@ -258,6 +259,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         if len(labels) != len(X):
             raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(labels)}")
         sample_weight = rows.check_sample_weights(w, len(X))
+        check_total_weight(engine.classes.counts, float(sample_weight.sum()))
         frame = engine.parser.frame(X, learn=True)  # validated: from here on the model changes
         if len(X):
             engine.learn_frame(frame, labels, codes, uniques, sample_weight)

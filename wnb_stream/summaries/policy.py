@@ -53,6 +53,8 @@ import numpy as np
 from ..tables import ClassIndex, _python_scalar
 
 __all__ = [
+    "MAX_TOTAL_WEIGHT",
+    "check_total_weight",
     "feature_value",
     "model_key",
     "model_label",
@@ -571,3 +573,26 @@ def feature_value(x: Any) -> tuple[str | None, Any]:
     if isinstance(x, bytes | bytearray | memoryview):
         raise ValueError(f"bytes are not a usable value (decode them to str first), got {x!r}")
     return "categorical", model_key(x)
+
+
+#: Largest total sample weight a classifier learns. MODL's costs grow like N·log N in the
+#: weighted count N and overflow the float range between N = 6e304 and 6e305 (measured); below
+#: 1e303 every cost, count and prior stays finite (tested up to 9.6e302 with ten classes).
+MAX_TOTAL_WEIGHT = 1e303
+#: A weight at most this small cannot bring a total past ``MAX_TOTAL_WEIGHT`` in fewer than 1e20
+#: examples: ``check_total_weight`` skips the sum for it.
+_SMALL_WEIGHT = 1e280
+
+
+def check_total_weight(total: Any, added: float) -> None:
+    """``ValueError`` naming ``w`` when adding the sample weight(s) ``added`` to the model's total
+    weight would pass ``MAX_TOTAL_WEIGHT``; ``total`` is the model's class counts (an array) or
+    their sum. O(1) for a weight up to 1e280, O(J) otherwise."""
+    if added <= _SMALL_WEIGHT:
+        return
+    before = float(np.sum(total))
+    if not before + added <= MAX_TOTAL_WEIGHT:
+        raise ValueError(
+            f"sample weight w = {added!r} would bring the model's total weight to {before + added!r}, "
+            f"beyond {MAX_TOTAL_WEIGHT!r} (the weighted counts must stay within the float range of MODL's costs)"
+        )
