@@ -27,8 +27,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     P(C_j | x) ∝ P(C_j) Π_k p(x_k | C_j)^{w_k}, computed in log space. Each feature gets a level-1
     stream summary (``numeric`` or ``categorical`` prototype, cloned per feature), level 2 (MODL
     discretization or value grouping, or per-class Gaussians) turns it into log p(x_k | C_j), and
-    the ``optimizer`` learns the weights w_k ∈ [0, 1] from a sliding history of the last
-    ``history_size`` rows. ``weights.Uniform()`` gives plain naive Bayes on the same summaries.
+    the ``optimizer`` learns the weights w_k ∈ [0, 1] (``weights.Graphical``: one free weight per
+    variable and class) from a sliding history of the last ``history_size`` rows. ``weights.Uniform()`` gives plain naive Bayes on the same summaries.
 
     Parameters
     ----------
@@ -59,10 +59,18 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     Notes
     -----
     *Which features are numeric.* A feature is numeric when its first non-missing value is a
-    number (Python or NumPy int or float, not a bool) and categorical otherwise (strings, bools,
-    any other hashable value). None and NaN are missing values (counted per class); ±inf in a
-    numeric feature is counted as missing. A feature absent from a dict contributes nothing.
+    number (Python or NumPy int or float, ``Fraction``, ``Decimal``; not a bool) or a date or a
+    duration (as seconds since 1970-01-01 UTC, or seconds), and categorical when it is a string, a
+    bool or a tuple. None, NaN, pandas' NA and NaT are missing values (counted per class); ±inf in
+    a numeric feature is counted as missing. A feature absent from a dict contributes nothing.
     Features first seen with a missing value are created at their first non-missing value.
+
+    *Input policy* (``docs/algorithms/summaries.md#input-policy``). Every method validates its
+    input before it changes anything: a call that raises leaves the model as it was. A value the
+    saved model could not hold (bytes, a complex number, a frozenset, any other object), a finite
+    number beyond the float range, an unhashable value, a missing or unsaveable label, a sample
+    weight that is not a finite number ≥ 0 or would bring the total weight past 1e303, and
+    duplicate column names raise a ``ValueError`` naming the feature, ``y`` or ``w``.
 
     *Anytime.* ``predict_proba_one`` works after the first ``learn_one`` and uses the best weights
     found so far; before any learning it returns ``{}``.
@@ -157,7 +165,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     def weights(self) -> dict:
         """Current best weight of every feature (``{feature: weight in [0, 1]}``), anytime.
 
-        For ``weights.Graphical`` (one weight per feature and class) this is the mean over classes.
+        For ``weights.Graphical`` (one weight per feature and class, free in sign and size) this is
+        the mean over classes.
         """
         w = np.asarray(self._engine.optimizer.weights, dtype=float)
         return {v.name: float(w[k]) if k < len(w) else 1.0 for k, v in enumerate(self._engine.registry.variables)}
