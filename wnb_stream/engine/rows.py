@@ -310,14 +310,16 @@ class RowParser:
         if X.columns.has_duplicates:
             repeated = list(dict.fromkeys(X.columns[X.columns.duplicated()].tolist()))
             raise ValueError(f"X has duplicate column names {repeated!r}: a feature is one column")
-        names, others = [], []
+        names, positions, others = [], [], []
         for position, (name, dtype) in enumerate(X.dtypes.items()):
             known = self._known_kind(name)
             if known != "categorical" and _number_dtype(dtype):
                 names.append(name)
+                positions.append(position)
             else:
                 others.append(self._column(name, X.iloc[:, position]))
-        block = (X if len(names) == X.shape[1] else X[names]).to_numpy(dtype=float, na_value=np.nan)  # (n, a)
+        # by position: a list of names of mixed types (bytes and ints…) is not a valid pandas selection
+        block = (X if len(names) == X.shape[1] else X.iloc[:, positions]).to_numpy(dtype=float, na_value=np.nan)  # (n, a)
         infinite = np.isinf(block)
         if infinite.any():  # ±inf counts as missing (on a copy: the block may share X's memory)
             block = np.where(infinite, np.nan, block)
