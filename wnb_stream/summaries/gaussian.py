@@ -562,7 +562,10 @@ def virtual_bins(
     cuts = np.unique(_middle(lower, upper))
     last = float(np.max(mu + 8 * sd))
     if len(cuts) and not last > cuts[-1]:
-        last = float(np.nextafter(cuts[-1], math.inf))
+        with np.errstate(over="ignore"):
+            last = float(np.nextafter(cuts[-1], math.inf))
+        if not math.isfinite(last):  # the last cut is the largest float: it closes the last bin
+            cuts, last = cuts[:-1], float(cuts[-1])
     upper_bounds = np.append(cuts, last)  # (n,)
     cdf = np.zeros((len(cuts) + 2, n_classes))  # Φ at −∞, the cuts, +∞
     with np.errstate(over="ignore"):
