@@ -626,3 +626,10 @@ def test_check_sample_weights():
     for bad in [[1.0, 2.0], [1.0, -0.5, 1.0], [1.0, math.nan, 1.0], [math.inf, 1.0, 1.0]]:
         with pytest.raises(ValueError, match="w must hold one finite weight >= 0 per row of X"):
             check_sample_weights(bad, 3)
+
+
+def test_columns_named_by_mixed_types_are_read_by_position():
+    X = pd.DataFrame({"c": ["u", None], b"n": [1e308, math.nan], 7: [math.nan, 2.0], ("t", 1): [0.5, 1.5]})
+    frame = RowParser(Registry()).frame(X)
+    assert frame.numeric_names == [b"n", 7, ("t", 1)]
+    np.testing.assert_array_equal(frame.numeric, [[1e308, math.nan, 0.5], [math.nan, 2.0, 1.5]])

@@ -120,3 +120,12 @@ def test_cpid_grid_is_bit_identical_on_ordinary_ranges():
         low, high = min(values), max(values)
         step = high / 10 - low / 10
         assert summary.breaks == tuple(low + i * step for i in range(11))
+
+
+def test_virtual_bins_of_means_at_the_largest_float_stay_finite():
+    summary = Gaussian()
+    for i in range(20):
+        summary.update(sys.float_info.max if i % 2 else sys.float_info.max * 0.999, i % 2)
+    bins = gaussian_module.virtual_bins(summary.table())
+    assert np.isfinite(bins.upper_bounds).all() and (np.diff(bins.upper_bounds) > 0).all()
+    np.testing.assert_allclose(bins.counts.sum(axis=0), [10.0, 10.0])
