@@ -16,8 +16,7 @@ from river import base
 
 from . import io
 from .engine import Engine, frames, rows
-from .summaries.policy import check_weight
-from .tables import python_scalar
+from .summaries.policy import check_total_weight, check_weight
 
 __all__ = ["WeightedNaiveBayes"]
 
@@ -28,8 +27,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     P(C_j | x) ∝ P(C_j) Π_k p(x_k | C_j)^{w_k}, computed in log space. Each feature gets a level-1
     stream summary (``numeric`` or ``categorical`` prototype, cloned per feature), level 2 (MODL
     discretization or value grouping, or per-class Gaussians) turns it into log p(x_k | C_j), and
-    the ``optimizer`` learns the weights w_k ∈ [0, 1] from a sliding history of the last
-    ``history_size`` rows. ``weights.Uniform()`` gives plain naive Bayes on the same summaries.
+    the ``optimizer`` learns the weights w_k ∈ [0, 1] (``weights.Graphical``: one free weight per
+    variable and class) from a sliding history of the last ``history_size`` rows. ``weights.Uniform()`` gives plain naive Bayes on the same summaries.
 
     Parameters
     ----------
@@ -60,10 +59,18 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     Notes
     -----
     *Which features are numeric.* A feature is numeric when its first non-missing value is a
-    number (Python or NumPy int or float, not a bool) and categorical otherwise (strings, bools,
-    any other hashable value). None and NaN are missing values (counted per class); ±inf in a
-    numeric feature is counted as missing. A feature absent from a dict contributes nothing.
+    number (Python or NumPy int or float, ``Fraction``, ``Decimal``; not a bool) or a date or a
+    duration (as seconds since 1970-01-01 UTC, or seconds), and categorical when it is a string, a
+    bool or a tuple. None, NaN, pandas' NA and NaT are missing values (counted per class); ±inf in
+    a numeric feature is counted as missing. A feature absent from a dict contributes nothing.
     Features first seen with a missing value are created at their first non-missing value.
+
+    *Input policy* (``docs/algorithms/summaries.md#input-policy``). Every method validates its
+    input before it changes anything: a call that raises leaves the model as it was. A value the
+    saved model could not hold (bytes, a complex number, a frozenset, any other object), a finite
+    number beyond the float range, an unhashable value, a missing or unsaveable label, a sample
+    weight that is not a finite number ≥ 0 or would bring the total weight past 1e303, and
+    duplicate column names raise a ``ValueError`` naming the feature, ``y`` or ``w``.
 
     *Anytime.* ``predict_proba_one`` works after the first ``learn_one`` and uses the best weights
     found so far; before any learning it returns ``{}``.
@@ -158,7 +165,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     def weights(self) -> dict:
         """Current best weight of every feature (``{feature: weight in [0, 1]}``), anytime.
 
-        For ``weights.Graphical`` (one weight per feature and class) this is the mean over classes.
+        For ``weights.Graphical`` (one weight per feature and class, free in sign and size) this is
+        the mean over classes.
         """
         w = np.asarray(self._engine.optimizer.weights, dtype=float)
         return {v.name: float(w[k]) if k < len(w) else 1.0 for k, v in enumerate(self._engine.registry.variables)}
@@ -203,10 +211,11 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     # ------------------------------------------------------------------ one example
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Update the model with one example. O(K) in a few NumPy calls, plus amortised level-2 and learner work."""
-        rows.check_label(y)
+        y = rows.check_label(y)
         w = check_weight(w)
-        row = self._engine.parser.row(x)  # validated: from here on the model changes
-        self._engine.learn_row(row, python_scalar(y), w)
+        check_total_weight(self._engine.classes.counts, w)
+        row = self._engine.parser.row(x, learn=True)  # validated: from here on the model changes
+        self._engine.learn_row(row, y, w)
 
     def predict_proba_one(self, x: dict) -> dict:
         """{class: probability} over every class seen so far (``{}`` before any learning)."""
@@ -269,7 +278,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         if len(labels) != len(X):
             raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(labels)}")
         sample_weight = rows.check_sample_weights(w, len(X))
-        frame = engine.parser.frame(X)  # validated: from here on the model changes
+        check_total_weight(engine.classes.counts, float(sample_weight.sum()))
+        frame = engine.parser.frame(X, learn=True)  # validated: from here on the model changes
         if len(X):
             engine.learn_frame(frame, labels, codes, uniques, sample_weight)
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import bisect
 import math
-import numbers
 
 import numpy as np
 
 from . import modl
 from .summaries import gaussian as gaussian_module
 from .summaries.base import Summary
+from .summaries.policy import feature_value
 from .tables import Bins, Categories
 
 __all__ = ["Variable", "value_kind"]
@@ -40,25 +40,13 @@ NOWHERE = -1
 def value_kind(value) -> str | None:
     """The kind of variable a value belongs to: "numeric", "categorical", or None if missing.
 
-    Numbers (Python or NumPy ints and floats, not bools) are numeric; strings, bools and any other
-    hashable value are categorical. None and NaN are missing; ±inf are numeric values that the
-    summaries count as missing.
+    ``summaries.policy.feature_value`` decides (one policy for the whole package): numbers, dates
+    and durations are numeric; strings, bools and tuples are categorical; None, NaN, pandas' NA and
+    NaT are missing; ±inf are numeric values that the summaries count as missing. ``ValueError``
+    for a value the classifier refuses (unhashable, complex, bytes, beyond the float range, or
+    any other value a saved model cannot hold).
     """
-    kind = type(value)
-    # Exact-type fast paths first: this runs once per feature per example.
-    if kind is float:
-        return None if value != value else "numeric"
-    if kind is int:
-        return "numeric"
-    if kind is str:
-        return "categorical"
-    if value is None:
-        return None
-    if isinstance(value, bool | np.bool_):
-        return "categorical"
-    if isinstance(value, numbers.Real):
-        return None if value != value else "numeric"
-    return "categorical"
+    return feature_value(value)[0]
 
 
 class Variable:

@@ -4,6 +4,9 @@ the registry (nor the DataFrame it reads)."""
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import fractions
 import math
 import pickle
 
@@ -52,7 +55,7 @@ def outcome(parse, x, registry) -> tuple:
 KNOWN = {"n": NUMERIC, "c": CATEGORICAL}
 
 NUMBERS = [1.5, -2, 0, np.int64(3), np.int8(-1), np.float32(2.5), np.float64(-0.25), np.uint16(7)]
-CATEGORIES = ["a", "", True, False, np.bool_(True), np.str_("s"), ("t", 1), frozenset({1})]
+CATEGORIES = ["a", "", True, False, np.bool_(True), np.str_("s"), ("t", 1), ("t", (None, math.nan))]
 MISSING = [None, math.nan, np.float64("nan"), np.float32("nan")]
 INFINITE = [math.inf, -math.inf, np.float32("inf"), np.float64("-inf")]
 
@@ -158,16 +161,116 @@ def test_bad_arguments():
         RowParser(Registry()).frame({"a": [1.0]})
 
 
-@pytest.mark.xfail(strict=True, reason="an int beyond the float range raises OverflowError, not a ValueError naming the feature")
 @pytest.mark.parametrize("known", [False, True])
-def test_an_int_too_large_for_a_float_is_named_or_missing(known):
+@pytest.mark.parametrize("policy", ["raise", "missing"])
+def test_an_int_too_large_for_a_float_raises_naming_the_feature(known, policy):
     registry = make_registry({"n": NUMERIC} if known else {})
-    try:
-        row = RowParser(registry).row({"n": 10**400})
-    except ValueError as error:
-        assert "'n'" in str(error)
-    else:  # or counted as missing, like ±inf
-        assert row.new == [] and (not known or math.isnan(row.values[0]))
+    parser = RowParser(registry, policy)
+    with pytest.raises(ValueError, match="feature 'n': .*float range"):
+        parser.row({"n": 10**400})
+    parser.row({"n": 10})  # the plan of this shape reads ints in bulk...
+    with pytest.raises(ValueError, match="feature 'n': .*float range"):
+        parser.row({"n": 10**400})  # ...and hands this one to the general path, which names it
+    with pytest.raises(ValueError, match="feature 'n': .*float range"):
+        parser.frame(pd.DataFrame({"n": pd.Series([1, 10**400], dtype=object)}))
+
+
+# Values a saved model cannot hold are refused, whatever the policy and the feature's kind.
+REFUSED = [1 + 2j, np.complex128(1j), b"x", frozenset({1}), ("t", b"x"), ("t", frozenset()), object(), decimal.Decimal("1e400")]
+
+
+@pytest.mark.parametrize("policy", ["raise", "missing"])
+@pytest.mark.parametrize("name", ["n", "c", "unknown"])
+@pytest.mark.parametrize("value", REFUSED, ids=lambda v: type(v).__name__)
+def test_values_a_saved_model_cannot_hold_raise_naming_the_feature(policy, name, value):
+    registry = make_registry(KNOWN)
+    before = pickle.dumps(registry)
+    with pytest.raises(ValueError, match=f"feature '{name}'"):
+        RowParser(registry, policy).row({"n": 1.0, name: value})
+    column = pd.Series([value, value], dtype=object)
+    with pytest.raises(ValueError, match=f"feature '{name}'"):
+        RowParser(registry, policy).frame(pd.DataFrame({"n": [1.0, 2.0], name: column}) if name != "n" else pd.DataFrame({name: column}))
+    assert pickle.dumps(registry) == before
+
+
+def test_a_complex_column_is_refused_not_read_as_its_real_part():
+    with pytest.raises(ValueError, match="feature 'z': a complex number"):
+        RowParser(Registry()).frame(pd.DataFrame({"z": np.array([1 + 1j, 2.0])}))
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (pd.NA, None),
+        (pd.NaT, None),
+        (np.datetime64("NaT"), None),
+        (np.timedelta64("NaT"), None),
+        (decimal.Decimal("NaN"), None),
+        (decimal.Decimal("2.5"), 2.5),
+        (fractions.Fraction(1, 4), 0.25),
+        (np.datetime64("1970-01-02"), 86400.0),
+        (pd.Timestamp("1970-01-01T00:00:01.5"), 1.5),
+        (pd.Timestamp("1970-01-01T01:00:00", tz="Europe/Paris"), 0.0),
+        (datetime.datetime(1970, 1, 1, 0, 1), 60.0),
+        (datetime.date(1970, 1, 3), 172800.0),
+        (datetime.timedelta(seconds=3, microseconds=5), 3.000005),
+        (pd.Timedelta("2min"), 120.0),
+        (np.timedelta64(250, "ms"), 0.25),
+    ],
+    ids=repr,
+)
+def test_missing_markers_are_missing_and_numbers_dates_and_durations_are_numeric(value, expected):
+    registry = make_registry(KNOWN)
+    parser = RowParser(registry)
+    row = parser.row({"n": value})
+    got = row.values[0]
+    assert (math.isnan(got) if expected is None else got == expected)
+    new = parser.row({"new": value}).new
+    assert new == ([] if expected is None else [("new", NUMERIC, expected)])
+    if expected is None:  # missing in a categorical feature too
+        assert parser.row({"c": value}).categorical == [(1, None)]
+    frame = parser.frame(pd.DataFrame({"n": pd.Series([value, value], dtype=object), "c": ["u", "v"]}))
+    assert np.array_equal(frame.numeric[:, 0], [got, got], equal_nan=True)
+
+
+def test_a_datetime_column_is_read_as_seconds_like_its_cells():
+    X = pd.DataFrame({"d": pd.to_datetime(["2020-01-01 00:00:00", None, "2021-06-30 12:00:00.25"], format="ISO8601"),
+                      "z": pd.to_datetime(["2020-01-01", "2020-01-02", None]).tz_localize("UTC"),
+                      "t": pd.to_timedelta(["1s", None, "1h"])})  # fmt: skip
+    parser = RowParser(Registry())
+    frame = parser.frame(X)
+    for name in X.columns:
+        i = frame.numeric_names.index(name)
+        cells = [parser.row({name: v}).new for v in X[name].tolist()]
+        expected = [c[0][2] if c else math.nan for c in cells]
+        np.testing.assert_array_equal(frame.numeric[:, i], expected)
+    assert frame.numeric[0, frame.numeric_names.index("d")] == 1577836800.0
+
+
+def test_names_of_new_features_must_be_keys_when_learning():
+    registry = make_registry(KNOWN)
+    parser = RowParser(registry)
+    for name in [frozenset({1}), b"n", None, math.nan, (1, b"x")]:
+        assert parser.row({name: 1.0}).new  # predicting: an unknown feature is ignored later
+        with pytest.raises(ValueError, match="feature name"):
+            parser.row({name: 1.0}, learn=True)
+        with pytest.raises(ValueError, match="feature name"):
+            parser.frame(pd.DataFrame({name: [1.0]}), learn=True)
+    assert parser.row({np.str_("x"): 1.0}, learn=True).new == [("x", NUMERIC, 1.0)]
+    assert type(parser.row({np.str_("x"): 1.0}, learn=True).new[0][0]) is str
+    parser.frame(pd.DataFrame({frozenset({1}): [math.nan]}), learn=True)  # no value: creates nothing
+
+
+def test_duplicate_column_names_and_empty_frames():
+    registry = make_registry(KNOWN)
+    parser = RowParser(registry)
+    X = pd.DataFrame([[1.0, 2.0, "u"]], columns=["n", "n", "c"])
+    with pytest.raises(ValueError, match=r"duplicate column names \['n'\]"):
+        parser.frame(X)
+    for X in [pd.DataFrame(), pd.DataFrame({"n": [], "c": []}), pd.DataFrame({"new": pd.Series([], dtype=float)}), pd.DataFrame(index=range(3))]:
+        frame = parser.frame(X, learn=True)
+        assert frame.numeric.shape == (len(X), len(frame.numeric_names))
+        assert all(first == -1 for _, _, first in frame.columns())
 
 
 # ---------------------------------------------------------------------- the plan cache
@@ -243,7 +346,7 @@ def test_a_plain_dict_is_read_by_its_plan(monkeypatch):
     first = parser.row({"c": 1.0, "a": 2, "b": "u"})
     assert parser.plan is not None and parser.plan.keys == ("c", "a", "b")
 
-    def no_general_path(self, x):
+    def no_general_path(self, x, learn=False):
         raise AssertionError("the general path was taken")
 
     monkeypatch.setattr(RowParser, "_each", no_general_path)
@@ -447,11 +550,9 @@ ABC = ["b", "a", "c", "a", "b", "b"]
         np.array(ABC),
         np.array([True, True, False]),
         np.array([0.5, np.inf, 0.5]),
-        np.array([math.nan, 1.0, math.nan]),  # NaN: a label like any float, compared as dict keys
         objects(["a", 1, True, 1.0, (1, 2), np.int64(1), np.str_("a")]),
         ABC,
         [1, True, 1.0, "1"],
-        [math.nan, math.nan, 0.0],
         [],
         np.array([], dtype=float),
     ],
@@ -490,20 +591,34 @@ def test_labels_of_any_container_give_the_codes_of_a_dict(values, container):
         (pd.Series(["a", None], dtype=object), "must not be None"),
         (["a", ["b"]], "hashable"),
         (objects([{"a": 1}, "b"]), "hashable"),
+        (np.array([math.nan, 1.0, math.nan]), "missing value"),
+        ([math.nan, math.nan, 0.0], "missing value"),
+        (pd.Series([1, pd.NA, 0], dtype="Int64"), "missing value"),
+        (pd.Series(["a", pd.NA], dtype="string"), "missing value"),
+        (pd.Series([pd.NaT, pd.Timestamp(0)]), "missing value"),
+        (["a", frozenset({1})], "cannot be held by a saved model"),
+        (["a", b"b"], "cannot be held by a saved model"),
+        (["a", decimal.Decimal(1)], "cannot be held by a saved model"),
+        (np.array([1, 2], dtype=complex), "cannot be held by a saved model"),
     ],
 )
-def test_labels_reject_none_and_unhashable(y, message):
+def test_labels_reject_missing_unhashable_and_unsaveable(y, message):
     with pytest.raises(ValueError, match=message):
         labels(y)
 
 
 def test_check_label():
-    for good in ["a", 0, 1.5, True, (1, "a"), math.nan, np.int64(2)]:
-        check_label(good)
-    with pytest.raises(ValueError, match="y must not be None"):
-        check_label(None)
+    for good in ["a", 0, 1.5, True, (1, "a"), (1, None, math.nan), np.int64(2)]:
+        assert check_label(good) == good
+    assert type(check_label(np.str_("a"))) is str and type(check_label(np.int64(2))) is int
+    for missing in [None, math.nan, np.float32("nan"), pd.NA, pd.NaT, np.datetime64("NaT")]:
+        with pytest.raises(ValueError, match="y must not be None or another missing value"):
+            check_label(missing)
     for bad in [["a"], {"a": 1}, {1}]:
-        with pytest.raises(ValueError, match="y must be a hashable"):
+        with pytest.raises(ValueError, match="y must be hashable"):
+            check_label(bad)
+    for bad in [frozenset({1}), b"a", 1j, decimal.Decimal(1), pd.Timestamp(0), ("a", b"b")]:
+        with pytest.raises(ValueError, match="class label y: .*cannot be held by a saved model"):
             check_label(bad)
 
 
@@ -514,3 +629,10 @@ def test_check_sample_weights():
     for bad in [[1.0, 2.0], [1.0, -0.5, 1.0], [1.0, math.nan, 1.0], [math.inf, 1.0, 1.0]]:
         with pytest.raises(ValueError, match="w must hold one finite weight >= 0 per row of X"):
             check_sample_weights(bad, 3)
+
+
+def test_columns_named_by_mixed_types_are_read_by_position():
+    X = pd.DataFrame({"c": ["u", None], b"n": [1e308, math.nan], 7: [math.nan, 2.0], ("t", 1): [0.5, 1.5]})
+    frame = RowParser(Registry()).frame(X)
+    assert frame.numeric_names == [b"n", 7, ("t", 1)]
+    np.testing.assert_array_equal(frame.numeric, [[1e308, math.nan, 0.5], [math.nan, 2.0, 1.5]])

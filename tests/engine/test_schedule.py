@@ -336,3 +336,42 @@ def test_chunks_end_where_a_learn_one_loop_registers_rebuilds_or_steps(batch):
     assert one.registry.next_rebuild.tolist() == many.registry.next_rebuild.tolist()
     assert (one.schedule.pending, one.schedule.step_size) == (many.schedule.pending, many.schedule.step_size)
     event(f"chunks per row: {len(ends) / len(labels):.1f}")
+
+
+def test_class_gap_is_the_gap_below_64_classes_and_floored_at_j_over_32_above():
+    from wnb_stream.engine.schedule import CLASS_SPREAD
+
+    schedule = Schedule(growth=0.5, every=100)
+    for J in (1, 2, 5, 31, 32, 63):
+        seen = np.arange(J, dtype=float)
+        np.testing.assert_array_equal(schedule.class_gap(seen), schedule.gap(seen))
+    seen = np.array([0.0, 1.0, 3.0, 40.0, 1e6] + [1.0] * 995)
+    assert CLASS_SPREAD == 32 and schedule.class_gap(seen)[:5].tolist() == [31.0, 31.0, 31.0, 31.0, 100.0]
+
+
+def test_many_classes_rebuild_every_variable_at_new_classes_and_rarely_else():
+    # 1,000 classes, 3 variables: the class-triggered rebuilds of every variable are the new
+    # classes plus at most one per ⌊J/32⌋ examples, and learn_many reaches the learn_one model.
+    from wnb_stream import WeightedNaiveBayes, weights
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 1000, 600)
+    rows = [({"a": float(y % 7) + rng.normal(), "b": float(y % 3), "c": "uvw"[y % 3]}, int(y)) for y in labels]
+    one = WeightedNaiveBayes(optimizer=weights.Uniform(), history_size=300)
+    calls = []
+    original = one._engine._rebuild
+    one._engine._rebuild = lambda indices: (calls.append(len(indices)), original(indices))[1]
+    for x, y in rows:
+        one.learn_one(x, y)
+    n_new = len(set(labels.tolist()))
+    full = sum(1 for n in calls if n == 3)
+    assert full <= n_new + 1 + 600 // (n_new // 32) + 12  # + the variables' own schedule (≈ log_1.5 600)
+    import pandas as pd
+
+    many = WeightedNaiveBayes(optimizer=weights.Uniform(), history_size=300)
+    X = pd.DataFrame([x for x, _ in rows])
+    for lo in range(0, 600, 97):
+        many.learn_many(X.iloc[lo : lo + 97], [y for _, y in rows[lo : lo + 97]])
+    np.testing.assert_array_equal(one._engine.classes.next_rebuild, many._engine.classes.next_rebuild)
+    for x, _ in rows[-5:]:
+        assert one.predict_proba_one(x) == many.predict_proba_one(x)

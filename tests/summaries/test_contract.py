@@ -15,6 +15,7 @@ that is the condition under which the summaries promise bit-for-bit equality of 
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import fractions
 import math
 
@@ -416,7 +417,11 @@ INPUTS = [
     (2, 2.0),
     (fractions.Fraction(1, 4), 0.25),
     (-0.0, -0.0),
-    (10**400, "missing"),
+    (10**400, "error"),  # finite, beyond the float range: neither missing nor representable
+    (decimal.Decimal("1e400"), "error"),
+    (decimal.Decimal("-2.5"), -2.5),
+    (decimal.Decimal("NaN"), "missing"),
+    (decimal.Decimal("Infinity"), "missing"),
     (math.nan, "missing"),
     (np.float64("nan"), "missing"),
     (np.float32("nan"), "missing"),

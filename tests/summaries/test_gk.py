@@ -496,7 +496,9 @@ def test_missing_and_infinite_values_are_counted_apart():
     gk.update(math.nan, "b", 2.0)
     gk.update(math.inf, "a")
     gk.update(np.float32("-inf"), "b")
-    gk.update(10**400, "a")  # beyond the float range: behaves as +inf
+    gk.update(math.inf, "a")
+    with pytest.raises(ValueError, match="float range"):
+        gk.update(10**400, "a")  # finite beyond the float range: refused, nothing changes
     gk.update(1.0, "a")
     gk.update_many([np.nan, None, -np.inf, 2.0], ["a", "c", "c", "b"], [1.0, 1.0, 3.0, 1.0])
     table = gk.table()

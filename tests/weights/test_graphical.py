@@ -170,3 +170,63 @@ def test_clone_repr_and_validation():
     for params, name in [({"learning_rate": 0}, "learning_rate"), ({"clip": -1}, "clip"), ({"adaptive": "yes"}, "adaptive")]:
         with pytest.raises(ValueError, match=name):
             Graphical(**params)
+
+
+def _reference_sgd(model, batch):
+    """The plain SGD step loop (SLH15 eq. 4, the sample weight scaling the gradient), unclipped."""
+    for row, label, weight in zip(batch.log_lik, batch.y, batch.sample_weight):
+        if weight <= 0:
+            continue
+        h = batch.log_prior + model._b + np.einsum("kj,kj->j", model._w, row)
+        residual = np.exp(h - h.max())
+        residual /= residual.sum()
+        residual[label] -= 1.0
+        residual *= weight
+        model._w -= model.rate * (row * residual)
+        model._b -= model.rate * residual
+
+
+@pytest.mark.parametrize("weights", ["ones", "moderate"])
+def test_steps_below_the_bound_are_the_plain_sgd_steps_bit_for_bit(weights):
+    data = problem(8, 300, 3)
+    sample_weight = np.ones(300) if weights == "ones" else np.random.default_rng(0).choice([0.0, 0.5, 1.0, 3.0, 20.0], 300)
+    batch = Batch(data.log_lik, data.y, sample_weight, data.log_prior)
+    model, reference = Graphical(), Graphical()
+    model.reset(9, 3)
+    reference.reset(9, 3)
+    model.learn(batch)
+    _reference_sgd(reference, batch)
+    np.testing.assert_array_equal(model.class_weights, reference.class_weights)
+    np.testing.assert_array_equal(model.bias, reference.bias)
+
+
+@pytest.mark.parametrize("params", [{}, {"adaptive": True}, {"clip": 5.0}, {"learning_rate": 0.5}])
+@pytest.mark.parametrize("big", [1e3, 1e6, 1e9, 1e100, 1e300])
+def test_large_sample_weights_keep_the_parameters_finite_and_each_step_bounded(params, big):
+    from wnb_stream.weights.graphical import MAX_STEP
+
+    data = problem(9, 200, 3)
+    model = Graphical(**params)
+    model.reset(9, 3)
+    sample_weight = np.where(np.arange(200) % 50 == 0, big, 1.0)
+    for i in range(200):
+        w, b = model.class_weights, model.bias
+        model.learn(Batch(data.log_lik[i : i + 1], data.y[i : i + 1], sample_weight[i : i + 1], data.log_prior))
+        model._check()
+        step = np.sqrt(np.sum((model.class_weights - w) ** 2) + np.sum((model.bias - b) ** 2))
+        if not params.get("adaptive"):
+            assert step <= MAX_STEP * (1 + 1e-9)
+    assert np.isfinite(model.class_weights).all() and np.isfinite(model.bias).all()
+    assert np.abs(model.class_weights - 1.0).max() <= 200 * MAX_STEP
+    scores = model.scores(data.log_lik, data.log_prior)
+    assert np.isfinite(scores).all()
+
+
+def test_extreme_log_likelihoods_and_weights_make_no_nan():
+    # ℓ at the Gaussian density's floor (−1e150) with a weight of 1e300: still finite, still a step
+    model = Graphical()
+    model.reset(2, 2)
+    log_lik = np.array([[[-1e150, -1.0], [0.5, -1e150]]] * 20)
+    model.learn(Batch(log_lik, np.array([0, 1] * 10), np.full(20, 1e300), np.log([0.5, 0.5])))
+    model._check()
+    assert np.isfinite(model.scores(log_lik, np.log([0.5, 0.5]))).all()

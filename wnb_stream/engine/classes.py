@@ -78,7 +78,11 @@ class Classes:
         n = float(self.counts.sum())
         eps = 1.0 / (n + 1.0)
         J = len(self.counts)
-        return np.log((self.counts + eps) / (n + J * eps))
+        with np.errstate(divide="ignore"):
+            log_prior = np.log((self.counts + eps) / (n + J * eps))
+        if not np.isfinite(log_prior).all():  # the ratio underflowed (N beyond ~1e154): in logs
+            log_prior = np.where(np.isfinite(log_prior), log_prior, np.log(self.counts + eps) - np.log(n + J * eps))
+        return log_prior
 
     def typed(self) -> np.ndarray:
         """``(J,)`` the labels, typed (ints, bools or strings) when they all share that type.

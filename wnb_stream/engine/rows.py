@@ -10,9 +10,14 @@ as it was, because the model is only touched after its input is parsed.
   ``(n, a)`` block, the categorical columns apart.
 - ``labels(y)`` and ``check_label(y)`` validate class labels (one rule for both paths).
 
-Both readers apply the same rules (``value_kind`` decides a value's kind; None and NaN are
-missing; ±inf in a numeric feature counts as missing; a value of the other kind raises or is
-counted as missing by the ``on_type_change`` policy).
+Both readers apply the same rules, those of ``summaries.policy`` (``feature_value`` decides a
+value's kind and the form it is stored in, ``model_label`` a label's, ``model_key`` a new
+feature's name): None, NaN, pandas' NA and NaT are missing; ±inf in a numeric feature counts as
+missing; dates and durations are numbers of seconds; a value of the other kind raises or is
+counted as missing by the ``on_type_change`` policy; a value the saved model could not hold, or a
+finite number beyond the float range, raises a ``ValueError`` naming the feature. Whatever they
+accept, the engine can learn without raising and the model can save
+(``docs/algorithms/summaries.md#input-policy``).
 
 Design note (speed). A stream usually hands dicts with the same keys and value types row after
 row, so the first dict of a shape that needs no per-feature check (known features holding plain
@@ -23,12 +28,12 @@ call. The plan is a cache: it is not part of the model's state.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 
 import numpy as np
 
-from ..tables import python_scalar
-from ..variable import value_kind
+from ..summaries.policy import as_weights, feature_value, model_key, model_label
 
 __all__ = ["Frame", "Plan", "Row", "RowParser", "check_label", "feature_order", "labels"]
 
@@ -45,14 +50,20 @@ def _plain_number(kind: type) -> bool:
     return kind is float or kind is int or issubclass(kind, (np.floating, np.integer))
 
 
-def check_label(label) -> None:
-    """``ValueError`` naming ``y`` for a label that cannot be a class: None, or unhashable."""
-    if label is None:
-        raise ValueError("y must not be None")
-    try:
-        hash(label)
-    except TypeError:
-        raise ValueError(f"y must be a hashable class label, got {label!r}") from None
+def _number_dtype(dtype) -> bool:
+    """A column dtype read as one float block: numbers, not bools and not complex numbers (whose
+    cells ``feature_value`` refuses one by one)."""
+    import pandas as pd
+
+    numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    return numeric and getattr(getattr(dtype, "numpy_dtype", dtype), "kind", "") != "c"
+
+
+def check_label(label):
+    """A class label as the model stores it (``policy.model_label``): ``ValueError`` naming ``y``
+    for a label that cannot be a class: None, NaN, pandas' NA/NaT, unhashable, or a value a saved
+    model cannot hold."""
+    return model_label(label)
 
 
 def labels(y) -> tuple[np.ndarray, np.ndarray, list]:
@@ -60,6 +71,7 @@ def labels(y) -> tuple[np.ndarray, np.ndarray, list]:
 
     Labels are Python values (NumPy scalars are converted) compared as dict keys, as
     ``ClassIndex`` does; a typed array (bools, ints, strings, floats without NaN) needs no check.
+    Any other entry goes through ``check_label``.
     """
     raw = y if isinstance(y, np.ndarray) else y.to_numpy() if hasattr(y, "to_numpy") else None
     if raw is not None and raw.ndim == 1 and (raw.dtype.kind in "biuU" or (raw.dtype.kind == "f" and not np.isnan(raw).any())):
@@ -68,9 +80,9 @@ def labels(y) -> tuple[np.ndarray, np.ndarray, list]:
         out[:] = raw.tolist()
         uniques, codes = np.unique(raw, return_inverse=True)
         return out, codes.astype(np.intp, copy=False).reshape(-1), uniques.tolist()
-    values = [python_scalar(v) for v in y]
-    for label in values:
-        check_label(label)
+    if raw is not None and raw.ndim != 1:
+        raise ValueError(f"y must be one label per row, got an array of shape {raw.shape}")
+    values = [check_label(v) for v in (raw if raw is not None else y)]
     out = np.empty(len(values), dtype=object)
     out[:] = values
     distinct: dict = {}
@@ -82,10 +94,11 @@ def check_sample_weights(w, n: int) -> np.ndarray:
     """``(n,)`` sample weights of a batch (None: ones); ``ValueError`` naming ``w`` otherwise."""
     if w is None:
         return np.ones(n)
-    sample_weight = np.asarray(list(w), dtype=float)
-    if len(sample_weight) != n or not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-        raise ValueError(f"w must hold one finite weight >= 0 per row of X ({n} rows)")
-    return sample_weight
+    try:
+        sample_weight = as_weights(list(w) if not hasattr(w, "to_numpy") and not isinstance(w, np.ndarray) else w, n)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"w must hold one finite weight >= 0 per row of X ({n} rows): {error}") from None
+    return np.array(sample_weight, dtype=float)  # a copy: the caller's array is not kept
 
 
 @dataclasses.dataclass(slots=True)
@@ -172,8 +185,20 @@ def _type_change(name, known: str, value) -> ValueError:
     )
 
 
-def _unhashable(name, value) -> ValueError:
-    return ValueError(f"feature {name!r}: unhashable value {value!r}")
+def _read(name, value) -> tuple:
+    """``policy.feature_value`` of one value, its ``ValueError`` naming the feature."""
+    try:
+        return feature_value(value)
+    except ValueError as error:
+        raise ValueError(f"feature {name!r}: {error}") from None
+
+
+def _new_name(name):
+    """The name of a feature about to be created, as the saved model holds it (``policy.model_key``)."""
+    try:
+        return model_key(name)
+    except ValueError as error:
+        raise ValueError(f"feature name {name!r} cannot name a variable: {error}") from None
 
 
 class RowParser:
@@ -197,12 +222,14 @@ class RowParser:
         self.plan: Plan | None = None  # how the last plain dict was read (a cache, not state)
 
     # ------------------------------------------------------------------ one dict
-    def row(self, x: dict) -> Row:
+    def row(self, x: dict, learn: bool = False) -> Row:
         """Validate ``x`` (the plan cache aside, nothing changes): its ``Row``.
 
-        Raises ``ValueError`` naming the feature for unusable input (an unhashable categorical
-        value, or a value of the other kind under the "raise" policy). O(a) for a dict of a known
-        shape, in one NumPy call.
+        Raises ``ValueError`` naming the feature for unusable input (``policy.feature_value``: an
+        unhashable value, a value a saved model cannot hold, a finite number beyond the float
+        range; or a value of the other kind under the "raise" policy). With ``learn``, the name
+        of a feature that would be created must be a key a saved model can hold. O(a) for a dict
+        of a known shape, in one NumPy call.
         """
         if not isinstance(x, dict):
             raise ValueError(f"x must be a dict of features, got {type(x).__name__}")
@@ -210,44 +237,38 @@ class RowParser:
         if plan is not None and tuple(x) == plan.keys:
             values = tuple(x.values())
             if tuple(map(type, values)) == plan.types:
-                return plan.row(values)
-        row, plain = self._each(x)
+                try:
+                    return plan.row(values)
+                except OverflowError:  # an int beyond the float range: the general path names it
+                    pass
+        row, plain = self._each(x, learn)
         if plain:
             self.plan = self._make_plan(x)
         return row
 
-    def _each(self, x: dict) -> tuple[Row, bool]:
+    def _each(self, x: dict, learn: bool = False) -> tuple[Row, bool]:
         """Validate ``x`` feature by feature: its ``Row``, and whether a plan can read it."""
         numeric, values, categorical, new = [], [], [], []
         plain = True
         index, variables = self.registry.index, self.registry.variables
-        for name, value in x.items():
+        for name, given in x.items():
             i = index.get(name)
             variable = variables[i] if i is not None else None
-            kind = value_kind(value)
+            kind, value = _read(name, given)
             # A plan reads known variables holding plain numbers (numeric) or strings (categorical).
             plain = plain and variable is not None and kind == variable.kind
-            plain = plain and (_plain_number(type(value)) if kind == "numeric" else type(value) is str)
-            if kind == "categorical":
-                try:
-                    hash(value)
-                except TypeError:
-                    raise _unhashable(name, value) from None
+            plain = plain and (_plain_number(type(given)) if kind == "numeric" else type(given) is str)
             if kind is not None and variable is not None and kind != variable.kind:
                 if self.on_type_change == "raise":
-                    raise _type_change(name, variable.kind, value)
+                    raise _type_change(name, variable.kind, given)
                 kind = None
-            if kind == "numeric":
-                value = float(value)
-                if math.isinf(value):
-                    kind, value = None, None
-            elif kind is None:
+            if kind == "numeric" and math.isinf(value):
+                kind = None
+            if kind is None:
                 value = None
-            elif isinstance(value, np.generic):
-                value = value.item()
             if variable is None:
                 if kind is not None:  # a feature is created at its first non-missing value
-                    new.append((name, kind, value))
+                    new.append((_new_name(name) if learn else name, kind, value))
             elif variable.kind == "numeric":
                 numeric.append(i)
                 values.append(math.nan if value is None else value)
@@ -275,20 +296,30 @@ class RowParser:
                     np.array(numeric_at, dtype=np.intp)[order], categorical, categorical_at)  # fmt: skip
 
     # ------------------------------------------------------------------ a DataFrame
-    def frame(self, X) -> Frame:
-        """Validate a DataFrame (nothing changes): numeric columns read in one block. O(n·a)."""
+    def frame(self, X, learn: bool = False) -> Frame:
+        """Validate a DataFrame (nothing changes): numeric columns read in one block. O(n·a).
+
+        ``ValueError`` for duplicate column names (two variables cannot share a name), for a cell
+        ``row`` would refuse, and (``learn``) for the name of a column that would create a
+        variable but cannot be held by a saved model.
+        """
         import pandas as pd
 
         if not isinstance(X, pd.DataFrame):
             raise ValueError(f"X must be a pandas DataFrame, got {type(X).__name__}")
-        names, others = [], []
-        for name, dtype in X.dtypes.items():
+        if X.columns.has_duplicates:
+            repeated = list(dict.fromkeys(X.columns[X.columns.duplicated()].tolist()))
+            raise ValueError(f"X has duplicate column names {repeated!r}: a feature is one column")
+        names, positions, others = [], [], []
+        for position, (name, dtype) in enumerate(X.dtypes.items()):
             known = self._known_kind(name)
-            if known != "categorical" and pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+            if known != "categorical" and _number_dtype(dtype):
                 names.append(name)
+                positions.append(position)
             else:
-                others.append(self._column(name, X[name]))
-        block = (X if len(names) == X.shape[1] else X[names]).to_numpy(dtype=float, na_value=np.nan)  # (n, a)
+                others.append(self._column(name, X.iloc[:, position]))
+        # by position: a list of names of mixed types (bytes and ints…) is not a valid pandas selection
+        block = (X if len(names) == X.shape[1] else X.iloc[:, positions]).to_numpy(dtype=float, na_value=np.nan)  # (n, a)
         infinite = np.isinf(block)
         if infinite.any():  # ±inf counts as missing (on a copy: the block may share X's memory)
             block = np.where(infinite, np.nan, block)
@@ -301,7 +332,14 @@ class RowParser:
                 categorical.append((name, values, first))
         numeric = np.concatenate(columns, axis=1) if len(columns) > 1 else block  # (n, a)
         present = ~np.isnan(numeric)
-        first = np.where(present.any(axis=0), present.argmax(axis=0), -1)  # (a,)
+        if len(numeric):
+            first = np.where(present.any(axis=0), present.argmax(axis=0), -1)  # (a,)
+        else:  # no row: no column holds a value
+            first = np.full(numeric.shape[1], -1, dtype=np.intp)
+        if learn:
+            for name, _, start in itertools.chain(zip(names, [None] * len(names), first.tolist()), categorical):
+                if start >= 0 and name not in self.registry.index:
+                    _new_name(name)
         return Frame(names, numeric, first, categorical)
 
     def _known_kind(self, name) -> str | None:
@@ -314,10 +352,9 @@ class RowParser:
         ``values`` is float with NaN (numeric) or object with None (categorical) for missing;
         ``first`` is the first row holding a non-missing value (-1 if none).
         """
-        import pandas as pd
 
         known = self._known_kind(name)
-        if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype):
+        if _number_dtype(column.dtype):
             values = np.array(column.to_numpy(dtype=float, na_value=np.nan), dtype=float, copy=True)
             values[np.isinf(values)] = np.nan
             kinds = np.where(np.isnan(values), 0, 1)
@@ -326,19 +363,12 @@ class RowParser:
             kinds = np.zeros(len(raw), dtype=np.int8)
             values = np.empty(len(raw), dtype=object)
             for r, v in enumerate(raw):
-                kind = value_kind(v)
+                kind, v = _read(name, v)
                 if kind is None:
                     continue
-                if isinstance(v, np.generic):
-                    v = v.item()
                 if kind == "categorical":
-                    try:
-                        hash(v)
-                    except TypeError:
-                        raise _unhashable(name, v) from None
                     kinds[r] = 2
                 else:
-                    v = float(v)
                     kinds[r] = 0 if math.isinf(v) else 1
                 values[r] = v
         present_kinds = kinds[kinds > 0]

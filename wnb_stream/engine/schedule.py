@@ -5,7 +5,9 @@
   count + gap(count), gap(c) = clip(⌊c · growth⌋, 1, every): at every one of the first
   observations, then geometrically sparser, never further apart than ``every``. Every variable
   is rebuilt when a class is new or a class's count reaches its own threshold (J enters every
-  MODL cost, and a young class needs dense rebuilds). A row adds at most 1 to each count, so
+  MODL cost, and a young class needs dense rebuilds); a class's threshold is its count plus
+  ``class_gap``, the same gap floored at ⌊J/32⌋ so that many classes do not rebuild every
+  variable at nearly every example. A row adds at most 1 to each count, so
   after a check nothing can fall due for ``quiet`` rows: the check is skipped meanwhile.
 - *Learner steps*. The learner steps on the rows received since its last step when there are
   ``step_size`` of them; ``step_size`` starts at min(L, 32) and doubles up to the learner's
@@ -21,7 +23,11 @@ import math
 
 import numpy as np
 
-__all__ = ["Schedule"]
+__all__ = ["Schedule", "CLASS_SPREAD"]
+
+#: A class's growth rebuilds every variable at most once per ⌊J / CLASS_SPREAD⌋ of its examples
+#: (``Schedule.class_gap``); 32 keeps the rule of every model with fewer than 64 classes.
+CLASS_SPREAD = 32
 
 
 class Schedule:
@@ -60,7 +66,7 @@ class Schedule:
             return
         if np.any(classes.seen >= classes.next_rebuild):
             rebuild(np.arange(len(registry)))
-            classes.next_rebuild = classes.seen + self.gap(classes.seen)
+            classes.next_rebuild = classes.seen + self.class_gap(classes.seen)
         else:
             due = np.flatnonzero(registry.count >= registry.next_rebuild)
             if len(due):
@@ -68,6 +74,21 @@ class Schedule:
         # A row adds at most 1 to each count: nothing falls due before the smallest gap is spent.
         gaps = np.concatenate([registry.next_rebuild - registry.count, classes.next_rebuild - classes.seen])
         self.quiet = max(0, math.ceil(gaps.min())) if len(gaps) else 0
+
+    def class_gap(self, seen):
+        """Examples of a class until its count makes every variable rebuild again: ``gap``, and
+        at least ⌊J / CLASS_SPREAD⌋ for J classes.
+
+        A class-triggered rebuild costs every variable a MODL search over J classes. With the
+        plain ``gap``, each young class rebuilds everything at its 2nd, 3rd, 4th… example, so
+        with J classes nearly every example rebuilt every variable (1,000 classes: ~1 full
+        rebuild per example). With the floor, classes trigger at most one full rebuild per
+        ⌊J/32⌋ examples between them (each example feeds one class), so the rebuild work per
+        example no longer grows with J; young classes are still rebuilt by the variables' own
+        schedule. Below 64 classes the floor is ≤ 1 ≤ ``gap``: nothing changes.
+        """
+        seen = np.asarray(seen, dtype=float)
+        return np.maximum(self.gap(seen), float(len(seen) // CLASS_SPREAD))
 
     def rebuilt(self, registry, k: int) -> None:
         """Variable ``k`` was rebuilt: its next threshold."""

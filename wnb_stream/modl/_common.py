@@ -51,6 +51,9 @@ def is_informative(cost: float, null_cost: float) -> bool:
     return cost < null_cost - COST_TOLERANCE and 1.0 - cost / null_cost >= LEVEL_TOLERANCE
 
 
+_BELOW_ONE = math.nextafter(1.0, 0.0)
+
+
 def level(cost: float, null_cost: float, n_parts: int) -> float:
     """Level = 1 − c(M*)/c(M0), 0 for the null model or a level below 1e-6.
 
@@ -59,7 +62,9 @@ def level(cost: float, null_cost: float, n_parts: int) -> float:
     if n_parts <= 1 or null_cost <= 0:
         return 0.0
     value = 1.0 - cost / null_cost
-    return value if value >= LEVEL_TOLERANCE else 0.0
+    # c(M*) > 0, so the Level is below 1; it rounds to 1.0 when c(M*) < 1e-16·c(M0) (counts near
+    # the float range's end, from huge sample weights): kept at the largest float below 1
+    return min(value, _BELOW_ONE) if value >= LEVEL_TOLERANCE else 0.0
 
 
 def null_construction_cost(criterion: str) -> float:

@@ -52,6 +52,19 @@ _MAX_WINDOW = 1 << 16
 _RELATIVE_SPACING = 1e-12
 
 
+def _midpoint(low: float, high: float) -> float:
+    """``low + (high − low)/2``, or ``low/2 + high/2`` when ``high − low`` overflows (bounds near
+    ±1.8e308): the same float wherever the first form is finite."""
+    middle = low + 0.5 * (high - low)
+    return middle if middle - middle == 0.0 else 0.5 * low + 0.5 * high
+
+
+def _half_gap(low: float, high: float) -> float:
+    """``(high − low)/2`` without overflow (``high/2 − low/2`` when the difference overflows)."""
+    gap = high - low
+    return 0.5 * gap if gap - gap == 0.0 else 0.5 * high - 0.5 * low
+
+
 class CPiD(Summary):
     """Constant-memory PiD layer-1 histogram with class counts (cPiD).
 
@@ -183,7 +196,10 @@ class CPiD(Summary):
         last = self._breaks[-1]
         upper = self._max_seen if self._max_seen > last else last + self._step
         if not math.isfinite(upper) or not upper > last:
-            upper = float(np.nextafter(last, math.inf))
+            with np.errstate(over="ignore"):
+                upper = float(np.nextafter(last, math.inf))
+            if not math.isfinite(upper):  # the last break is the largest float: nothing lies beyond it
+                upper = last
         upper_bounds = np.array(self._breaks + [upper])  # (n_bins,)
         class_counts = np.array(self._class_counts, dtype=float).reshape(self.n_bins, n_classes)
         keep = np.array(self._counts) > 0
@@ -257,6 +273,11 @@ class CPiD(Summary):
         self._step = step
         self._min_split_width = self.min_width * step * inner
         self._breaks = [low + i * step for i in range(inner + 1)]
+        if not math.isfinite(self._breaks[-1]):
+            # i·step overflowed (a range near ±1.8e308): halve, add, double (the same floats, in a
+            # wider exponent range), the last break kept within the float range
+            half_low, half_step = 0.5 * low, 0.5 * step
+            self._breaks = [min(2.0 * (half_low + i * half_step), sys.float_info.max) for i in range(inner + 1)]
         n_classes = len(self._classes)
         self._counts = [0.0] * self.n_bins
         self._class_counts = [[0.0] * n_classes for _ in range(self.n_bins)]
@@ -279,7 +300,7 @@ class CPiD(Summary):
             low, high = breaks[k - 1], breaks[k]
             if high - low < self._min_split_width:  # min-width guard
                 return False
-            new = low + 0.5 * (high - low)
+            new = _midpoint(low, high)
             if not low < new < high:
                 return False
         breaks.insert(k, new)
@@ -299,13 +320,13 @@ class CPiD(Summary):
             edge = self._breaks[0]
             distance = self._step
             if self.tail_split == "halfway" and self._min_seen < edge:
-                distance = max(distance, 0.5 * (edge - self._min_seen))
+                distance = max(distance, _half_gap(self._min_seen, edge))
             new = edge - distance
             return new if new < edge and math.isfinite(new) else None
         edge = self._breaks[-1]
         distance = self._step
         if self.tail_split == "halfway" and self._max_seen > edge:
-            distance = max(distance, 0.5 * (self._max_seen - edge))
+            distance = max(distance, _half_gap(edge, self._max_seen))
         new = edge + distance
         return new if new > edge and math.isfinite(new) else None
 
@@ -363,8 +384,13 @@ class CPiD(Summary):
         """``(m,)`` bool: would ``_split`` act on each interval (same tests, vectorised)."""
         breaks = np.array(self._breaks)
         low, high = breaks[:-1], breaks[1:]
-        middle = low + 0.5 * (high - low)
-        inner = ~(high - low < self._min_split_width) & (low < middle) & (middle < high)
+        with np.errstate(over="ignore", invalid="ignore"):
+            middle = low + 0.5 * (high - low)
+            narrow = high - low < self._min_split_width
+        overflow = ~np.isfinite(middle)
+        if overflow.any():  # as _midpoint: the halves added where the gap overflows
+            middle[overflow] = 0.5 * low[overflow] + 0.5 * high[overflow]
+        inner = ~narrow & (low < middle) & (middle < high)
         left, right = self._tail_break(True) is not None, self._tail_break(False) is not None
         return np.concatenate(([left], inner, [right]))
 

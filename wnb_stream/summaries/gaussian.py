@@ -49,6 +49,10 @@ _LOG_2PI = math.log(2.0 * math.pi)
 _RELATIVE_VARIANCE_FLOOR = 1e-12
 #: Largest variance used in a density (guards against M2 overflowing to inf on absurd inputs).
 _MAX_VARIANCE = 1e300
+#: Largest M2 kept: the sum of squared deviations saturates here instead of overflowing to inf
+#: (values spanning more than ~1e154 have a variance beyond the float range; the density then
+#: uses its largest variance, ``_MAX_VARIANCE``).
+_M2_MAX = sys.float_info.max
 #: Lower clamp of a log density. It is only reached ~1e75 standard deviations from the mean (or on
 #: overflowing inputs); it keeps ℓ finite and its square finite for the levels above.
 LOG_DENSITY_FLOOR = -1e150
@@ -127,17 +131,23 @@ class Gaussian(Summary):
         mean = self._means[j]
         delta = x - mean
         mean += (w / total) * delta
+        m2 = self._m2[j] + w * delta * (x - mean)
+        if m2 - m2 != 0.0:  # d or M2 overflowed (values near ±1.8e308): the scale-safe form
+            mean, m2 = _welford_extreme(self._weights[j], self._means[j], self._m2[j], x, w)
         self._weights[j] = total
         self._means[j] = mean
-        self._m2[j] += w * delta * (x - mean)
+        self._m2[j] = m2
         pooled = self._pooled
         total = pooled[0] + w
         mean = pooled[1]
         delta = x - mean
         mean += (w / total) * delta
+        m2 = pooled[2] + w * delta * (x - mean)
+        if m2 - m2 != 0.0:
+            mean, m2 = _welford_extreme(pooled[0], pooled[1], pooled[2], x, w)
         pooled[0] = total
         pooled[1] = mean
-        pooled[2] += w * delta * (x - mean)
+        pooled[2] = m2
 
     def update_many(self, values, labels, weights=None) -> None:
         """Add a batch: same result as a loop of ``update`` up to float rounding. Cost O(n).
@@ -222,8 +232,11 @@ class Gaussian(Summary):
         total, mean, m2 = self._pooled
         assert math.isclose(total, math.fsum(self._weights), rel_tol=1e-9, abs_tol=1e-12)
         if total > 0:
-            weights_ = np.asarray(self._weights)
-            assert math.isclose(mean, float(weights_ @ np.asarray(self._means)) / total, rel_tol=1e-6, abs_tol=1e-9)
+            shares = np.asarray(self._weights) / total  # (shares, not weights: W·μ may overflow)
+            means = np.asarray(self._means)
+            scale = float(np.max(np.abs(means))) if len(means) else 0.0  # cancellation is relative to it
+            assert math.isclose(mean, float(shares @ means), rel_tol=1e-6, abs_tol=1e-9 + 1e-9 * scale)
+        assert all(m2 <= _M2_MAX for m2 in self._m2) and self._pooled[2] <= _M2_MAX, "M2 is finite"
 
 
 # --------------------------------------------------------------------------------------------
@@ -235,17 +248,43 @@ def _batch_moments(x: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: i
     """Per-class ``(W, μ, M2)`` of a batch, each ``(n_classes,)``.
 
     Two passes, with the mean of each class computed on values shifted by the class's first
-    value (so a constant class gets its value and M2 = 0 exactly).
+    value (so a constant class gets its value and M2 = 0 exactly). When a shifted value or a
+    sum overflows (values near ±1.8e308), the means are instead Σ (a/W)·(x/4 − shift/4), times 4,
+    which cannot overflow, and M2 saturates at ``_M2_MAX``; nothing changes where the direct
+    computation is finite.
     """
     shift = np.zeros(n_classes)
     classes, first = np.unique(codes, return_index=True)
     shift[classes] = x[first]
     total = np.bincount(codes, weights=w, minlength=n_classes)
-    sums = np.bincount(codes, weights=w * (x - shift[codes]), minlength=n_classes)
-    means = shift + np.divide(sums, total, out=np.zeros(n_classes), where=total > 0)
-    deviation = x - means[codes]
-    m2 = np.bincount(codes, weights=w * deviation * deviation, minlength=n_classes)
-    return total, means, m2
+    with np.errstate(over="ignore", invalid="ignore"):
+        sums = np.bincount(codes, weights=w * (x - shift[codes]), minlength=n_classes)
+        means = shift + np.divide(sums, total, out=np.zeros(n_classes), where=total > 0)
+        if not np.isfinite(means).all():  # on quarters, each value weighted by its share of W
+            scaled = 0.25 * shift
+            share = np.divide(w, total[codes], out=np.zeros(len(w)), where=total[codes] > 0)
+            means = 4.0 * (scaled + np.bincount(codes, weights=share * (0.25 * x - scaled[codes]), minlength=n_classes))
+        deviation = x - means[codes]
+        m2 = np.bincount(codes, weights=w * deviation * deviation, minlength=n_classes)
+    return total, means, _saturate(m2)
+
+
+def _saturate(m2: np.ndarray) -> np.ndarray:
+    """M2 with overflowed entries (±inf, or NaN from inf − inf) set to ``_M2_MAX``."""
+    finite = np.isfinite(m2)
+    return m2 if finite.all() else np.where(finite, m2, _M2_MAX)
+
+
+def _welford_extreme(total: float, mean: float, m2: float, x: float, w: float) -> tuple[float, float]:
+    """The Welford/West update of ``update`` when ``d = x − μ`` or M2 overflows: the new mean
+    computed on halves, ``2·(μ/2 + (a/W')·(x/2 − μ/2))``, and M2 saturating at ``_M2_MAX``."""
+    total += w
+    share = w / total
+    half = 0.5 * x - 0.5 * mean
+    mean = 2.0 * (0.5 * mean + share * half)
+    increment = (4.0 * w * (1.0 - share)) * half * half  # a·d·(x − μ') = a·(1 − a/W')·d²
+    m2 = m2 + increment
+    return mean, (m2 if m2 <= _M2_MAX else _M2_MAX)
 
 
 def chan_merge(weights_a, means_a, m2_a, weights_b, means_b, m2_b):
@@ -260,11 +299,19 @@ def chan_merge(weights_a, means_a, m2_a, weights_b, means_b, m2_b):
     """
     total = weights_a + weights_b
     positive = total > 0
-    delta = means_b - means_a
-    share_b = np.divide(weights_b, total, out=np.zeros_like(total), where=positive)
-    means = np.where(positive, means_a + delta * share_b, 0.0)
-    m2 = np.where(positive, m2_a + m2_b + delta * delta * weights_a * share_b, 0.0)
-    return total, means, m2
+    with np.errstate(over="ignore", invalid="ignore"):
+        delta = means_b - means_a
+        share_b = np.divide(weights_b, total, out=np.zeros_like(total), where=positive)
+        means = np.where(positive, means_a + delta * share_b, 0.0)
+        m2 = np.where(positive, m2_a + m2_b + delta * delta * weights_a * share_b, 0.0)
+        if not (np.isfinite(means).all() and np.isfinite(m2).all()):
+            # d overflowed (means near ±1.8e308): on halves, as _welford_extreme
+            half = 0.5 * means_b - 0.5 * means_a
+            safe = np.where(positive, 2.0 * (0.5 * means_a + half * share_b), 0.0)
+            means = np.where(np.isfinite(means), means, safe)
+            spread = np.where(positive, m2_a + m2_b + (4.0 * (weights_a * share_b)) * half * half, 0.0)
+            m2 = np.where(np.isfinite(m2), m2, spread)
+    return total, means, _saturate(m2)
 
 
 def pooled_moments(moments: Moments) -> tuple[float, float, float]:
@@ -280,8 +327,13 @@ def pooled_moments(moments: Moments) -> tuple[float, float, float]:
         return 0.0, 0.0, 0.0
     with np.errstate(over="ignore", invalid="ignore"):
         mean = float(weights_ @ moments.means) / total
+        if not math.isfinite(mean):  # W·μ overflowed (means near ±1.8e308): the shares first
+            mean = float((weights_ / total) @ moments.means)
         spread = moments.variances + (moments.means - mean) ** 2
-        return total, mean, max(float(weights_ @ spread) / total, 0.0)
+        variance = max(float(weights_ @ spread) / total, 0.0)
+        if not variance <= _M2_MAX:  # beyond the float range: saturates, as M2 does
+            variance = _M2_MAX
+        return total, mean, variance
 
 
 # --------------------------------------------------------------------------------------------
@@ -447,6 +499,17 @@ def _approximate_normal_cdf(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (z + 0.044715 * z * z * z)))
 
 
+def _middle(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """``(lower + upper)/2``, or ``lower/2 + upper/2`` where the sum overflows (the same float
+    wherever the first form is finite)."""
+    with np.errstate(over="ignore"):
+        middle = 0.5 * (lower + upper)
+    overflow = ~np.isfinite(middle)
+    if overflow.any():
+        middle[overflow] = 0.5 * lower[overflow] + 0.5 * upper[overflow]
+    return middle
+
+
 def virtual_bins(
     moments: Moments, n_bins: int = 32, var_smoothing: float = 1e-9, max_variance: float | None = None
 ) -> Bins:
@@ -490,18 +553,23 @@ def virtual_bins(
     lower = np.full(len(targets), low)
     upper = np.full(len(targets), high)
     for _ in range(60):  # bisection on the mixture CDF, all targets at once
-        middle = 0.5 * (lower + upper)
-        cdf = _approximate_normal_cdf((middle[:, None] - mu[None, :]) / sd[None, :]) @ shares
+        middle = _middle(lower, upper)
+        with np.errstate(over="ignore", invalid="ignore"):
+            cdf = _approximate_normal_cdf((middle[:, None] - mu[None, :]) / sd[None, :]) @ shares
         below = cdf < targets
         lower = np.where(below, middle, lower)
         upper = np.where(below, upper, middle)
-    cuts = np.unique(0.5 * (lower + upper))
+    cuts = np.unique(_middle(lower, upper))
     last = float(np.max(mu + 8 * sd))
     if len(cuts) and not last > cuts[-1]:
-        last = float(np.nextafter(cuts[-1], math.inf))
+        with np.errstate(over="ignore"):
+            last = float(np.nextafter(cuts[-1], math.inf))
+        if not math.isfinite(last):  # the last cut is the largest float: it closes the last bin
+            cuts, last = cuts[:-1], float(cuts[-1])
     upper_bounds = np.append(cuts, last)  # (n,)
     cdf = np.zeros((len(cuts) + 2, n_classes))  # Φ at −∞, the cuts, +∞
-    cdf[1:-1] = normal_cdf((cuts[:, None] - means[None, :]) / sigmas[None, :])
+    with np.errstate(over="ignore"):
+        cdf[1:-1] = normal_cdf((cuts[:, None] - means[None, :]) / sigmas[None, :])
     cdf[-1] = 1.0
     counts = np.diff(cdf, axis=0) * weights_[None, :]  # (n, n_classes)
     return Bins(upper_bounds, counts, moments.classes, moments.missing)

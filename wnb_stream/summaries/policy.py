@@ -7,9 +7,12 @@ Every summary validates its input with these functions, in ``update`` (one obser
 Numeric value (``GKClass``, ``CPiD``, ``Gaussian``): ``numeric_value`` / ``numeric_batch``
 
 - a real number that is not a bool (Python ``int``/``float``, NumPy integers and floats,
-  ``fractions.Fraction``…) is used as its ``float``;
-- None, NaN, ±inf, an integer beyond the float range and pandas' ``NA``/``NaT`` are *missing*:
-  counted per class in ``missing``, never inserted;
+  ``fractions.Fraction``, ``decimal.Decimal``…) is used as its ``float``; every finite float is
+  kept, ±1.8e308 included (each summary handles the extremes, see its docstring);
+- None, NaN, ±inf and pandas' ``NA``/``NaT`` are *missing*: counted per class in ``missing``,
+  never inserted;
+- a finite number beyond the float range (an ``int`` of 10**400, ``Decimal("1e400")``):
+  ``ValueError`` naming the value (it is neither missing nor representable);
 - a bool (``True``, ``np.bool_``, a boolean array) is **not** a number for a numeric summary:
   ``ValueError``. The classifier treats bools as categorical values, and the summaries agree;
 - a string, bytes, a complex number, a date or any other object: ``ValueError`` naming the value.
@@ -17,8 +20,15 @@ Numeric value (``GKClass``, ``CPiD``, ``Gaussian``): ``numeric_value`` / ``numer
 Categorical value (``Categorical``): any hashable; None, NaN, pandas' ``NA``/``NaT`` are missing
 (``is_missing_category``); ±inf are ordinary values. An unhashable value: ``ValueError``.
 
-Class label ``y``: any hashable but None (``check_label``, ``check_labels``); NumPy scalars are
-stored as the Python values they hold. None or an unhashable label: ``ValueError`` naming ``y``.
+Class label ``y``: any hashable but a missing value (None, NaN, pandas' ``NA``/``NaT``:
+``check_label``, ``check_labels``); NumPy scalars are stored as the Python values they hold. A
+missing or an unhashable label: ``ValueError`` naming ``y``.
+
+The classifier (``feature_value``, ``model_key``, ``model_label``) reads a feature value with
+these rules and one more: whatever it accepts, its saved model can hold. Dates and durations are
+numbers of seconds; a value that is neither a number, a missing marker, a str, a bool nor a tuple
+of these is refused (``ValueError``) instead of being accepted and then unsaveable
+(``docs/algorithms/summaries.md#input-policy`` has the table of every kind of value).
 
 Sample weight ``w``: a finite real number ≥ 0, not a bool (``check_weight``); a batch of them
 (``as_weights``; ``None`` means ones) is a 1-D numeric array. Anything else: ``ValueError``
@@ -32,6 +42,8 @@ after every check has passed, so a rejected call leaves it unchanged.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import math
 import numbers
 from typing import Any
@@ -41,6 +53,12 @@ import numpy as np
 from ..tables import ClassIndex, _python_scalar
 
 __all__ = [
+    "MAX_TOTAL_WEIGHT",
+    "check_total_weight",
+    "feature_value",
+    "model_key",
+    "model_label",
+    "seconds",
     "real_value",
     "numeric_value",
     "numeric_batch",
@@ -91,26 +109,43 @@ def _not_a_number(x: Any) -> ValueError:
     return ValueError(f"x must be a real number (not a bool), None or NaN in a numeric summary, got {kind} {x!r}")
 
 
+def _beyond_range(x: Any) -> ValueError:
+    text = repr(x) if len(repr(x)) <= 40 else repr(x)[:37] + "..."
+    return ValueError(f"x must be a real number within the float range (|x| <= 1.8e308), got {type(x).__name__} {text}")
+
+
 def real_value(x: Any) -> float:
     """A value as a float for a numeric query: NaN when missing, but ±inf kept (``GKClass.rank``).
 
-    ``ValueError`` for a bool and for anything that is not a real number. Cost O(1).
+    ``ValueError`` for a bool, for anything that is not a real number (``decimal.Decimal`` is
+    one), and for a finite number beyond the float range. Cost O(1).
     """
     if x is None or is_pandas_missing(x):
         return math.nan
     if isinstance(x, numbers.Real) and not isinstance(x, bool):  # np.bool_ is not a numbers.Real
         try:
-            return float(x)
-        except OverflowError:  # an int beyond the float range: missing, as in numeric_value
-            return math.nan
+            value = float(x)
+        except OverflowError:  # an int (or a Fraction) beyond the float range
+            raise _beyond_range(x) from None
+        if value - value != 0.0 and value == value and type(x) is not float:
+            with np.errstate(invalid="ignore"):
+                finite = x - x == 0
+            if finite:  # a finite number of another type (np.longdouble…) that rounds to ±inf
+                raise _beyond_range(x)
+        return value
+    if isinstance(x, decimal.Decimal):
+        value = float(x)  # NaN → nan, ±Infinity → ±inf
+        if x.is_finite() and value - value != 0.0:
+            raise _beyond_range(x)
+        return value
     raise _not_a_number(x)
 
 
 def numeric_value(x: Any) -> float | None:
     """One value of a numeric summary as a float, or None when it is missing.
 
-    Missing: None, NaN, ±inf, an integer beyond the float range, pandas' NA/NaT. ``ValueError``
-    for a bool and for anything that is not a real number. Cost O(1).
+    Missing: None, NaN, ±inf, pandas' NA/NaT. ``ValueError`` for a bool, for anything that is not
+    a real number, and for a finite number beyond the float range. Cost O(1).
 
     >>> numeric_value(3), numeric_value(np.float32(0.5)), numeric_value(float("inf"))
     (3.0, 0.5, None)
@@ -175,9 +210,8 @@ def numeric_batch(values: Any) -> np.ndarray:
             out[out == None] = math.nan  # noqa: E711 - elementwise comparison on an object array
             try:
                 out = out.astype(np.float64)
-            except OverflowError:  # an int beyond the float range: missing, as numeric_value says
-                with np.errstate(invalid="ignore"):
-                    out = _elements(array).astype(np.float64)
+            except OverflowError:  # an int beyond the float range: numeric_value names it
+                out = _elements(array).astype(np.float64)
         else:
             with np.errstate(invalid="ignore"):
                 out = _elements(array).astype(np.float64) if len(array) else np.zeros(0)
@@ -205,17 +239,28 @@ def unhashable_category(x: Any) -> ValueError:
 # --------------------------------------------------------------------------------------------
 
 
+def _missing_label(y: Any) -> bool:
+    """True for the labels that are missing values: None, NaN (any float type), pandas' NA/NaT and
+    NumPy's NaT."""
+    if y is None or is_pandas_missing(y):
+        return True
+    if isinstance(y, float | np.floating):
+        return y != y
+    return isinstance(y, np.datetime64 | np.timedelta64) and bool(np.isnat(y))
+
+
 def check_label(y: Any) -> Any:
     """A class label as summaries store it (NumPy scalars become Python values).
 
-    ``ValueError`` naming ``y`` for None or an unhashable label.
+    ``ValueError`` naming ``y`` for a missing label (None, NaN, pandas' NA/NaT) or an unhashable
+    one: a missing label is not a class.
 
     >>> check_label(np.int64(2)), check_label("a")
     (2, 'a')
     """
+    if _missing_label(y):
+        raise ValueError(f"class label y must not be None or another missing value, got {y!r}")
     y = _python_scalar(y)
-    if y is None:
-        raise ValueError("class label y must not be None")
     try:
         hash(y)
     except TypeError:
@@ -257,9 +302,18 @@ def label_batch(labels: Any, m: int) -> np.ndarray:
 def check_labels(labels: np.ndarray) -> None:
     """``ValueError`` naming ``y`` when an entry of ``labels`` is None or unhashable.
 
-    Typed arrays (numbers, bools, strings) hold valid labels; object arrays are checked with one
-    ``set`` (C-level hashing). Cost O(m).
+    Typed arrays (numbers, bools, strings) hold valid labels but for NaN (floats) and NaT
+    (dates); object arrays are checked with one ``set`` (C-level hashing) and a pass over its
+    distinct entries. Cost O(m).
     """
+    if labels.dtype.kind in "fc":
+        if np.isnan(labels).any():
+            raise ValueError("class labels y must not be NaN (a missing value is not a class)")
+        return
+    if labels.dtype.kind in "mM":
+        if np.isnat(labels).any():
+            raise ValueError("class labels y must not be NaT (a missing value is not a class)")
+        return
     if labels.dtype.kind != "O":
         return
     entries = labels.tolist()
@@ -271,6 +325,9 @@ def check_labels(labels: np.ndarray) -> None:
         raise  # pragma: no cover - check_label raised on the unhashable entry
     if None in distinct:
         raise ValueError("class labels y must not be None")
+    for y in distinct:
+        if _missing_label(y):
+            raise ValueError(f"class labels y must not be missing values, got {y!r}")
 
 
 def known_columns(classes: ClassIndex, labels: np.ndarray) -> np.ndarray | None:
@@ -355,3 +412,187 @@ def as_weights(weights: Any, m: int) -> np.ndarray:
         bad = array[~(np.isfinite(array) & (array >= 0))][0]
         raise ValueError(f"weights (sample weights w) must be finite numbers >= 0, got {float(bad)!r}")
     return array
+
+
+# --------------------------------------------------------------------------------------------
+# The classifier: feature values, keys and labels a saved model can hold
+# --------------------------------------------------------------------------------------------
+
+#: Seconds in one unit of a NumPy datetime64/timedelta64 (months and years are not fixed lengths:
+#: a date in those units is converted to days first; a duration in them is refused).
+_UNIT_SECONDS = {"W": 604800, "D": 86400, "h": 3600, "m": 60, "s": 1}
+_UNIT_FRACTIONS = {"ms": 10**3, "us": 10**6, "ns": 10**9, "ps": 10**12, "fs": 10**15, "as": 10**18}
+_EPOCH = datetime.datetime(1970, 1, 1)
+
+
+def seconds(x: Any) -> float | None:
+    """A date or a duration as a number of seconds, None for NaT, or ``ValueError``.
+
+    Dates (``datetime.date``, ``datetime.datetime``, ``pandas.Timestamp``, ``numpy.datetime64``)
+    are seconds since 1970-01-01T00:00:00 UTC, a naive date-time being taken as UTC; durations
+    (``datetime.timedelta``, ``pandas.Timedelta``, ``numpy.timedelta64``) are seconds. The count
+    of the value's own unit is converted exactly (integer arithmetic, one rounding), so one
+    instant gives one float whatever its type or unit.
+
+    >>> seconds(datetime.date(1970, 1, 2)), seconds(np.datetime64("1970-01-01T00:00:01.5"))
+    (86400.0, 1.5)
+    """
+    if hasattr(x, "to_datetime64"):  # pandas.Timestamp (tz-aware: its UTC instant)
+        x = x.to_datetime64()
+    elif hasattr(x, "to_timedelta64"):  # pandas.Timedelta
+        x = x.to_timedelta64()
+    elif isinstance(x, datetime.datetime):
+        if x.tzinfo is not None and x.utcoffset() is not None:
+            x = x.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return _microseconds(x.replace(tzinfo=None) - _EPOCH)
+    elif isinstance(x, datetime.date):
+        return float((x - _EPOCH.date()).days * 86400)
+    elif isinstance(x, datetime.timedelta):
+        return _microseconds(x)
+    if not isinstance(x, np.datetime64 | np.timedelta64):
+        raise ValueError(f"not a date or a duration: {type(x).__name__} {x!r}")
+    if np.isnat(x):
+        return None
+    unit, multiple = np.datetime_data(x.dtype)
+    if unit in ("Y", "M"):
+        if isinstance(x, np.timedelta64):
+            raise ValueError(f"a duration in {'years' if unit == 'Y' else 'months'} has no fixed length in seconds: {x!r}")
+        x = x.astype("datetime64[D]")
+        unit, multiple = "D", 1
+    count = int(x.astype(np.int64)) * multiple
+    if unit in _UNIT_SECONDS:
+        return float(count * _UNIT_SECONDS[unit])
+    return count / _UNIT_FRACTIONS[unit]  # int / int: correctly rounded
+
+
+def _microseconds(delta: datetime.timedelta) -> float:
+    """A ``timedelta`` in seconds: its exact count of microseconds, divided once (one rounding)."""
+    return ((delta.days * 86400 + delta.seconds) * 10**6 + delta.microseconds) / 10**6
+
+
+def _not_saveable(x: Any) -> ValueError:
+    kind = type(x)
+    return ValueError(
+        f"a {kind.__module__}.{kind.__qualname__} value cannot be held by a saved model "
+        "(values are numbers, str, bool, dates, or tuples of str, int, float, bool and None); convert it first"
+    )
+
+
+def _key_item(x: Any) -> Any:
+    """An item of a tuple key, as a saved model holds it (``ValueError`` otherwise)."""
+    kind = type(x)
+    if kind is str or kind is int or kind is float or kind is bool or x is None:
+        return x
+    if kind is tuple:
+        return tuple(_key_item(item) for item in x)
+    if isinstance(x, np.bool_ | np.integer | np.floating | np.str_):
+        return x.item()
+    if isinstance(x, str):  # a str subclass (an enum…): the str it equals
+        return str.__str__(x)
+    if isinstance(x, int) and not isinstance(x, bool):  # an int subclass (IntEnum…)
+        return int(x)
+    if isinstance(x, float):
+        return float(x)
+    raise _not_saveable(x)
+
+
+def model_key(x: Any) -> Any:
+    """``x`` as a key a saved model can hold (a category value, a feature name, a class label).
+
+    Keys are ``str``, ``int``, ``float``, ``bool`` and tuples of these (which may also hold None
+    and NaN); NumPy scalars and subclasses of these types become the value of the base type they
+    equal (same hash, same dict key). ``ValueError`` for anything else (unhashable values
+    included), and for None and NaN, which are missing values, not keys.
+
+    >>> model_key(np.str_("a")), model_key((np.int64(1), None))
+    ('a', (1, None))
+    """
+    if x is None or (isinstance(x, float | np.floating) and x != x):
+        raise ValueError(f"a missing value ({x!r}) is not a key")
+    try:
+        hash(x)
+    except TypeError:
+        raise ValueError(f"unhashable value {x!r}") from None
+    return _key_item(x)
+
+
+def model_label(y: Any) -> Any:
+    """A class label as the classifier stores it: ``check_label`` (not missing, hashable), then
+    ``model_key`` (a label the saved model can hold). ``ValueError`` naming ``y`` otherwise.
+
+    >>> model_label(np.int64(1)), model_label(("a", 2))
+    (1, ('a', 2))
+    """
+    y = check_label(y)
+    try:
+        return model_key(y)
+    except ValueError as error:
+        raise ValueError(f"class label y: {error}") from None
+
+
+def feature_value(x: Any) -> tuple[str | None, Any]:
+    """The classifier's reading of one feature value: ``(kind, value)``.
+
+    - ``("numeric", float)`` for a real number (``numeric_value``'s rules; ±inf is returned as
+      it is: missing in a numeric feature, the other kind in a categorical one), a date or a
+      duration (``seconds``);
+    - ``("categorical", key)`` for a str, a bool or a tuple (``model_key``);
+    - ``(None, None)`` for a missing value: None, NaN, pandas' NA and NaT, NumPy's NaT;
+    - ``ValueError`` (the caller adds the feature's name) for a finite number beyond the float
+      range, a complex number, bytes, an unhashable value, and any other value a saved model
+      cannot hold.
+
+    >>> feature_value(3), feature_value("a"), feature_value(float("nan")), feature_value(True)
+    (('numeric', 3.0), ('categorical', 'a'), (None, None), ('categorical', True))
+    """
+    kind = type(x)
+    # Exact-type fast paths first: this runs once per feature per example.
+    if kind is float:
+        return (None, None) if x != x else ("numeric", x)
+    if kind is str:
+        return "categorical", x
+    if kind is int:
+        try:
+            return "numeric", float(x)
+        except OverflowError:
+            raise _beyond_range(x) from None
+    if x is None:
+        return None, None
+    if isinstance(x, bool | np.bool_):
+        return "categorical", bool(x)
+    if is_pandas_missing(x):
+        return None, None
+    if isinstance(x, numbers.Real | decimal.Decimal) and not isinstance(x, np.datetime64 | np.timedelta64):
+        value = real_value(x)
+        return (None, None) if value != value else ("numeric", value)
+    if isinstance(x, datetime.date | datetime.timedelta | np.datetime64 | np.timedelta64):
+        value = seconds(x)
+        return (None, None) if value is None else ("numeric", value)
+    if isinstance(x, numbers.Complex):
+        raise ValueError(f"a complex number is not a usable value, got {x!r}")
+    if isinstance(x, bytes | bytearray | memoryview):
+        raise ValueError(f"bytes are not a usable value (decode them to str first), got {x!r}")
+    return "categorical", model_key(x)
+
+
+#: Largest total sample weight a classifier learns. MODL's costs grow like N·log N in the
+#: weighted count N and overflow the float range between N = 6e304 and 6e305 (measured); below
+#: 1e303 every cost, count and prior stays finite (tested up to 9.6e302 with ten classes).
+MAX_TOTAL_WEIGHT = 1e303
+#: A weight at most this small cannot bring a total past ``MAX_TOTAL_WEIGHT`` in fewer than 1e20
+#: examples: ``check_total_weight`` skips the sum for it.
+_SMALL_WEIGHT = 1e280
+
+
+def check_total_weight(total: Any, added: float) -> None:
+    """``ValueError`` naming ``w`` when adding the sample weight(s) ``added`` to the model's total
+    weight would pass ``MAX_TOTAL_WEIGHT``; ``total`` is the model's class counts (an array) or
+    their sum. O(1) for a weight up to 1e280, O(J) otherwise."""
+    if added <= _SMALL_WEIGHT:
+        return
+    before = float(np.sum(total))
+    if not before + added <= MAX_TOTAL_WEIGHT:
+        raise ValueError(
+            f"sample weight w = {added!r} would bring the model's total weight to {before + added!r}, "
+            f"beyond {MAX_TOTAL_WEIGHT!r} (the weighted counts must stay within the float range of MODL's costs)"
+        )

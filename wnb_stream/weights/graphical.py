@@ -26,10 +26,21 @@ large |ℓ| (MODL's ℓ can reach about −log((N + 1)·N_j), so gradients grow 
 docs/algorithms/weights.md#graphical). Inactive variables (``Context.active`` False) are not
 updated.
 
+Sample weights. An example of weight a contributes a·g, g its unit gradient. A large a would
+make one step overshoot by orders of magnitude (weights of 1e6 sent w to 1e3, 1e9 to −1e12, and
+further to NaN), so the *step is clipped*: a is capped at ``MAX_STEP / (η·‖g‖)``, which bounds
+the L2 norm of every SGD step (w and b together) by ``MAX_STEP`` = 1, whatever the weight, and
+leaves every step below that bound as it was (the unit-weight runs are unchanged). With Adam,
+whose steps are bounded by its rate, a is capped only so that a·‖g‖ ≤ 1e150 (g² stays finite).
+After T examples, ‖(w, b) − (1, 0)‖ ≤ T·MAX_STEP: the parameters stay finite for any positive
+finite weight.
+
 Cost: O(K·J) time per example, memory (K + 1)·J (three times that with Adam).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -40,6 +51,20 @@ __all__ = ["Graphical"]
 _ADAM_BETA1 = 0.9
 _ADAM_BETA2 = 0.999
 _ADAM_EPSILON = 1e-8
+#: Largest L2 norm of one SGD step (weights and biases together): a sample weight a scales the
+#: step, and is capped at MAX_STEP / (η·‖g‖) for the example whose unit gradient is g.
+MAX_STEP = 1.0
+#: Largest gradient norm handed to Adam (its square stays finite; Adam's steps are bounded by η).
+_ADAM_MAX_GRADIENT = 1e150
+
+
+def _squared_norms(log_lik: np.ndarray, frozen: np.ndarray | None) -> np.ndarray:
+    """``(n, J)``: Σ_k ℓ_kj² over the variables that are updated, plus 1 (the bias): the squared
+    norm of an example's unit gradient is Σ_j (P_j − T_j)² times this."""
+    if frozen is not None:
+        log_lik = np.where(frozen[None, :, None], 0.0, log_lik)
+    with np.errstate(over="ignore"):
+        return np.einsum("nkj,nkj->nj", log_lik, log_lik) + 1.0
 
 
 class Graphical(Optimizer):
@@ -153,7 +178,13 @@ class Graphical(Optimizer):
             active[: len(given)] = given
             frozen = ~active if not active.all() else None
         rate = self.rate
-        for row, label, weight in zip(log_lik, batch.y, batch.sample_weight):
+        # The largest gradient an example may bring (sample weight included): a step of at most
+        # MAX_STEP (SGD), or a gradient whose square stays finite (Adam bounds its own steps).
+        largest = _ADAM_MAX_GRADIENT if self.adaptive else MAX_STEP / rate
+        squares = _squared_norms(log_lik, frozen)  # (n, J) Σ_k ℓ_kj² + 1 over the updated variables
+        # ‖gradient‖ ≤ a·√(2·max_j squares): the rows whose gradient may exceed it are checked exactly
+        check = np.asarray(batch.sample_weight, dtype=float) > largest / np.sqrt(2.0 * squares.max(axis=1, initial=1.0))
+        for row, label, weight, square, checked in zip(log_lik, batch.y, batch.sample_weight, squares, check):
             if weight <= 0:
                 continue  # a row of weight 0 changes nothing (not even Adam's statistics)
             # SLH15 eq. 2: H_j = log P(C_j) + b_j + Σ_k w_kj ℓ_kj, P = softmax(H)
@@ -161,6 +192,12 @@ class Graphical(Optimizer):
             residual = np.exp(h - h.max())  # (J,) max-shifted softmax; a −inf prior gives 0
             residual /= residual.sum()
             residual[label] -= 1.0  # SLH15 eq. 4: ∂cost/∂H_j = P_j − T_j
+            if checked:  # the gradient of weight a is a·g: a is capped so that a·‖g‖ ≤ largest
+                scale = float(np.max(np.abs(residual)))  # ‖g‖ on the scaled residual: r² may underflow
+                if scale > 0.0:
+                    unit = scale * math.sqrt(float(np.dot((residual / scale) ** 2, square)))
+                    if weight > largest / unit:
+                        weight = largest / unit
             residual *= weight
             grad_w = row * residual  # (K, J): ∂cost/∂w_kj = (P_j − T_j) ℓ_kj
             grad_b = residual
