@@ -88,6 +88,11 @@ def frame(rows):
     return X, [y for _, y, _ in rows], [w for _, _, w in rows]
 
 
+def records(X: pd.DataFrame) -> list:
+    """The rows of ``X`` as dicts (pandas gives no record at all for a frame without columns)."""
+    return X.to_dict(orient="records") if X.shape[1] else [{} for _ in range(len(X))]
+
+
 def labels_as(draw_container: int, ys: list):
     """The batch's labels in a container of some kind (all give the same model)."""
     if draw_container == 0:
@@ -145,7 +150,7 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed):
                 many = a.predict_proba_many(X)
                 assert list(many.columns) == list(a.classes)
                 np.testing.assert_allclose(many.sum(axis=1).to_numpy(), 1.0, rtol=0, atol=1e-12)
-                for i, x in enumerate(X.to_dict(orient="records")):
+                for i, x in enumerate(records(X)):
                     np.testing.assert_allclose(many.iloc[i].to_numpy(), list(a.predict_proba_one(x).values()), rtol=1e-9, atol=1e-12)
                 a._check()
             continue
@@ -157,7 +162,7 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed):
             X, ys, ws = frame(rows)
             weights_ = None if all(w == 1.0 for w in ws) else (ws if rng.random() < 0.5 else np.array(ws))
             a.learn_many(X, labels_as(int(rng.integers(0, 3)), ys), weights_)
-            for x, y, w in zip(X.to_dict(orient="records"), ys, ws):
+            for x, y, w in zip(records(X), ys, ws):
                 b.learn_one(x, y, w)
                 b._check()
         a._check()
