@@ -276,4 +276,7 @@ def test_a_fixed_stream_of_every_hostile_value(optimizer, numeric):
         ops.append(("learn_one", {"n0": 1.0}, y, 1.0))
     for w in HOSTILE_WEIGHTS.elements:
         ops.append(("learn_one", {"n0": 2.0, "c0": "v"}, "a", w))
+    for i in range(8):  # a burst of the largest weights (their total stays below MAX_TOTAL_WEIGHT)
+        ops.append(("learn_one", {"n0": float(i % 3), "c0": "uvw"[i % 3], "n1": 1e308 * (-1) ** i}, "abc"[i % 3], 1e300))
+        ops.append(("learn_many", pd.DataFrame({"n0": [0.5, 2.5], "c0": ["u", "w"]}), ["a", "c"], [1.0, 1e300]))
     run(optimizer, numeric, "raise", ops, round_trip_every=3)
