@@ -138,7 +138,7 @@ _RUN = Struct(
         "rprop": Struct(
             {
                 "step": Array("float64", ("n_variables",), above=0.0, doc="Δ_k"),
-                "previous_gradient": Array("float64", ("n_variables",), doc="remembered derivative"),
+                "previous_gradient": Array("float64", ("n_variables",), finite=False, doc="remembered derivative (±inf after an overflowing batch: only its sign is used)"),
             },
             doc="Rprop state",
         ),

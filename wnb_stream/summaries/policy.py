@@ -479,7 +479,17 @@ def _not_saveable(x: Any) -> ValueError:
 
 
 def _key_item(x: Any) -> Any:
-    """An item of a tuple key, as a saved model holds it (``ValueError`` otherwise)."""
+    """An item of a tuple key, as a saved model holds it (``ValueError`` otherwise).
+
+    A NaN item is refused: a tuple holding NaN equals only itself (NaN is not equal to NaN), so
+    the tuple a loaded model holds would not find the one a stream sends."""
+    item = _plain_item(x)
+    if isinstance(item, float) and item != item:
+        raise _not_saveable(x)
+    return item
+
+
+def _plain_item(x: Any) -> Any:
     kind = type(x)
     if kind is str or kind is int or kind is float or kind is bool or x is None:
         return x
