@@ -179,12 +179,12 @@ def test_check_catches_broken_states():
 
 def test_log_prior_stays_finite_when_the_total_weight_is_huge():
     classes = Classes()
-    classes.count(classes.encode("a"), 1e300)
+    classes.count_one(classes.encode("a"), 1e300)
     classes.encode("b")  # no weight
     log_prior = classes.log_prior()
     assert np.isfinite(log_prior).all() and log_prior[1] < -1000
     small = Classes()
-    small.count(small.encode("a"), 3.0)
-    small.count(small.encode("b"), 1.0)
+    small.count_one(small.encode("a"), 3.0)
+    small.count_one(small.encode("b"), 1.0)
     n, eps = 4.0, 1.0 / 5.0
     np.testing.assert_array_equal(small.log_prior(), np.log((np.array([3.0, 1.0]) + eps) / (n + 2 * eps)))
