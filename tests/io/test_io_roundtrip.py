@@ -8,6 +8,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from io_cases import (
     context,
     feed,
@@ -207,3 +209,34 @@ def test_a_learner_copy_does_not_share_arrays_with_the_original():
     before = record_text(original)
     copy.learn(learner_rows(np.random.default_rng(1), 40), learner_rows(np.random.default_rng(2), 100), context(6))
     assert record_text(original) == before
+
+
+EXTREME = [0.0, -0.0, 2.0, -2.0, 1e-300, 2.94, 1e308, -1e308, 1.7976931348623157e308, -1.7976931348623157e308]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(EXTREME), st.sampled_from("abc"), st.sampled_from([5e-324, 0.5, 1.0, 2.0, 1000.0])),
+        min_size=1,
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_a_gaussian_fed_extreme_values_saves_and_loads(stream, batched):
+    """Values at the ends of the float range with weights from 5e-324 to 1000: the file loads back
+    (its pooled moments agree with the classes whatever the rounding) to the same tables."""
+    from wnb_stream.summaries import Gaussian
+
+    summary = Gaussian()
+    if batched:
+        values, labels, weights = zip(*stream)
+        summary.update_many(list(values), list(labels), list(weights))
+    else:
+        for x, y, w in stream:
+            summary.update(x, y, w)
+    summary._check()
+    copy = copy_of(summary)
+    copy._check()
+    assert same(copy.table().means, summary.table().means) and same(copy.table().weights, summary.table().weights)
+    assert copy.pooled == summary.pooled

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import array
 import math
+import sys
 
 import numpy as np
 
 from ..summaries.base import ClassIndex, Moments
 from ..summaries.categorical import Categorical
 from ..summaries.cpid import CPiD
-from ..summaries.gaussian import Gaussian, GaussianDensity
+from ..summaries.gaussian import Gaussian, GaussianDensity, pooled_moments
 from ..summaries.gk import DEFAULT_BUFFER_SIZE, GKClass
 from ..summaries.sketch import CountMinSketch, Slot, SpaceSaving
 from .registry import Record, register
@@ -322,7 +323,7 @@ _GAUSSIAN_LISTS = ("weights", "means", "m2", "missing")
 
 
 def _gaussian_check(fields: Fields) -> None:
-    """Gaussian._check(): M2 >= 0 up to rounding, and the pooled accumulator agrees with the classes."""
+    """Gaussian._check(): M2 >= 0 up to rounding; the written pooled moments agree with the classes."""
     state = fields.state
     weights, means, m2 = state["weights"], state["means"], state["m2"]
     if np.any(m2 < -1e-9 * np.maximum(1.0, np.abs(m2))):
@@ -330,13 +331,17 @@ def _gaussian_check(fields: Fields) -> None:
     total, mean, _ = state["pooled"].tolist()
     if not _isclose(total, math.fsum(weights.tolist()), 1e-9, 1e-12):
         fields.fail("pooled", f"its weight must be Σ weights = {math.fsum(weights.tolist())!r}, got {total!r}")
-    # (beyond 1e150 the summary's scale-safe updates round differently: no tight check there)
-    if total > 0 and np.all(np.abs(means) < 1e150) and abs(mean) < 1e150:
-        with np.errstate(all="ignore"):  # a convex combination: no underflow of tiny weights, no overflow
-            share = weights / weights.max()
-            expected = float(np.sum(share / share.sum() * means))
-        if not _isclose(mean, expected, 1e-6, 1e-9):
+    if total > 0:
+        zeros = np.zeros_like(weights)
+        _, expected, _ = pooled_moments(Moments(weights, means, zeros, tuple(range(len(weights))), zeros))
+        scale = float(np.max(np.abs(means)))  # the rounding of a weighted mean is relative to it
+        if not _isclose(mean, expected, 1e-6, 1e-9 + 1e-9 * scale):
             fields.fail("pooled", f"its mean must be the weighted mean of the classes {expected!r}, got {mean!r}")
+
+
+def _pooled_record(summary: Gaussian) -> np.ndarray:
+    total, mean, variance = summary.pooled
+    return np.array([total, mean, min(variance * total, sys.float_info.max)], dtype=np.float64)
 
 
 def _gaussian_build(fields: Fields) -> Gaussian:
@@ -344,7 +349,6 @@ def _gaussian_build(fields: Fields) -> Gaussian:
     summary = Gaussian()
     summary._classes = class_index(state["classes"])
     summary._weights, summary._means, summary._m2, summary._missing = (state[k].tolist() for k in _GAUSSIAN_LISTS)
-    summary._pooled = state["pooled"].tolist()
     return summary
 
 
@@ -358,7 +362,12 @@ register(
             "means": Array("float64", ("n_classes",), finite=False, doc="weighted mean μ_j"),
             "m2": Array("float64", ("n_classes",), finite=False, doc="sum of squared deviations M2_j"),
             "missing": _counts("n_classes", "weight of missing values per class"),
-            "pooled": Array("float64", (3,), finite=False, doc="pooled accumulator [W, μ, M2] over all classes"),
+            "pooled": Array(
+                "float64",
+                (3,),
+                finite=False,
+                doc="pooled [W, μ, M2] over all classes, derived from them: checked on load, not kept",
+            ),
         },
         checks=(_gaussian_check,),
         doc="Per-class Gaussian moments",
@@ -366,7 +375,7 @@ register(
     state=lambda summary: {
         "classes": list(summary._classes.labels),
         **{k: np.array(getattr(summary, "_" + k), dtype=np.float64) for k in _GAUSSIAN_LISTS},
-        "pooled": np.array(summary._pooled, dtype=np.float64),
+        "pooled": _pooled_record(summary),
     },
     build=_gaussian_build,
 )

@@ -67,8 +67,10 @@ class Gaussian(Summary):
     """Per-class weighted mean and variance of a numeric variable.
 
     Per class ``j`` the summary holds ``(W_j, μ_j, M2_j)`` updated with the weighted Welford/West
-    rule and merged with the Chan–Golub–LeVeque rule (``docs/algorithms/summaries.md#gaussian``);
-    a pooled accumulator over all classes is kept alongside. The variance is the maximum-likelihood one, ``M2/W``.
+    rule and merged with the Chan–Golub–LeVeque rule (``docs/algorithms/summaries.md#gaussian``).
+    The pooled moments over all classes are derived from the classes' (``pooled``), not kept
+    apart: two accumulators of the same values drift apart by rounding on extreme streams.
+    The variance is the maximum-likelihood one, ``M2/W``.
     Missing values (None, NaN, ±inf) are counted per class in ``missing``.
 
     Cost: ``update`` O(1); ``update_many`` O(n) vectorised; ``merge`` O(J); memory O(J).
@@ -99,14 +101,12 @@ class Gaussian(Summary):
         self._means: list[float] = []
         self._m2: list[float] = []
         self._missing: list[float] = []
-        # pooled accumulator over all classes: [W, μ, M2]
-        self._pooled = [0.0, 0.0, 0.0]
 
     # -- protocol -----------------------------------------------------------------------------
 
     @property
     def n(self) -> float:
-        return self._pooled[0] + math.fsum(self._missing)
+        return math.fsum(self._weights) + math.fsum(self._missing)
 
     def _add_class(self) -> None:
         self._weights.append(0.0)
@@ -132,22 +132,13 @@ class Gaussian(Summary):
         delta = x - mean
         mean += (w / total) * delta
         m2 = self._m2[j] + w * delta * (x - mean)
-        if m2 - m2 != 0.0:  # d or M2 overflowed (values near ±1.8e308): the scale-safe form
+        if m2 - m2 != 0.0 or m2 < self._m2[j]:
+            # d or M2 overflowed (values near ±1.8e308), or x − μ' lost d to rounding (a tiny
+            # weight far away, then a weight that swamps it): the scale-safe form
             mean, m2 = _welford_extreme(self._weights[j], self._means[j], self._m2[j], x, w)
         self._weights[j] = total
         self._means[j] = mean
         self._m2[j] = m2
-        pooled = self._pooled
-        total = pooled[0] + w
-        mean = pooled[1]
-        delta = x - mean
-        mean += (w / total) * delta
-        m2 = pooled[2] + w * delta * (x - mean)
-        if m2 - m2 != 0.0:
-            mean, m2 = _welford_extreme(pooled[0], pooled[1], pooled[2], x, w)
-        pooled[0] = total
-        pooled[1] = mean
-        pooled[2] = m2
 
     def update_many(self, values, labels, weights=None) -> None:
         """Add a batch: same result as a loop of ``update`` up to float rounding. Cost O(n).
@@ -177,9 +168,6 @@ class Gaussian(Summary):
         state = (np.asarray(self._weights), np.asarray(self._means), np.asarray(self._m2))
         weights_, means, m2 = chan_merge(*state, *batch)
         self._weights, self._means, self._m2 = weights_.tolist(), means.tolist(), m2.tolist()
-        pooled = _batch_moments(x, np.zeros(len(x), dtype=np.intp), w, 1)
-        merged = chan_merge(*(np.array([v]) for v in self._pooled), *pooled)
-        self._pooled = [float(v[0]) for v in merged]
 
     def merge(self, other: Gaussian) -> None:
         """Absorb ``other`` (exact up to float rounding: Chan et al.'s parallel rule). Cost O(J).
@@ -200,8 +188,6 @@ class Gaussian(Summary):
         )
         self._weights, self._means, self._m2 = weights_.tolist(), means.tolist(), m2.tolist()
         self._missing = (np.asarray(self._missing) + incoming[3]).tolist()
-        merged = chan_merge(*(np.array([v]) for v in self._pooled), *(np.array([v]) for v in other._pooled))
-        self._pooled = [float(v[0]) for v in merged]
 
     def table(self) -> Moments:
         """Per-class weights, means and ML variances (``(n_classes,)`` each). Cost O(J)."""
@@ -212,14 +198,16 @@ class Gaussian(Summary):
 
     @property
     def pooled(self) -> tuple[float, float, float]:
-        """Pooled ``(weight, mean, ML variance)`` over all classes (missing values excluded)."""
-        total, mean, m2 = self._pooled
-        return total, mean, (max(m2 / total, 0.0) if total > 0 else 0.0)
+        """Pooled ``(weight, mean, ML variance)`` over all classes (missing values excluded). Cost O(J).
+
+        Derived from the per-class moments (``pooled_moments``), so it always agrees with them.
+        """
+        return pooled_moments(self.table())
 
     def memory_usage(self) -> int:
         n_classes = len(self._weights)
-        # five lists of floats (24 bytes per float object + 8 per slot) and the class index
-        return int(5 * sys.getsizeof([]) + 32 * (4 * n_classes + 3) + sys.getsizeof(self._classes.labels))
+        # four lists of floats (24 bytes per float object + 8 per slot) and the class index
+        return int(4 * sys.getsizeof([]) + 32 * 4 * n_classes + sys.getsizeof(self._classes.labels))
 
     def _check(self) -> None:
         n_classes = len(self._classes)
@@ -229,14 +217,7 @@ class Gaussian(Summary):
         # M2 ≥ 0 up to rounding
         for total, m2 in zip(self._weights, self._m2):
             assert m2 >= -1e-9 * max(1.0, abs(m2)), (total, m2)
-        total, mean, m2 = self._pooled
-        assert math.isclose(total, math.fsum(self._weights), rel_tol=1e-9, abs_tol=1e-12)
-        if total > 0:
-            shares = np.asarray(self._weights) / total  # (shares, not weights: W·μ may overflow)
-            means = np.asarray(self._means)
-            scale = float(np.max(np.abs(means))) if len(means) else 0.0  # cancellation is relative to it
-            assert math.isclose(mean, float(shares @ means), rel_tol=1e-6, abs_tol=1e-9 + 1e-9 * scale)
-        assert all(m2 <= _M2_MAX for m2 in self._m2) and self._pooled[2] <= _M2_MAX, "M2 is finite"
+        assert all(m2 <= _M2_MAX for m2 in self._m2), "M2 is finite"
 
 
 # --------------------------------------------------------------------------------------------
@@ -276,13 +257,15 @@ def _saturate(m2: np.ndarray) -> np.ndarray:
 
 
 def _welford_extreme(total: float, mean: float, m2: float, x: float, w: float) -> tuple[float, float]:
-    """The Welford/West update of ``update`` when ``d = x − μ`` or M2 overflows: the new mean
-    computed on halves, ``2·(μ/2 + (a/W')·(x/2 − μ/2))``, and M2 saturating at ``_M2_MAX``."""
+    """The Welford/West update of ``update`` when ``d = x − μ`` or M2 overflows, or M2 would
+    shrink: the new mean computed on halves, ``2·(μ/2 + (a/W')·(x/2 − μ/2))``, and the increment
+    ``a·(W/W')·d²``, which cannot be negative, with M2 saturating at ``_M2_MAX``."""
+    before = total
     total += w
     share = w / total
     half = 0.5 * x - 0.5 * mean
     mean = 2.0 * (0.5 * mean + share * half)
-    increment = (4.0 * w * (1.0 - share)) * half * half  # a·d·(x − μ') = a·(1 − a/W')·d²
+    increment = (4.0 * w * (before / total)) * half * half  # a·d·(x − μ') = a·(W/W')·d²
     m2 = m2 + increment
     return mean, (m2 if m2 <= _M2_MAX else _M2_MAX)
 
