@@ -245,6 +245,11 @@ def _batch_moments(x: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: i
             scaled = 0.25 * shift
             share = np.divide(w, total[codes], out=np.zeros(len(w)), where=total[codes] > 0)
             means = 4.0 * (scaled + np.bincount(codes, weights=share * (0.25 * x - scaled[codes]), minlength=n_classes))
+            low = np.full(n_classes, np.inf)
+            high = np.full(n_classes, -np.inf)
+            np.minimum.at(low, codes, x)
+            np.maximum.at(high, codes, x)
+            means = np.where(total > 0, np.clip(means, np.minimum(low, high), np.maximum(low, high)), means)  # within the values
         deviation = x - means[codes]
         m2 = np.bincount(codes, weights=w * deviation * deviation, minlength=n_classes)
     return total, means, _saturate(m2)
@@ -259,12 +264,14 @@ def _saturate(m2: np.ndarray) -> np.ndarray:
 def _welford_extreme(total: float, mean: float, m2: float, x: float, w: float) -> tuple[float, float]:
     """The Welford/West update of ``update`` when ``d = x − μ`` or M2 overflows, or M2 would
     shrink: the new mean computed on halves, ``2·(μ/2 + (a/W')·(x/2 − μ/2))``, and the increment
-    ``a·(W/W')·d²``, which cannot be negative, with M2 saturating at ``_M2_MAX``."""
+    ``a·(W/W')·d²``, which cannot be negative, with M2 saturating at ``_M2_MAX``. The new mean
+    lies between μ and x (a rounding past the float range is clipped back)."""
     before = total
     total += w
     share = w / total
     half = 0.5 * x - 0.5 * mean
-    mean = 2.0 * (0.5 * mean + share * half)
+    low, high = (mean, x) if mean <= x else (x, mean)
+    mean = min(max(2.0 * (0.5 * mean + share * half), low), high)
     increment = (4.0 * w * (before / total)) * half * half  # a·d·(x − μ') = a·(W/W')·d²
     m2 = m2 + increment
     return mean, (m2 if m2 <= _M2_MAX else _M2_MAX)
@@ -291,6 +298,7 @@ def chan_merge(weights_a, means_a, m2_a, weights_b, means_b, m2_b):
             # d overflowed (means near ±1.8e308): on halves, as _welford_extreme
             half = 0.5 * means_b - 0.5 * means_a
             safe = np.where(positive, 2.0 * (0.5 * means_a + half * share_b), 0.0)
+            safe = np.clip(safe, np.minimum(means_a, means_b), np.maximum(means_a, means_b))  # between the two
             means = np.where(np.isfinite(means), means, safe)
             spread = np.where(positive, m2_a + m2_b + (4.0 * (weights_a * share_b)) * half * half, 0.0)
             m2 = np.where(np.isfinite(m2), m2, spread)
