@@ -48,11 +48,17 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         Level 2 of a variable is rebuilt when its count of observations has grown by this factor
         since the last rebuild (at every one of the first observations, sparser later).
     rebuild_every
-        Upper bound on the gap, in observations, between two rebuilds of a variable (drift).
+        Upper bound on the gap, in observations, between two rebuilds of a variable.
     on_type_change
         What to do with a value of the other kind (a string in a numeric feature, or a number in a
         categorical one): "raise" a ``ValueError`` naming the feature (default; nothing is
         learned), or count it as "missing".
+    drift_delta
+        Confidence δ of the change detector on the model's own error (``docs/algorithms/drift.md``):
+        every 32 rows the error of the most recent rows is tested against the older ones, and
+        when it has risen significantly the model forgets what it learned before the change
+        (summaries, level 2, class counts, older history rows) and restarts its weights on the
+        rows since. Smaller detects later and more rarely by chance; None never forgets.
     seed
         Seed of every random choice (the learners' perturbations).
 
@@ -97,6 +103,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         rebuild_growth: float = 0.5,
         rebuild_every: int = 50_000,
         on_type_change: str = "raise",
+        drift_delta: float | None = 0.002,
         seed: int | None = None,
     ):
         self.numeric = numeric
@@ -107,6 +114,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self.rebuild_growth = rebuild_growth
         self.rebuild_every = rebuild_every
         self.on_type_change = on_type_change
+        self.drift_delta = drift_delta
         self.seed = seed
         self._check_params()
         self._engine = self._new_engine()
@@ -126,6 +134,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             raise ValueError(f"rebuild_every must be an integer >= 1, got {self.rebuild_every!r}")
         if self.on_type_change not in rows.POLICIES:
             raise ValueError(f"on_type_change must be one of {rows.POLICIES}, got {self.on_type_change!r}")
+        if self.drift_delta is not None and (
+            isinstance(self.drift_delta, bool | np.bool_)
+            or not isinstance(self.drift_delta, float | np.floating)
+            or not 0.0 < self.drift_delta < 1.0
+        ):
+            raise ValueError(f"drift_delta must be None or a number in (0, 1), got {self.drift_delta!r}")
         if self.seed is not None and not isinstance(self.seed, numbers.Integral):
             raise ValueError(f"seed must be None or an integer, got {self.seed!r}")
 
@@ -136,8 +150,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         categorical = self.categorical if self.categorical is not None else summaries.Categorical()
         optimizer = (self.optimizer if self.optimizer is not None else weights.VNS()).clone()
         optimizer.reset(0, 0, self.seed)
-        return Engine(numeric, categorical, optimizer, self.history_size, self.batch_size,
-                      self.rebuild_growth, self.rebuild_every, self.on_type_change)  # fmt: skip
+        drift_delta = None if self.drift_delta is None else float(self.drift_delta)
+        return Engine(numeric, categorical, optimizer, self.history_size, self.batch_size, self.rebuild_growth,
+                      self.rebuild_every, self.on_type_change, drift_delta, self.seed)  # fmt: skip
 
     @property
     def _multiclass(self) -> bool:
@@ -236,6 +251,15 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         p = np.exp(shifted)
         return p / p.sum(axis=-1, keepdims=True)
 
+    def forget(self, keep: int = 0) -> None:
+        """Forget what was learned before the ``keep`` most recent rows of the history (at most
+        ``history_size``), as after a detected change (``docs/algorithms/drift.md``): summaries,
+        level 2 and class counts from the kept rows only, the weights restarted on them. The
+        variables and the classes stay."""
+        if isinstance(keep, bool) or not isinstance(keep, numbers.Integral) or keep < 0:
+            raise ValueError(f"keep must be an integer >= 0, got {keep!r}")
+        self._engine.forget(int(keep))
+
     def debug_one(self, x: dict) -> str:
         """Each feature's weighted log-likelihood contribution per class, as a text table."""
         engine = self._engine
@@ -307,7 +331,14 @@ _LEARNERS = ("Uniform", "PGDMB", "VNS", "Graphical")
 
 def _model_state(model: WeightedNaiveBayes) -> dict:
     e = model._engine
-    return {"classes": e.classes, "registry": e.registry, "history": e.history, "schedule": e.schedule, "learner": e.optimizer}
+    return {
+        "classes": e.classes,
+        "registry": e.registry,
+        "history": e.history,
+        "schedule": e.schedule,
+        "learner": e.optimizer,
+        "monitor": e.monitor,
+    }
 
 
 def _model_check(fields: io.Fields) -> None:
@@ -317,13 +348,18 @@ def _model_check(fields: io.Fields) -> None:
         fields.fail("history", f"holds {history.capacity} rows, history_size is {p['history_size']}")
     if (schedule.growth, schedule.every) != (p["rebuild_growth"], p["rebuild_every"]):
         fields.fail("schedule", "its growth and every differ from rebuild_growth and rebuild_every")
+    monitor = s["monitor"]
+    if (monitor is None) != (p["drift_delta"] is None) or (monitor is not None and monitor.delta != p["drift_delta"]):
+        fields.fail("monitor", "must be null exactly when drift_delta is, with delta = drift_delta")
     io.engine.check_parts(fields, classes, registry, history, schedule, s["learner"])
 
 
 def _model_build(fields: io.Fields) -> WeightedNaiveBayes:
     model = WeightedNaiveBayes(**fields.params)
     e, s = model._engine, fields.state
-    e.classes, e.registry, e.history, e.schedule, e.optimizer = (s[k] for k in ("classes", "registry", "history", "schedule", "learner"))
+    e.classes, e.registry, e.history, e.schedule, e.optimizer, e.monitor = (
+        s[k] for k in ("classes", "registry", "history", "schedule", "learner", "monitor")
+    )
     e.parser.registry = e.registry
     e.n_seen = e.history.stored
     e.reencode_all()  # the encoded window, a function of the raw rows and level 2
@@ -343,6 +379,7 @@ io.register(
             "rebuild_growth": io.Float(above=0.0, doc="rebuild when a count has grown by this factor"),
             "rebuild_every": io.Int(low=1, doc="largest gap between two rebuilds"),
             "on_type_change": io.Str(choices=rows.POLICIES, doc="a value of the other kind: raise or missing"),
+            "drift_delta": io.Optional(io.Float(above=0.0, below=1.0), doc="confidence of the change detector (null: off)"),
             "seed": io.Optional(io.Int(), doc="seed of every random choice"),
         },
         state={
@@ -351,6 +388,7 @@ io.register(
             "history": io.Record("History", doc="the window of raw rows"),
             "schedule": io.Record("Schedule", doc="rebuild countdown and step counters"),
             "learner": io.Record(*_LEARNERS, doc="the weight learner and its state"),
+            "monitor": io.Optional(io.Record("Monitor"), doc="the change detector (null when drift_delta is)"),
         },
         checks=(_model_check,),
         doc="The classifier: its parameters and the state of every part",

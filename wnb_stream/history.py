@@ -172,6 +172,23 @@ class History:
         self.cursor = (self.cursor + m) % self.capacity
         self.size = min(self.size + m, self.capacity)
 
+    def keep_recent(self, m: int) -> None:
+        """Drop every row but the ``m`` most recent (forgetting); they move to the front of the ring.
+
+        ``stored`` (the clock) does not change. Cost O(m · columns).
+        """
+        m = max(0, min(int(m), self.size))
+        if m == self.size:
+            return
+        rows = self.recent(m)
+        for name in ("numeric", "categorical", "present", "log_lik", "y", "sample_weight"):
+            array = getattr(self, name)
+            kept = array[rows]
+            array[m:] = {"numeric": np.nan, "categorical": None, "present": False}.get(name, 0)
+            array[:m] = kept
+        self.size = m
+        self.cursor = m % self.capacity
+
     def order(self) -> np.ndarray:
         """Row indices from the oldest to the most recent, ``(size,)``."""
         start = (self.cursor - self.size) % self.capacity

@@ -4,11 +4,12 @@ model what it is.
 For a row: count its class, create the variables of its new features, count the variables it
 holds, update its categorical summaries, store its raw values in the history (the numeric
 summaries take them from there, see ``registry.py``), rebuild level 2 where the schedule says,
-encode the row with the current level 2, and step the learner when its batch is full. A chunk of
+encode the row with the current level 2, check for a change of concept every ``drift.EVERY`` rows
+(and forget what came before one), and step the learner when its batch is full. A chunk of
 a mini-batch goes through the same steps in bulk; the schedule cuts chunks so that only a
-chunk's last row can register a class, rebuild or step (``schedule.py``). The parts each own
-their state: ``Classes``, ``Registry`` (the variables), ``History``, ``Lookup``, ``Schedule``,
-the learner; the engine owns none beyond them.
+chunk's last row can register a class, rebuild, check for a change or step (``schedule.py``).
+The parts each own their state: ``Classes``, ``Registry`` (the variables), ``History``,
+``Lookup``, ``Schedule``, ``Monitor``, the learner; the engine owns none beyond them.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import math
 import numpy as np
 
 from ..history import History
-from ..variable import NOWHERE
+from ..variable import NOWHERE, Variable
 from ..tables import Batch, Context
 from .classes import Classes
+from .drift import EVERY, Monitor
 from .lookup import Lookup
 from .registry import Registry
 from .rows import Frame, Row, RowParser, feature_order
@@ -48,11 +50,12 @@ class Engine:
         Summary prototypes, cloned for each new variable.
     optimizer
         The weight learner (a fresh clone, reset).
-    history_size, batch_size, rebuild_growth, rebuild_every, on_type_change
+    history_size, batch_size, rebuild_growth, rebuild_every, on_type_change, drift_delta, seed
         As ``WeightedNaiveBayes``'s parameters (already checked).
     """
 
-    def __init__(self, numeric, categorical, optimizer, history_size, batch_size, rebuild_growth, rebuild_every, on_type_change):
+    def __init__(self, numeric, categorical, optimizer, history_size, batch_size, rebuild_growth, rebuild_every,
+                 on_type_change, drift_delta=None, seed=None):  # fmt: skip
         self.numeric_prototype = numeric
         self.categorical_prototype = categorical
         self.optimizer = optimizer
@@ -63,6 +66,8 @@ class Engine:
         self.history = History(history_size)
         self.lookup = Lookup()
         self.schedule = Schedule(rebuild_growth, rebuild_every)
+        self.monitor = Monitor(drift_delta) if drift_delta is not None else None
+        self.seed = seed
         self.shape = (0, 0)  # (K, J) the history and the learner are sized for
         self.n_seen = 0
         self._context: Context | None = None  # the variables' prior costs and activity (a cache)
@@ -94,6 +99,8 @@ class Engine:
         schedule.rebuild_due(registry, self.classes, self._rebuild)
         self._encode_newest(row)
         schedule.pending += 1
+        if self.monitor is not None and self.n_seen % EVERY == 0:
+            self._watch()
         self._maybe_step()
 
     def _grow_classes(self) -> None:
@@ -268,6 +275,70 @@ class Engine:
         self.optimizer.learn(batch, window, self.context())
         self.lookup.stale_coef = True
 
+    # ------------------------------------------------------------------ change detection
+    def _watch(self) -> None:
+        """A check point: the 0/1 errors of the rows since the last one go to the monitor; on a
+        rise of the error, forget what came before the change.
+
+        A row's error is that of the current model on the row's encoding in the history (level 2
+        as rebuilt so far, the learner's current weights): both paths of learning meet here in
+        the same state, so they detect the same changes.
+        """
+        h = self.history
+        m = min(EVERY, h.size)
+        if len(self.classes) < 2 or m == 0:
+            return
+        self.refresh()
+        K, J = len(self.registry), len(self.classes)
+        rows = as_slice(h.recent(m))
+        scores = self.lookup.bias + np.einsum("nkj,kj->nj", h.log_lik[rows, :K, :J], self.lookup.coef[:K, :J])
+        errors = np.argmax(scores, axis=1) != h.y[rows]
+        since = self.monitor.add(errors[h.sample_weight[rows] > 0])
+        if since:
+            self.forget(since)
+
+    def forget(self, keep: int) -> None:
+        """Forget all but the ``keep`` most recent rows of the history (0: everything).
+
+        What the model learned from older examples is dropped: each variable's summary starts
+        afresh from the kept rows (its level 2 with it), the class counts are those of the kept
+        rows, the learner restarts (a variable it had zeroed can come back) and steps on them.
+        The variables, the classes and the clocks stay.
+        """
+        h, registry, classes, schedule = self.history, self.registry, self.classes, self.schedule
+        keep = max(0, min(int(keep), h.size))
+        h.keep_recent(keep)
+        K, J = len(registry), len(classes)
+        y, w = h.y[:keep], h.sample_weight[:keep]
+        classes.counts = np.bincount(y, weights=w, minlength=J).astype(float)
+        classes.seen = np.bincount(y, minlength=J).astype(float)
+        classes.next_rebuild = np.zeros(J)  # every variable is rebuilt below
+        labels = classes.typed()
+        for k, old in enumerate(registry.variables):
+            prototype = self.numeric_prototype if old.kind == "numeric" else self.categorical_prototype
+            variable = Variable(old.name, old.kind, prototype.clone())
+            registry.variables[k] = variable
+            present = h.present[:keep, k]
+            if old.kind == "categorical" and present.any():
+                values = h.categorical[:keep, registry.column[k]][present]
+                variable.summary.update_coded(values, y[present], labels, w[present])
+        registry.count = h.present[:keep, :K].sum(axis=0).astype(float)
+        registry.next_rebuild = np.ones(K)
+        numeric = np.array([v.kind == "numeric" for v in registry.variables], dtype=bool)
+        registry.synced = np.where(numeric, h.stored - keep, h.stored).astype(np.int64)
+        registry.synced_min = int(registry.synced.min()) if K else 0
+        seed = None if self.seed is None else hash((self.seed, h.stored)) & (2**63 - 1)
+        self.optimizer.reset(K, J, seed)
+        self.shape = (K, J)
+        self.lookup.stale = self.lookup.stale_coef = self.lookup.stale_prior = True
+        self._context = None
+        schedule.quiet = 0
+        schedule.step_size = 0
+        schedule.pending = min(keep, self.target_batch)
+        schedule.rebuild_due(registry, classes, self._rebuild)  # level 2 and the encoding of the kept rows
+        if self.monitor is not None:
+            self.monitor.reset()
+
     # ------------------------------------------------------------------ a mini-batch
     def learn_frame(self, frame: Frame, labels: np.ndarray, codes: np.ndarray, uniques: list, sample_weight: np.ndarray) -> None:
         """Learn a parsed batch in chunks cut by the schedule (the states of a loop of ``learn_row``)."""
@@ -281,6 +352,8 @@ class Engine:
         t = 0
         while t < n:
             end = self.schedule.chunk_end(t, n, positions, columns, self.registry, self.classes, self.target_batch)
+            if self.monitor is not None:  # a check point ends a chunk
+                end = min(end, t + EVERY - 1 - self.n_seen % EVERY)
             self._learn_chunk(frame, columns, labels, codes, uniques, sample_weight, t, end + 1)
             t = end + 1
 
@@ -340,6 +413,8 @@ class Engine:
         schedule.rebuild_due(registry, self.classes, self._rebuild)
         self._encode_chunk(ks, block, present, categorical, m, hi)
         schedule.pending += m
+        if self.monitor is not None and self.n_seen % EVERY == 0:
+            self._watch()
         self._maybe_step()
 
     def _encode_chunk(self, ks, block, present, categorical, m: int, hi: int) -> None:
@@ -432,6 +507,8 @@ class Engine:
         self.registry._check_clock(self.history.stored, len(self.history))
         self.schedule._check()
         self.schedule._check_countdown(self.registry)
+        if self.monitor is not None:
+            self.monitor._check()
         self.lookup._check(K, J)
         assert self.n_seen == self.history.stored, "every example learned is stored once"
         assert self.shape[0] <= K and self.shape[1] <= J

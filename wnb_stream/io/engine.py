@@ -14,6 +14,7 @@ What each holds (``docs/saved-model.md``, "The engine and the classifier"):
   rows ever stored. The encoded block ``log_lik`` is not saved: it is a function of the raw rows
   and the current level 2 (``Engine.reencode_all`` rebuilds it, bit for bit).
 - ``Schedule``: the rebuild countdown and the learner's step counters.
+- ``Monitor``: the change detector's buckets of recent errors.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import math
 import numpy as np
 
 from ..engine.classes import Classes
+from ..engine.drift import MAX_BUCKETS, Monitor
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule
 from ..history import History
@@ -369,6 +371,39 @@ register(
     ),
     state=lambda s: {"quiet": s.quiet, "pending": s.pending, "step_size": s.step_size},
     build=_schedule_build,
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# Monitor
+
+
+def _monitor_check(fields: Fields) -> None:
+    rows, errors = fields.state["rows"], fields.state["errors"]
+    if np.any(errors > rows):
+        fields.fail("errors", "a bucket cannot hold more errors than rows")
+
+
+def _monitor_build(fields: Fields) -> Monitor:
+    monitor = Monitor(fields.params["delta"])
+    monitor.rows, monitor.errors = fields.state["rows"], fields.state["errors"]
+    return monitor
+
+
+register(
+    "Monitor",
+    Monitor,
+    Schema(
+        params={"delta": Float(above=0.0, below=1.0, doc="drift_delta, the confidence of the test")},
+        state={
+            "rows": Array("float64", ("n_buckets",), low=1.0, doc=f"rows per bucket, oldest first (at most {MAX_BUCKETS})"),
+            "errors": Array("float64", ("n_buckets",), low=0.0, doc="0/1 errors per bucket"),
+        },
+        checks=(_monitor_check,),
+        doc="The change detector: recent buckets of the model's errors",
+    ),
+    state=lambda m: {"rows": m.rows, "errors": m.errors},
+    build=_monitor_build,
 )
 
 

@@ -1,0 +1,278 @@
+"""Change detection and forgetting (``engine/drift.py``, ``Engine.forget``).
+
+The monitor's split test against a brute-force loop, its false alarms on stationary errors, its
+estimate of where a rise began; forgetting rebuilds level 1 from the kept rows exactly; both
+paths of learning detect the same changes at the same rows; a saved model carries the monitor;
+and the default model recovers from a concept flip that the model without forgetting does not.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from river.datasets import synth
+
+from wnb_stream import WeightedNaiveBayes, io, summaries, weights
+from wnb_stream.engine import core
+from wnb_stream.engine.drift import EVERY, MAX_BUCKETS, MIN_SIDE, Monitor
+
+from test_invariants import assert_same_model, frame, records
+
+# ---------------------------------------------------------------------- the monitor
+
+
+def brute_split(rows, errors, delta):
+    """The most significant split by a plain loop over every split (the test's oracle)."""
+    B = len(rows)
+    if B < 2 * MIN_SIDE:
+        return None, False
+    n, total = sum(rows), sum(errors)
+    mean = total / n
+    variance = max(mean * (1 - mean), 1 / n)
+    log_term = math.log(2 * n / delta)
+    excess = []
+    for i in range(MIN_SIDE, B - MIN_SIDE + 1):
+        n0, n1 = sum(rows[:i]), sum(rows[i:])
+        gap = sum(errors[i:]) / n1 - sum(errors[:i]) / n0
+        m = 1 / (1 / n0 + 1 / n1)
+        epsilon = math.sqrt(2 / m * variance * log_term) + 2 / (3 * m) * log_term
+        excess.append((abs(gap) / epsilon, i, gap))
+    value, best, best_gap = max(excess, key=lambda e: (e[0], -e[1]))  # the first of the largest
+    if value <= 1.0:
+        return None, False
+    return best, (best is not None and best_gap > 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 40), st.floats(0, 1)), min_size=0, max_size=30),
+    st.sampled_from([0.002, 0.05, 0.5]),
+)
+def test_the_split_test_is_the_brute_force_one(buckets, delta):
+    monitor = Monitor(delta)
+    monitor.rows = np.array([float(r) for r, _ in buckets])
+    monitor.errors = np.array([float(round(r * p)) for r, p in buckets])
+    split, rose = monitor._split()
+    expected, expected_rose = brute_split(monitor.rows.tolist(), monitor.errors.tolist(), delta)
+    assert split == expected and (split is None or rose == expected_rose)
+
+
+@pytest.mark.parametrize("rate", [0.01, 0.2, 0.5])
+def test_no_false_alarm_on_a_stationary_error_rate(rate):
+    monitor = Monitor(0.002)
+    rng = np.random.default_rng(3)
+    alarms = sum(monitor.add(rng.random(EVERY) < rate) > 0 for _ in range(5000))  # 160,000 rows
+    assert alarms == 0
+    monitor._check()
+    assert len(monitor.rows) <= MAX_BUCKETS
+
+
+@pytest.mark.parametrize(("before", "after", "within"), [(0.1, 0.9, 96), (0.05, 0.3, 320), (0.2, 0.35, 2000)])
+def test_a_rise_is_detected_soon_and_located(before, after, within):
+    monitor = Monitor(0.002)
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        assert monitor.add(rng.random(EVERY) < before) == 0
+    for t in range(1, 200):
+        since = monitor.add(rng.random(EVERY) < after)
+        if since:
+            break
+    assert since, "the rise was not detected"
+    assert t * EVERY <= within
+    assert since <= t * EVERY + 2 * EVERY, "the change is placed before it happened"
+    assert since >= min(t * EVERY, 4 * EVERY) // 2
+    assert len(monitor) == 0, "the monitor starts afresh after a change"
+
+
+def test_a_fall_is_not_a_change_but_moves_the_reference():
+    monitor = Monitor(0.002)
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        monitor.add(rng.random(EVERY) < 0.6)
+    for _ in range(100):
+        assert monitor.add(rng.random(EVERY) < 0.1) == 0
+    assert len(monitor) < 200 * EVERY, "the older, worse buckets were dropped"
+    assert monitor.errors.sum() / monitor.rows.sum() < 0.3
+
+
+# ---------------------------------------------------------------------- forgetting
+
+
+def flip_rows(n, flip_at, seed=0):
+    """Two informative features (one numeric, one categorical) whose class flips at ``flip_at``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        y = bool(rng.random() < 0.5)
+        x = {"n": round(float(rng.normal(2.0 if y else -2.0, 1.0)), 2), "c": ("u" if y else "v") if rng.random() < 0.8 else "w"}
+        if i % 17 == 0:
+            x["n"] = None
+        rows.append((x, (not y) if i >= flip_at else y, 1.0 if i % 5 else 2.0))
+    return rows
+
+
+def spy_forget(monkeypatch):
+    calls = []
+    original = core.Engine.forget
+
+    def forget(self, keep):
+        calls.append((id(self), self.n_seen, keep))
+        original(self, keep)
+
+    monkeypatch.setattr(core.Engine, "forget", forget)
+    return calls
+
+
+def test_forgetting_rebuilds_level_one_from_the_kept_rows_exactly():
+    model = WeightedNaiveBayes(history_size=300, seed=1, drift_delta=None)
+    rows = flip_rows(500, 10**9)
+    for x, y, w in rows:
+        model.learn_one(x, y, w)
+    model._engine.forget(120)
+    model._check()
+    fresh = {"n": summaries.GKClass(), "c": summaries.Categorical()}
+    for x, y, w in rows[-120:]:
+        for name, summary in fresh.items():
+            if name in x:
+                summary.update(x[name], y, w)
+    e = model._engine
+    for name, summary in fresh.items():
+        variable = e.registry.variables[e.registry.index[name]]
+        e.registry.feed(np.array([e.registry.index[name]]), e.history, e.classes)
+        got, want = variable.summary.table(), summary.table().aligned(variable.summary.table().classes)
+        np.testing.assert_allclose(got.counts, want.counts)
+        np.testing.assert_allclose(got.missing, want.missing)
+    labels = e.classes.labels
+    expected = [sum(w for _, y, w in rows[-120:] if y == label) for label in labels]
+    np.testing.assert_allclose(e.classes.counts, expected)
+    assert len(e.history) == 120 and e.history.stored == 500 and e.n_seen == 500
+    # and it keeps learning and predicting
+    for x, y, w in rows[:50]:
+        model.learn_one(x, y, w)
+    model._check()
+    assert set(model.predict_proba_one(rows[0][0])) == {True, False}
+
+
+def test_forgetting_everything_leaves_a_working_model():
+    model = WeightedNaiveBayes(seed=1, drift_delta=None)
+    for x, y, w in flip_rows(200, 10**9):
+        model.learn_one(x, y, w)
+    model._engine.forget(0)
+    model._check()
+    p = model.predict_proba_one({"n": 1.0, "c": "u"})
+    assert math.fsum(p.values()) == pytest.approx(1.0)
+    for x, y, w in flip_rows(100, 10**9, seed=1):
+        model.learn_one(x, y, w)
+    model._check()
+
+
+@pytest.mark.parametrize("optimizer", ["Uniform", "VNS", "PGDMB", "Graphical"])
+@pytest.mark.parametrize("numeric", ["GKClass", "Gaussian"])
+def test_both_paths_forget_at_the_same_rows_and_reach_the_same_model(monkeypatch, optimizer, numeric):
+    calls = spy_forget(monkeypatch)
+    make = {"Uniform": weights.Uniform, "VNS": lambda: weights.VNS(batch_size=50), "PGDMB": lambda: weights.PGDMB(batch_size=50), "Graphical": weights.Graphical}[optimizer]
+    params = dict(numeric=getattr(summaries, numeric)(), optimizer=make(), history_size=200, seed=3)
+    a, b = WeightedNaiveBayes(**params), WeightedNaiveBayes(**params)
+    rows = flip_rows(900, 450)
+    rng = np.random.default_rng(0)
+    i = 0
+    while i < len(rows):
+        size = int(rng.choice([1, 13, 70, 150]))
+        chunk = rows[i : i + size]
+        X, ys, ws = frame(chunk)
+        a.learn_many(X, ys, np.array(ws))
+        for x, y, w in zip(records(X), ys, ws, strict=True):
+            b.learn_one(x, y, w)
+        i += size
+        assert_same_model(a, b, [x for x, _, _ in chunk[-3:]])
+    a._check()
+    b._check()
+    by_a = [(n, keep) for who, n, keep in calls if who == id(a._engine)]
+    by_b = [(n, keep) for who, n, keep in calls if who == id(b._engine)]
+    assert by_a and by_a == by_b, calls
+    assert all(450 < n <= 700 for n, _ in by_a), calls
+
+
+def test_a_saved_model_carries_the_monitor_and_keeps_detecting(monkeypatch):
+    calls = spy_forget(monkeypatch)
+    rows = flip_rows(1200, 700)
+    model = WeightedNaiveBayes(seed=2)
+    for x, y, w in rows[:600]:
+        model.learn_one(x, y, w)
+    copy = io.loads(io.dumps(model))
+    np.testing.assert_array_equal(copy._engine.monitor.rows, model._engine.monitor.rows)
+    for x, y, w in rows[600:]:
+        model.learn_one(x, y, w)
+        copy.learn_one(x, y, w)
+    by_model = [(n, keep) for who, n, keep in calls if who == id(model._engine)]
+    by_copy = [(n, keep) for who, n, keep in calls if who == id(copy._engine)]
+    assert by_model and by_model == by_copy
+    assert model.predict_proba_one(rows[-1][0]) == copy.predict_proba_one(rows[-1][0])
+
+
+def test_without_a_detector_nothing_is_forgotten(monkeypatch):
+    calls = spy_forget(monkeypatch)
+    model = WeightedNaiveBayes(seed=2, drift_delta=None)
+    for x, y, w in flip_rows(1200, 600):
+        model.learn_one(x, y, w)
+    assert calls == [] and model._engine.monitor is None
+    assert io.to_record(model)["state"]["monitor"] is None
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.0, -0.1, math.nan, True, "0.01", 1])
+def test_a_bad_drift_delta_is_refused_by_name(bad):
+    with pytest.raises(ValueError, match="drift_delta"):
+        WeightedNaiveBayes(drift_delta=bad)
+
+
+def sea_flip(n, seed):
+    for i, (x, y) in enumerate(synth.SEA(variant=0, seed=seed).take(n)):
+        yield x, (not y) if i >= n // 2 else y
+
+
+def agrawal_switch(n, seed):
+    return itertools.chain(
+        synth.Agrawal(classification_function=0, seed=seed).take(n // 2),
+        synth.Agrawal(classification_function=2, seed=seed + 1).take(n - n // 2),
+    )
+
+
+@pytest.mark.parametrize("stream", [sea_flip, agrawal_switch], ids=["SEA flipped", "Agrawal 0 to 2"])
+def test_the_default_model_recovers_from_an_abrupt_change(stream):
+    """Accuracy over the last quarter of a stream changed at its middle: the default model is
+    within 3 points of a fresh model started at the change; without forgetting it is far behind."""
+    n = 6000
+    scores = {}
+    for name, params, start in (("default", {}, 0), ("off", {"drift_delta": None}, 0), ("fresh", {}, n // 2)):
+        model = WeightedNaiveBayes(seed=1, **params)
+        hits = []
+        for i, (x, y) in enumerate(stream(n, 7)):
+            if i < start:
+                continue
+            p = model.predict_proba_one(x)
+            hits.append(bool(p) and max(p, key=p.get) == y)
+            model.learn_one(x, y)
+        scores[name] = float(np.mean(hits[-n // 4 :]))
+    assert scores["default"] >= scores["fresh"] - 0.03, scores
+    assert scores["off"] < scores["fresh"] - 0.1, scores
+
+
+def test_forget_by_hand_keeps_the_most_recent_rows_and_checks_its_argument():
+    model = WeightedNaiveBayes(seed=1, drift_delta=None)
+    for x, y, w in flip_rows(300, 10**9):
+        model.learn_one(x, y, w)
+    for bad in (-1, 1.5, True, "3"):
+        with pytest.raises(ValueError, match="keep"):
+            model.forget(bad)
+    assert len(model._engine.history) == 300
+    model.forget(keep=40)
+    model._check()
+    assert len(model._engine.history) == 40 and model._engine.classes.seen.sum() == 40
+    model.forget()
+    model._check()
+    assert len(model._engine.history) == 0 and model._engine.classes.counts.sum() == 0

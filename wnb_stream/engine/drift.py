@@ -1,0 +1,119 @@
+"""Change detection on the model's own error: when its error rate rises, how far back the change is.
+
+The engine scores the rows it has just learned (their encoding by the current level 2 and the
+current weights: a 0/1 error each) and hands the monitor one *bucket* of rows at each check
+point, every ``EVERY`` rows of the stream. The monitor keeps the most recent buckets
+(counts and error sums, at most ``max_buckets``) and tests every split of them into an older and
+a newer part, as ADWIN does (Bifet & Gavaldà, "Learning from time-changing data with adaptive
+windowing", SDM 2007): the means of the two parts differ significantly when
+
+    |μ_new − μ_old| > ε,  ε = sqrt(2/m · σ² · ln(2/δ')) + 2/(3m) · ln(2/δ'),
+
+with m the harmonic mean of the parts' sizes, σ² the variance of the errors over the window,
+and δ' = δ / n for a window of n rows (Bernstein's bound, ADWIN's form). Only a *rise* of the
+error is a change: the newest part past the most significant split is then the model's memory
+(``detected`` returns its number of rows) and the model forgets everything older
+(``docs/algorithms/drift.md``). A significant *fall* (a young model learning) drops the older
+buckets from the window and nothing else, so that the reference level follows the model.
+
+Design note. The monitor is ours, not River's ``drift.ADWIN``: its whole state is two small
+arrays that a saved model stores in its documented schema, the split test is one vectorised
+pass over the buckets, and it answers the question the engine needs (where the change began)
+directly. The check points are fixed by the stream's clock (every ``EVERY`` rows), so a loop of
+``learn_one`` and ``learn_many`` check at the same rows with the same states.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["Monitor", "EVERY"]
+
+#: Rows per bucket: the monitor checks for a change once per this many rows of the stream.
+EVERY = 32
+
+#: Buckets kept (the window the test looks at: 32 × 512 = 16,384 rows).
+MAX_BUCKETS = 512
+
+#: Buckets needed on each side of a split (the newer side: at least 2 × 32 = 64 rows).
+MIN_SIDE = 2
+
+
+class Monitor:
+    """Buckets of 0/1 errors and the one-sided ADWIN test over their splits.
+
+    Parameters
+    ----------
+    delta
+        Confidence of the test (false alarm probability bound per check, δ): smaller detects
+        later and more rarely by chance.
+
+    Examples
+    --------
+    >>> monitor = Monitor(delta=0.002)
+    >>> rng = np.random.default_rng(0)
+    >>> found = [monitor.add(rng.random(32) < (0.1 if t < 60 else 0.6)) for t in range(80)]
+    >>> first = next(t for t, rows in enumerate(found) if rows)
+    >>> 60 <= first <= 64, found[first] <= 32 * (first - 59)
+    (True, True)
+    """
+
+    __slots__ = ("delta", "rows", "errors")
+
+    def __init__(self, delta: float):
+        self.delta = float(delta)
+        self.rows = np.zeros(0)  # (B,) rows per bucket, oldest first
+        self.errors = np.zeros(0)  # (B,) errors per bucket
+
+    def __len__(self) -> int:
+        return int(self.rows.sum())
+
+    def reset(self) -> None:
+        self.rows, self.errors = np.zeros(0), np.zeros(0)
+
+    def add(self, errors: np.ndarray) -> int:
+        """Add one bucket of 0/1 ``errors (m,)``; the rows since the change if the error rose (else 0)."""
+        m = len(errors)
+        if m == 0:
+            return 0
+        self.rows = np.append(self.rows, float(m))[-MAX_BUCKETS:]
+        self.errors = np.append(self.errors, float(np.sum(errors)))[-MAX_BUCKETS:]
+        split, rose = self._split()
+        if split is None:
+            return 0
+        if not rose:  # the error fell: the older buckets no longer describe the model
+            self.rows, self.errors = self.rows[split:], self.errors[split:]
+            return 0
+        since = int(self.rows[split:].sum())
+        self.reset()
+        return since
+
+    def _split(self) -> tuple[int | None, bool]:
+        """The most significant split (index of the first newer bucket) and whether the error rose there."""
+        B = len(self.rows)
+        if B < 2 * MIN_SIDE:
+            return None, False
+        n = float(self.rows.sum())
+        total = float(self.errors.sum())
+        mean = total / n
+        variance = max(mean * (1.0 - mean), 1.0 / n)  # 0/1 errors; never 0 (a constant window still tests)
+        log_term = math.log(2.0 * n / self.delta)
+        at = np.arange(MIN_SIDE, B - MIN_SIDE + 1)  # splits: buckets [0, i) old, [i, B) new
+        old_rows = np.cumsum(self.rows)[at - 1]
+        old_errors = np.cumsum(self.errors)[at - 1]
+        new_rows = n - old_rows
+        gap = (total - old_errors) / new_rows - old_errors / old_rows
+        m = 1.0 / (1.0 / old_rows + 1.0 / new_rows)
+        epsilon = np.sqrt(2.0 / m * variance * log_term) + 2.0 / (3.0 * m) * log_term
+        excess = np.abs(gap) / epsilon
+        best = int(np.argmax(excess))
+        if excess[best] <= 1.0:
+            return None, False
+        return int(at[best]), bool(gap[best] > 0)
+
+    def _check(self) -> None:
+        assert self.rows.shape == self.errors.shape and len(self.rows) <= MAX_BUCKETS
+        assert np.all(self.rows >= 1) and np.all(self.errors >= 0) and np.all(self.errors <= self.rows)
+        assert 0.0 < self.delta < 1.0
