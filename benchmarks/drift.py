@@ -274,15 +274,19 @@ def rolling(values: np.ndarray, window: int) -> np.ndarray:
 
 
 def recovery(rolling_accuracy: np.ndarray, start: int, window: int) -> int | None:
-    """Examples after ``start`` until the rolling accuracy is within ``RECOVERY_BAND`` below its final
-    level and stays there to the end (0: it never left the band); None ("never") when that happens
-    only in the last window, whose accuracy is the final level itself."""
+    """Examples after ``start`` until the rolling accuracy is back within ``RECOVERY_BAND`` of its
+    final level (either side): 0 when it never leaves that band after ``start``; otherwise the first
+    example, after it first left the band, at which it is back in it. None ("never") when that
+    happens only in the last ``window`` examples, whose accuracy is the final level itself."""
     after = rolling_accuracy[start:]
     if len(after) == 0:
         return None
-    below = np.flatnonzero(after < after[-1] - RECOVERY_BAND)
-    settled = 0 if len(below) == 0 else int(below[-1]) + 1
-    return None if settled > len(after) - window else settled
+    outside = np.abs(after - after[-1]) > RECOVERY_BAND
+    if not outside.any():
+        return 0
+    left = int(np.argmax(outside))
+    back = left + int(np.argmax(~outside[left:]))
+    return None if back >= len(after) - window else back
 
 
 def figures(run: dict, name: str, change: int | None, window: int) -> dict:
