@@ -328,6 +328,32 @@ def table(rows: list[dict], change: int | None) -> str:
                             "rolling accuracy at end", "recovery", "µs / example"])  # fmt: skip
 
 
+def summary(streams: list[dict]) -> str:
+    """Markdown: per stream (rows) and model (columns), the accuracy after the change with the
+    recovery time, then the cumulative log loss; the whole-stream accuracy where no change is known."""
+    if not streams:
+        return "(no results)"
+    models = list(dict.fromkeys(r["model"] for s in streams for r in s["results"]))
+    accuracy, log_loss = [], []
+    for s in streams:
+        by_model = {r["model"]: r for r in s["results"]}
+        cells = []
+        for m in models:
+            r = by_model.get(m)
+            if r is None:
+                cells.append("—")
+            elif s["change"] is None:
+                cells.append(fmt(r["accuracy"], 3) + " (whole)")
+            else:
+                recovered = "never" if r["recovery"] is None else f"{r['recovery']:,}"
+                cells.append(f"{fmt(r['post_change_accuracy'], 3)} ({recovered})")
+        accuracy.append([s["stream"]] + cells)
+        log_loss.append([s["stream"]] + [fmt(by_model[m]["log_loss"], 3) if m in by_model else "—" for m in models])
+    return ("Accuracy after the change past the grace (recovery time in examples):\n\n"
+            + markdown(accuracy, ["stream"] + models)
+            + "\n\nCumulative log loss (`fresh`: from the change on):\n\n" + markdown(log_loss, ["stream"] + models))
+
+
 def _json(value):
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -411,6 +437,9 @@ def main(argv=None) -> int:
                                     "results": rows})  # fmt: skip
         output.write_text(json.dumps(_json(document), indent=1, ensure_ascii=False) + "\n")
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    overview = summary(document["streams"])
+    print(f"\n## Summary\n\n{overview}")
+    report.insert(1, overview)
     output.with_suffix(".md").write_text("\n\n".join(report) + "\n")
     return 0
 
