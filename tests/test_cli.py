@@ -101,6 +101,26 @@ def test_output_json_content(tmp_path, capsys):
     assert row["model"] == "noop" and row["n"] == 50 and row["macro_auc"] is None and row["selected"] is None
 
 
+def test_output_has_the_final_rolling_figures_of_the_curves(tmp_path, capsys):
+    target, curves = tmp_path / "table.json", tmp_path / "curves.csv"
+    code, _, err = run(["evaluate", "--models", PEERS, "--n", "250", "--window", "40", "--quiet", "--no-auc",
+                        "--output", str(target), "--curves", str(curves)], capsys)  # fmt: skip
+    assert code == 0, err
+    rows = {row["model"]: row for row in json.loads(target.read_text())["results"]}
+    last = {row["model"]: row for row in csv.DictReader(open(curves)) if row["n"] == "250"}
+    for model in ("river-gnb", "noop"):
+        assert rows[model]["window"] == 40
+        for key in ("rolling_accuracy", "rolling_log_loss"):
+            assert rows[model][key] == pytest.approx(float(last[model][key]))
+    assert rows["noop"]["rolling_accuracy"] == 0.0 and rows["noop"]["rolling_log_loss"] == pytest.approx(math.log(3))
+
+
+def test_plain_progress_shows_the_rolling_accuracy(capsys):
+    code, _, err = run(["evaluate", "--models", "noop", "--n", "100", "--window", "30"], capsys)
+    assert code == 0
+    assert "waveform: 100/100  noop acc 0.000 (last 30: 0.000) loss 1.099" in err.splitlines()
+
+
 def test_csv_file_input_with_type_inference_and_overrides(tmp_path, capsys):
     path = tmp_path / "weather.csv"
     path.write_text(CSV_TEXT)

@@ -356,6 +356,54 @@ def test_curves_hold_cumulative_and_rolling_values():
     assert all(len(values) == 10 for values in curve.values()) and run.window == 50
 
 
+class Dice(base.Classifier):
+    """Random distributions over three classes (empty at first); keeps what it predicted."""
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self._rng = np.random.default_rng(seed)
+        self.predicted = []
+
+    def learn_one(self, x, y):
+        return None
+
+    def predict_proba_one(self, x):
+        if len(self.predicted) < 3:  # no prediction yet: wrong, uniform over the known classes
+            proba = {}
+        else:
+            p = self._rng.dirichlet([1.0, 1.0, 1.0])
+            proba = {c: float(v) for c, v in zip("abc", p) if v > 0.2 or c == "a"}  # some classes missing
+        self.predicted.append(proba)
+        return proba
+
+
+@pytest.mark.parametrize("window", [1, 7, 50, 1000])
+def test_rolling_curves_and_final_rolling_figures_match_a_brute_force_computation(window):
+    rng = np.random.default_rng(5)
+    stream = [({"i": i}, str(rng.choice(list("abc")))) for i in range(300)]
+    model = Dice(seed=3)
+    run = prequential(stream, {"d": model}, classes=["a", "b", "c"], checkpoint_every=13, window=window)
+    hits, losses = [], []
+    for (_, y), proba in zip(stream, model.predicted):
+        if proba:
+            hits.append(max(proba, key=proba.get) == y)
+            losses.append(-math.log(max(proba.get(y, 0.0), evaluation.LOG_LOSS_CLIP)))
+        else:
+            hits.append(False)
+            losses.append(math.log(3))
+    curve = run.curves["d"]
+    assert curve["n"] == list(range(13, 300, 13)) + [300]
+    for i, end in enumerate(curve["n"]):
+        last = slice(max(0, end - window), end)
+        assert curve["rolling_accuracy"][i] == pytest.approx(np.mean(hits[last]))
+        assert curve["rolling_log_loss"][i] == pytest.approx(np.mean(losses[last]))
+        assert curve["accuracy"][i] == pytest.approx(np.mean(hits[:end]))
+    (row,) = run.results
+    assert row.window == window
+    assert row.rolling_accuracy == pytest.approx(np.mean(hits[-window:]))
+    assert row.rolling_log_loss == pytest.approx(np.mean(losses[-window:]))
+
+
 def test_warm_up_runs_clones_and_leaves_the_models_untouched():
     spy = Spy()
     evaluation.warm_up({"s": spy}, n=20)

@@ -43,7 +43,7 @@ DEFAULT_N = 10_000
 
 _COLUMNS = (
     "model", "n", "accuracy", "log_loss", "macro_auc", "compression_rate", "selected", "n_features",
-    "examples_per_second", "peak_memory", "seconds",
+    "examples_per_second", "peak_memory", "seconds", "window", "rolling_accuracy", "rolling_log_loss",
 )  # fmt: skip
 
 
@@ -129,9 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=42, help="seed of the models, generators and shuffles (default: 42)")
     run.add_argument(
         "--window", type=_window, metavar="W",
-        help="examples in the rolling window of the rolling curves (default: n/20, at least 100; 1,000 for an endless input)",
+        help="examples in the rolling window of the rolling curves and of the final rolling accuracy and log loss "
+        "of --output (default: n/20, at least 100; 1,000 for an endless input)",
     )  # fmt: skip
-    run.add_argument("--output", metavar="FILE", help="write the final table to FILE (.csv or .json)")
+    run.add_argument(
+        "--output", metavar="FILE",
+        help="write the final table to FILE (.csv or .json), with the accuracy and log loss over the last --window examples",
+    )  # fmt: skip
     run.add_argument("--curves", metavar="FILE.csv", help="write the learning curves (cumulative and rolling) to FILE.csv")
     run.add_argument(
         "--plot", metavar="FILE.png",
@@ -274,6 +278,7 @@ def _running_rows(run: evaluation.Evaluation) -> list[dict]:
     for name, metrics in run.metrics.items():
         seconds = run.seconds[name]
         rows.append({"model": name, "accuracy": metrics.accuracy, "log_loss": metrics.log_loss,
+                     "rolling_accuracy": metrics.rolling_accuracy,
                      "examples_per_second": metrics.n / seconds if seconds else 0.0})  # fmt: skip
     return rows
 
@@ -315,11 +320,11 @@ class _RichProgress:
 
         self.progress.update(self.task, completed=run.n)
         table = Table(box=None, pad_edge=False)
-        for header in ("model", "accuracy", "log loss", "examples/s"):
+        for header in ("model", "accuracy", f"last {run.window:,}", "log loss", "examples/s"):
             table.add_column(header, justify="left" if header == "model" else "right")
         for row in _running_rows(run):
-            table.add_row(row["model"], f"{row['accuracy']:.4f}", f"{row['log_loss']:.4f}",
-                          f"{row['examples_per_second']:,.0f}")  # fmt: skip
+            table.add_row(row["model"], f"{row['accuracy']:.4f}", f"{row['rolling_accuracy']:.4f}",
+                          f"{row['log_loss']:.4f}", f"{row['examples_per_second']:,.0f}")  # fmt: skip
         self.live.update(Group(self.progress, table))
 
 
@@ -343,7 +348,10 @@ class _PlainProgress:
         while self.next <= run.n:
             self.next += self.step
         done = f"{run.n:,}/{self.total:,}" if self.total else f"{run.n:,}"
-        metrics = "  ".join(f"{r['model']} acc {r['accuracy']:.3f} loss {r['log_loss']:.3f}" for r in _running_rows(run))
+        metrics = "  ".join(
+            f"{r['model']} acc {r['accuracy']:.3f} (last {run.window:,}: {r['rolling_accuracy']:.3f}) loss {r['log_loss']:.3f}"
+            for r in _running_rows(run)
+        )
         print(f"{self.label}: {done}  {metrics}", file=sys.stderr, flush=True)
 
 

@@ -310,7 +310,11 @@ class RunningMetrics:
 
 @dataclasses.dataclass(slots=True)
 class Result:
-    """Final figures of one model on one stream (one row of the comparison table)."""
+    """Final figures of one model on one stream (one row of the comparison table).
+
+    ``rolling_accuracy`` and ``rolling_log_loss`` are over the last ``window`` examples: after a
+    change of concept they show where the model stands now, which the cumulative figures blur.
+    """
 
     model: str
     n: int
@@ -323,6 +327,9 @@ class Result:
     seconds: float
     examples_per_second: float
     peak_memory: int
+    window: int = 1000
+    rolling_accuracy: float = float("nan")
+    rolling_log_loss: float = float("nan")
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -369,6 +376,9 @@ class Evaluation:
                     seconds=seconds,
                     examples_per_second=metrics.n / seconds if seconds > 0 else float("inf"),
                     peak_memory=self.peak_memory[name],
+                    window=self.window,
+                    rolling_accuracy=metrics.rolling_accuracy,
+                    rolling_log_loss=metrics.rolling_log_loss,
                 )
             )
 
