@@ -21,7 +21,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_contract import CONFIGS, EXAMPLES, _filled, _truth, assert_same_table, dumps, feed, streams
+from test_contract import (
+    CONFIGS,
+    EXAMPLES,
+    _filled,
+    _truth,
+    dumps,
+    feed,
+    streams,
+)
 
 from wnb_stream import io
 from wnb_stream.summaries import Categorical, CPiD, Gaussian, GKClass, Summary
