@@ -12,6 +12,8 @@ A summary keeps, for one variable, class counts in bounded memory and offers one
 - ``update_coded(values, codes, labels, weights=None)``: the same batch given as class codes
   ``codes (m,)`` into the caller's labels ``labels (J,)``;
 - ``merge(other) -> None``: absorb a summary of the same type built on another stream;
+- ``decay(factor) -> None``: multiply the weight of everything seen so far by ``factor`` in
+  (0, 1] (forgetting, see below);
 - ``table()``: a frozen value of ``wnb_stream.tables`` (``Bins``, ``Categories`` or ``Moments``)
   that level 2 reads; ``n``: the total weight seen (missing values included);
   ``memory_usage()``: bytes held;
@@ -32,6 +34,8 @@ bins, and never inserted. The faults below raise, and a summary that raised is u
   (``weights`` in a batch);
 - a batch whose parts are not 1-D or differ in length, class codes outside the labels:
   ``ValueError`` naming the argument;
+- a decay factor that is not a real number in (0, 1] (NaN, 0, > 1, a bool): ``ValueError``
+  naming ``factor``;
 - merging a summary of another type: ``TypeError``;
 - merging a summary whose parameters cannot be combined with this one's: ``ValueError`` naming
   the parameter.
@@ -53,6 +57,26 @@ fed both streams (the first, then the second):
   ``error`` ≤ ``n / top_k`` (``n`` the weight of the non-missing values).
 
 Merging a summary into itself is allowed (it doubles the counts).
+
+Forgetting (``docs/algorithms/summaries.md#forgetting``): after ``s.decay(f)``, ``s`` answers as
+a summary built on the same stream with every sample weight multiplied by ``f``, the values it
+keeps (tuple values, breaks, means) unchanged; ``decay(1.0)`` changes nothing, bit for bit.
+Exponential forgetting applied at a clock shared by several summaries (forward decay, Cormode,
+Shkapenyuk, Srivastava & Xu 2009) keeps them mergeable: decay is linear, so decaying two summaries
+by the same factors and merging them gives the merge decayed. Per summary:
+
+- ``GKClass``: ``g``, ``Δ``, ``e``, the class counts, the weights (flushed, pending and missing)
+  scale; the ε-invariant ``g + Δ − e ≤ 2εn`` scales with ``n``, so the rank error stays
+  ``≤ εn`` with ``n`` the weight it now holds, and further updates and merges keep it;
+- ``CPiD``: the interval counts, class counts, totals and missing counts scale (the breaks stay);
+- ``Gaussian``: ``W`` and ``M2`` scale, the means are unchanged (exact up to rounding);
+- ``Categorical``: exact counts, class totals and missing counts scale exactly; in sketch mode
+  the count-min table scales (its guarantee is relative to the class totals, which scale alike)
+  and so do the heavy hitters' counts and errors.
+
+A positive weight that would underflow to 0 (after a very long decay) is kept at the smallest
+positive float where the summary needs it positive (``GKClass``'s ``g`` and ``e``, SpaceSaving's
+counts and errors); a ``Gaussian`` class whose weight underflows to 0 restarts empty.
 """
 
 from __future__ import annotations
@@ -76,7 +100,7 @@ from ..tables import (  # noqa: F401
     python_scalar,
     _same_order,
 )
-from .policy import as_weights, check_codes, check_weight, is_missing  # noqa: F401
+from .policy import as_weights, check_codes, check_factor, check_weight, is_missing  # noqa: F401
 
 __all__ = [
     "Bins",
@@ -86,14 +110,16 @@ __all__ = [
     "Summary",
     "is_missing",
     "check_weight",
+    "check_factor",
     "as_weights",
+    "decayed",
 ]
 
 
 class Summary(base.Base, abc.ABC):
     """Abstract base of level-1 summaries (the module docstring states the contract).
 
-    Subclasses implement ``update``, ``update_many``, ``merge``, ``table``, ``n``,
+    Subclasses implement ``update``, ``update_many``, ``merge``, ``decay``, ``table``, ``n``,
     ``memory_usage`` and ``_check``, validate their input with ``policy``, and keep their class
     labels in ``self._classes`` (a ``ClassIndex``).
     """
@@ -148,6 +174,16 @@ class Summary(base.Base, abc.ABC):
         """
 
     @abc.abstractmethod
+    def decay(self, factor: float) -> None:
+        """Multiply the weight of everything seen so far by ``factor`` (0 < factor ≤ 1).
+
+        The summary then answers as one built on the same stream with every sample weight
+        multiplied by ``factor`` (the module docstring states how closely, per summary);
+        ``factor == 1`` changes nothing. ``ValueError`` naming ``factor`` unless it is a real
+        number in (0, 1] (``policy.check_factor``); the summary is then unchanged. Cost O(state).
+        """
+
+    @abc.abstractmethod
     def table(self):
         """The frozen table level 2 reads (``Bins``, ``Categories`` or ``Moments``)."""
 
@@ -163,3 +199,19 @@ class Summary(base.Base, abc.ABC):
     @abc.abstractmethod
     def _check(self) -> None:
         """Assert every invariant of the state (``AssertionError`` when one fails)."""
+
+
+#: The smallest positive float: what a positive weight that ``decay`` would round to 0 becomes.
+SMALLEST_WEIGHT = 5e-324
+
+
+def decayed(weights: np.ndarray, factor: float) -> np.ndarray:
+    """``weights × factor`` (a new float array of the same shape), each positive entry kept at
+    least ``SMALLEST_WEIGHT``, so that a weight a summary needs positive does not underflow to 0.
+
+    >>> decayed(np.array([0.0, 2.0, 1e-320]), 1e-10).tolist()
+    [0.0, 2e-10, 5e-324]
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    scaled = weights * factor
+    return np.where(weights > 0.0, np.maximum(scaled, SMALLEST_WEIGHT), scaled)

@@ -22,6 +22,7 @@ from .base import Categories, ClassIndex, Summary
 from .policy import (
     as_weights,
     category_batch,
+    check_factor,
     fast_weight,
     known_columns,
     label_batch,
@@ -387,6 +388,31 @@ class Categorical(Summary):
         else:
             self._sketch.merge(other._sketch, columns)
             self._heavy.merge(other._heavy, columns)
+
+    # -- forgetting ---------------------------------------------------------------------------
+
+    def decay(self, factor: float) -> None:
+        """Multiply the weight of everything seen so far by ``factor`` (0 < factor ≤ 1).
+
+        The class totals, missing counts and, in exact mode, every count are multiplied by
+        ``factor``: the counts of the same stream with every weight times ``factor``. In sketch
+        mode the count-min table and the heavy hitters' counts and errors scale alike
+        (``CountMinSketch.decay``, ``SpaceSaving.decay``), so both guarantees hold relative to the
+        decayed totals. The mode and the values kept do not change. ``factor == 1`` changes
+        nothing; ``ValueError`` naming ``factor`` unless it is in (0, 1]. Cost O(V·J) exact,
+        O(depth·width·J + k·J) sketched.
+        """
+        factor = check_factor(factor)
+        if factor == 1.0:
+            return
+        self._missing = [value * factor for value in self._missing]
+        self._totals = [value * factor for value in self._totals]
+        if self._counts is not None:
+            for row in self._counts.values():
+                row[:] = [value * factor for value in row]
+            return
+        self._sketch.decay(factor)
+        self._heavy.decay(factor)
 
     # -- invariants ---------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ import numpy as np
 from .base import Bins, ClassIndex, Summary
 from .policy import (
     as_weights,
+    check_factor,
     fast_weight,
     known_columns,
     label_batch,
@@ -442,6 +443,32 @@ class CPiD(Summary):
         self._total += float(np.sum(ws))
         self._min_seen = min(self._min_seen, float(xs.min()))
         self._max_seen = max(self._max_seen, float(xs.max()))
+
+    # -- forgetting ---------------------------------------------------------------------------
+
+    def decay(self, factor: float) -> None:
+        """Multiply the weight of everything seen so far by ``factor`` (0 < factor ≤ 1).
+
+        The interval counts, class counts, the total ``N``, the missing counts and the weights of
+        the warm-up buffer are multiplied by ``factor``; the breaks, the step and the range seen
+        stay. The table is then the former table with its counts times ``factor`` (class totals
+        conserved times ``factor``, as for any cPiD). The split test ``(1 + count)/(N + 2) > α``
+        (Gama & Pinto 2006) counts in units of weight: while ``N < 1/α − 2`` every value that
+        follows splits its interval, as it does after a warm-up on small weights.
+        ``factor == 1`` changes nothing; ``ValueError`` naming ``factor`` unless it is in (0, 1].
+        Cost O(m·J).
+        """
+        factor = check_factor(factor)
+        if factor == 1.0:
+            return
+        self._missing = [value * factor for value in self._missing]
+        self._total *= factor
+        if not self._started:
+            self._buffer = [(x, j, w * factor) for x, j, w in self._buffer]
+            return
+        class_counts = np.array(self._class_counts, dtype=float).reshape(self.n_bins, len(self._missing))
+        self._class_counts = (class_counts * factor).tolist()  # (n_bins, n_classes)
+        self._counts = (np.array(self._counts) * factor).tolist()  # (n_bins,)
 
     # -- merge --------------------------------------------------------------------------------
 

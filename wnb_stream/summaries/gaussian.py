@@ -25,6 +25,7 @@ import numpy as np
 from .base import Bins, ClassIndex, Moments, Summary
 from .policy import (
     as_weights,
+    check_factor,
     fast_weight,
     known_columns,
     label_batch,
@@ -188,6 +189,25 @@ class Gaussian(Summary):
         )
         self._weights, self._means, self._m2 = weights_.tolist(), means.tolist(), m2.tolist()
         self._missing = (np.asarray(self._missing) + incoming[3]).tolist()
+
+    def decay(self, factor: float) -> None:
+        """Multiply the weight of everything seen so far by ``factor`` (0 < factor ≤ 1).
+
+        Per class ``W`` and ``M2`` are multiplied by ``factor`` and the mean is unchanged, so the
+        variance ``M2/W`` is unchanged too (up to rounding): the moments of the same values with
+        every weight times ``factor``. The missing counts scale alike. A class whose ``W``
+        underflows to 0 restarts empty, ``(0, 0, 0)``. ``factor == 1`` changes nothing;
+        ``ValueError`` naming ``factor`` unless it is in (0, 1]. Cost O(J).
+        """
+        factor = check_factor(factor)
+        if factor == 1.0:
+            return
+        weights_ = np.asarray(self._weights, dtype=float) * factor  # (n_classes,)
+        empty = weights_ == 0.0
+        self._weights = weights_.tolist()
+        self._means = np.where(empty, 0.0, np.asarray(self._means, dtype=float)).tolist()
+        self._m2 = np.where(empty, 0.0, np.asarray(self._m2, dtype=float) * factor).tolist()
+        self._missing = (np.asarray(self._missing, dtype=float) * factor).tolist()
 
     def table(self) -> Moments:
         """Per-class weights, means and ML variances (``(n_classes,)`` each). Cost O(J)."""

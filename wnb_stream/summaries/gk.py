@@ -82,10 +82,11 @@ import sys
 import numpy as np
 
 from . import _gk_kernels
-from .base import Bins, ClassIndex, Summary
+from .base import Bins, ClassIndex, Summary, decayed
 from .policy import (
     as_weights,
     check_codes,
+    check_factor,
     check_label,
     check_weight,
     known_columns,
@@ -514,6 +515,30 @@ class GKClass(Summary):
         if self._epsilon is not None:
             self._epsilon = max(self._epsilon, other_epsilon)
         self._compress()
+
+    def decay(self, factor: float) -> None:
+        """Multiply the weight of everything seen so far by ``factor`` (0 < factor ≤ 1).
+
+        ``g``, ``Δ``, ``e``, the class counts, the flushed weight, the pending weights and the
+        missing counts are multiplied by ``factor``; values and buffer positions stay. Every
+        invariant of the design note is linear in the weights, ``2εn`` included, so the rank
+        error stays within ``εn`` of the weight now held, and updates and merges that follow
+        keep it (the compress threshold only grows with ``n``). Positive ``g``, ``Δ``, ``e`` and
+        pending weights are kept at least the smallest positive float (``base.decayed``). ``factor == 1``
+        changes nothing; ``ValueError`` naming ``factor`` unless it is in (0, 1]. Cost O(s·J + b).
+        """
+        factor = check_factor(factor)
+        if factor == 1.0:
+            return
+        self._g = decayed(self._g, factor)
+        self._at_value = decayed(self._at_value, factor)
+        self._delta = decayed(self._delta, factor)  # an upper bound: never rounded down to 0
+        self._counts = self._counts * factor
+        self._weight *= factor
+        self._missing = self._missing * factor
+        if len(self._buffer_weights):
+            pending = decayed(np.frombuffer(self._buffer_weights, dtype=np.float64), factor)
+            self._buffer_weights = array.array("d", pending.tobytes())
 
     def _grow(self) -> None:
         """Append zero class columns for classes registered since the last call

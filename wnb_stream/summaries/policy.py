@@ -34,6 +34,9 @@ Sample weight ``w``: a finite real number ≥ 0, not a bool (``check_weight``); 
 (``as_weights``; ``None`` means ones) is a 1-D numeric array. Anything else: ``ValueError``
 naming ``w`` (``weights`` for a batch). A zero weight registers the class and changes no count.
 
+Decay factor (``decay(factor)``): a real number in (0, 1], not a bool (``check_factor``); anything
+else (NaN, 0, a negative number, more than 1, a string): ``ValueError`` naming ``factor``.
+
 Batches: ``values``, ``labels`` and ``weights`` are 1-D, of one length, else ``ValueError``
 naming the argument. A summary validates the whole batch, in that order (values, labels, weights;
 ``update``: value, weight, label), before it changes anything, and registers a new class only
@@ -54,6 +57,7 @@ from ..tables import ClassIndex, _python_scalar
 
 __all__ = [
     "MAX_TOTAL_WEIGHT",
+    "check_factor",
     "check_total_weight",
     "feature_value",
     "model_key",
@@ -375,6 +379,14 @@ def check_weight(w: Any) -> float:
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"sample weight w must be a finite number >= 0, got {w!r}")
     return value
+
+
+def check_factor(factor: Any) -> float:
+    """A decay factor as a float: a real number in (0, 1], else ``ValueError`` naming ``factor``."""
+    # compared before the conversion: an int beyond the float range is refused, not an OverflowError
+    if isinstance(factor, bool) or not isinstance(factor, numbers.Real) or not 0 < factor <= 1:
+        raise ValueError(f"decay factor must be a real number in (0, 1], got {factor!r}")
+    return float(factor)
 
 
 def fast_weight(w: Any) -> float:

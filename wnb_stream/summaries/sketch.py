@@ -31,6 +31,9 @@ from typing import Any, Hashable
 
 import numpy as np
 
+from .base import SMALLEST_WEIGHT
+from .policy import check_factor
+
 __all__ = ["canonical_bytes", "stable_hash", "CountMinSketch", "SpaceSaving"]
 
 _ROWS_PER_DIGEST = 16  # BLAKE2b digests are at most 64 bytes: sixteen 32-bit words
@@ -237,6 +240,16 @@ class CountMinSketch:
             self.grow(int(columns.max()) + 1)
             self._table[:, columns] += other._table
 
+    def decay(self, factor: float) -> None:
+        """Multiply every counter by ``factor`` (0 < factor ≤ 1): the sketch of the same stream with
+        every weight times ``factor``. The guarantee is relative to the class totals ``N_j``,
+        which scale alike, so it holds as it did. ``factor == 1`` changes nothing; ``ValueError``
+        naming ``factor`` unless it is in (0, 1]. Cost O(depth·width·J), vectorised.
+        """
+        factor = check_factor(factor)
+        if factor != 1.0:
+            self._table *= factor  # in place: the array.array behind the view changes with it
+
     def copy(self) -> CountMinSketch:
         clone = CountMinSketch(self.width, self.depth, self.seed, 0)
         clone._set_table(self._table)
@@ -413,6 +426,29 @@ class SpaceSaving:
         self._slots = dict(kept)
         self._rebuild_heap()
 
+    def decay(self, factor: float) -> None:
+        """Multiply every count, error, class count and heap entry by ``factor`` (0 < factor ≤ 1).
+
+        Each count still over-estimates its value's (decayed) weight by at most its error ≤
+        ``N / capacity``, ``N`` the decayed total. The heap keeps its entries and sequence
+        numbers (they decide later evictions), each entry's count scaled as its slot's, so an
+        entry stays a lower bound of its slot's count. A positive count or error is kept at
+        least the smallest positive float, so that ``error == 0`` still means "exact".
+        ``factor == 1`` changes nothing; ``ValueError`` naming ``factor`` unless it is in (0, 1].
+        Cost O(k·J).
+        """
+        factor = check_factor(factor)
+        if factor == 1.0:
+            return
+        for slot in self._slots.values():
+            slot.count = _decayed(slot.count, factor)
+            slot.error = _decayed(slot.error, factor)
+            slot.class_counts = [value * factor for value in slot.class_counts]
+        self._heap = [(_decayed(count, factor), sequence, value) for count, sequence, value in self._heap]
+        # scaling is monotone, but two counts may round to one float: restore the (count, sequence)
+        # order where that happened (a no-op on a heap still in order)
+        heapq.heapify(self._heap)
+
     def _rebuild_heap(self) -> None:
         self._heap = []
         for value, slot in self._slots.items():
@@ -440,6 +476,12 @@ class SpaceSaving:
             # the class counts hold what the value received while monitored: count − error
             received = math.fsum(slot.class_counts)
             assert math.isclose(received, slot.count - slot.error, rel_tol=1e-9, abs_tol=1e-9 * max(1.0, slot.count))
+
+
+def _decayed(value: float, factor: float) -> float:
+    """``value × factor``, a positive value kept at least the smallest positive float."""
+    scaled = value * factor
+    return scaled if scaled > 0.0 or not value > 0.0 else SMALLEST_WEIGHT
 
 
 def _add_columns(target: list, source: list, columns: list) -> None:
