@@ -212,6 +212,7 @@ def test_a_saved_model_carries_the_monitor_and_keeps_detecting(monkeypatch):
     by_model = [(n, keep) for who, n, keep in calls if who == id(model._engine)]
     by_copy = [(n, keep) for who, n, keep in calls if who == id(copy._engine)]
     assert by_model and by_model == by_copy
+    assert model.changes_detected == copy.changes_detected == len(by_model)
     assert model.predict_proba_one(rows[-1][0]) == copy.predict_proba_one(rows[-1][0])
 
 
@@ -220,7 +221,7 @@ def test_without_a_detector_nothing_is_forgotten(monkeypatch):
     model = WeightedNaiveBayes(seed=2, drift_delta=None)
     for x, y, w in flip_rows(1200, 600):
         model.learn_one(x, y, w)
-    assert calls == [] and model._engine.monitor is None
+    assert calls == [] and model._engine.monitor is None and model.changes_detected == 0
     assert io.to_record(model)["state"]["monitor"] is None
 
 
@@ -276,3 +277,65 @@ def test_forget_by_hand_keeps_the_most_recent_rows_and_checks_its_argument():
     model.forget()
     model._check()
     assert len(model._engine.history) == 0 and model._engine.classes.counts.sum() == 0
+
+
+# ---------------------------------------------------------------------- fading (half_life)
+
+
+def test_fading_is_the_model_of_the_stream_with_each_weight_times_its_decay():
+    """With ``half_life`` h the class counts and every summary are those of the stream whose row i
+    has weight w_i · f^c, f = 2^(−32/h), c = check points after it (forward decay)."""
+    h = 64.0
+    model = WeightedNaiveBayes(seed=1, drift_delta=None, half_life=h, history_size=100)
+    rows = flip_rows(330, 10**9)
+    for x, y, w in rows:
+        model.learn_one(x, y, w)
+    model._check()
+    f = 0.5 ** (EVERY / h)
+    n = len(rows)
+    faded = [(x, y, w * f ** (n // EVERY - i // EVERY)) for i, (x, y, w) in enumerate(rows)]  # row i: at n_seen = i + 1
+    e = model._engine
+    expected = [math.fsum(w for _, y, w in faded if y == label) for label in e.classes.labels]
+    np.testing.assert_allclose(e.classes.counts, expected, rtol=1e-12)
+    reference = {"n": summaries.GKClass(), "c": summaries.Categorical()}
+    for name, summary in reference.items():
+        first = next(i for i, (x, _, _) in enumerate(faded) if x.get(name) is not None)  # (created there)
+        for x, y, w in faded[first:]:
+            if name in x:
+                summary.update(x[name], y, w)
+    for name, summary in reference.items():
+        k = e.registry.index[name]
+        e.registry.feed(np.array([k]), e.history, e.classes)
+        got = e.registry.variables[k].summary.table()
+        want = summary.table().aligned(got.classes)
+        np.testing.assert_allclose(got.counts.sum(axis=0), want.counts.sum(axis=0), rtol=1e-9)
+        np.testing.assert_allclose(got.missing, want.missing, rtol=1e-9)
+    # older rows weigh less in the learners' window too
+    order = e.history.order()
+    assert e.history.sample_weight[order[0]] < e.history.sample_weight[order[-1]] * (2.0 if rows[0][2] == 2.0 else 1.0)
+
+
+def test_fading_goes_the_same_way_on_both_paths():
+    params = dict(optimizer=weights.VNS(batch_size=50), history_size=150, seed=3, half_life=100)
+    a, b = WeightedNaiveBayes(**params), WeightedNaiveBayes(**params)
+    rows = flip_rows(600, 300)
+    rng = np.random.default_rng(1)
+    i = 0
+    while i < len(rows):
+        chunk = rows[i : i + int(rng.choice([1, 9, 64, 120]))]
+        X, ys, ws = frame(chunk)
+        a.learn_many(X, ys, np.array(ws))
+        for x, y, w in zip(records(X), ys, ws, strict=True):
+            b.learn_one(x, y, w)
+        i += len(chunk)
+        assert_same_model(a, b, [x for x, _, _ in chunk[-2:]])
+    a._check()
+    copy = io.loads(io.dumps(a))
+    assert copy.half_life == 100 and copy._engine.fading == a._engine.fading
+    assert copy._engine.schedule.every == 100
+
+
+@pytest.mark.parametrize("bad", [0, 31, -5.0, math.inf, math.nan, True, "64"])
+def test_a_bad_half_life_is_refused_by_name(bad):
+    with pytest.raises(ValueError, match="half_life"):
+        WeightedNaiveBayes(half_life=bad)

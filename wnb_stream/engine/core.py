@@ -50,12 +50,12 @@ class Engine:
         Summary prototypes, cloned for each new variable.
     optimizer
         The weight learner (a fresh clone, reset).
-    history_size, batch_size, rebuild_growth, rebuild_every, on_type_change, drift_delta, seed
+    history_size, batch_size, rebuild_growth, rebuild_every, on_type_change, drift_delta, half_life, seed
         As ``WeightedNaiveBayes``'s parameters (already checked).
     """
 
     def __init__(self, numeric, categorical, optimizer, history_size, batch_size, rebuild_growth, rebuild_every,
-                 on_type_change, drift_delta=None, seed=None):  # fmt: skip
+                 on_type_change, drift_delta=None, half_life=None, seed=None):  # fmt: skip
         self.numeric_prototype = numeric
         self.categorical_prototype = categorical
         self.optimizer = optimizer
@@ -67,6 +67,8 @@ class Engine:
         self.lookup = Lookup()
         self.schedule = Schedule(rebuild_growth, rebuild_every)
         self.monitor = Monitor(drift_delta) if drift_delta is not None else None
+        # exponential forgetting: the weight of the past times this factor at every check point
+        self.fading = None if half_life is None else 0.5 ** (EVERY / half_life)
         self.seed = seed
         self.shape = (0, 0)  # (K, J) the history and the learner are sized for
         self.n_seen = 0
@@ -99,8 +101,8 @@ class Engine:
         schedule.rebuild_due(registry, self.classes, self._rebuild)
         self._encode_newest(row)
         schedule.pending += 1
-        if self.monitor is not None and self.n_seen % EVERY == 0:
-            self._watch()
+        if self.n_seen % EVERY == 0:
+            self._check_point()
         self._maybe_step()
 
     def _grow_classes(self) -> None:
@@ -275,7 +277,30 @@ class Engine:
         self.optimizer.learn(batch, window, self.context())
         self.lookup.stale_coef = True
 
-    # ------------------------------------------------------------------ change detection
+    # ------------------------------------------------------------------ change detection, forgetting
+    def _check_point(self) -> None:
+        """Every ``EVERY`` rows: fade the past (``half_life``), then watch for a change."""
+        if self.fading is not None:
+            self.fade(self.fading)
+        if self.monitor is not None:
+            self._watch()
+
+    def fade(self, factor: float) -> None:
+        """Multiply the weight of everything learned so far by ``factor`` (0 < factor ≤ 1).
+
+        Every summary decays (``Summary.decay``), so do the class counts and the sample weights of
+        the history's rows: a row a numeric summary has not taken yet enters it with its faded
+        weight, and the learners judge older rows with less weight. All share the stream's
+        clock, so the model is the one built on the stream with the weight of each example
+        times ``factor`` per check point since it came (forward decay).
+        """
+        for variable in self.registry.variables:
+            variable.summary.decay(factor)
+        self.classes.counts = self.classes.counts * factor
+        h = self.history
+        h.sample_weight[: h.size] *= factor
+        self.lookup.stale_prior = True
+
     def _watch(self) -> None:
         """A check point: the 0/1 errors of the rows since the last one go to the monitor; on a
         rise of the error, forget what came before the change.
@@ -352,7 +377,7 @@ class Engine:
         t = 0
         while t < n:
             end = self.schedule.chunk_end(t, n, positions, columns, self.registry, self.classes, self.target_batch)
-            if self.monitor is not None:  # a check point ends a chunk
+            if self.monitor is not None or self.fading is not None:  # a check point ends a chunk
                 end = min(end, t + EVERY - 1 - self.n_seen % EVERY)
             self._learn_chunk(frame, columns, labels, codes, uniques, sample_weight, t, end + 1)
             t = end + 1
@@ -413,8 +438,8 @@ class Engine:
         schedule.rebuild_due(registry, self.classes, self._rebuild)
         self._encode_chunk(ks, block, present, categorical, m, hi)
         schedule.pending += m
-        if self.monitor is not None and self.n_seen % EVERY == 0:
-            self._watch()
+        if self.n_seen % EVERY == 0:
+            self._check_point()
         self._maybe_step()
 
     def _encode_chunk(self, ks, block, present, categorical, m: int, hi: int) -> None:

@@ -60,12 +60,13 @@ class Monitor:
     (True, True)
     """
 
-    __slots__ = ("delta", "rows", "errors")
+    __slots__ = ("delta", "rows", "errors", "detected")
 
     def __init__(self, delta: float):
         self.delta = float(delta)
         self.rows = np.zeros(0)  # (B,) rows per bucket, oldest first
         self.errors = np.zeros(0)  # (B,) errors per bucket
+        self.detected = 0  # changes detected so far
 
     def __len__(self) -> int:
         return int(self.rows.sum())
@@ -88,6 +89,7 @@ class Monitor:
             return 0
         since = int(self.rows[split:].sum())
         self.reset()
+        self.detected += 1
         return since
 
     def _split(self) -> tuple[int | None, bool]:
@@ -116,4 +118,4 @@ class Monitor:
     def _check(self) -> None:
         assert self.rows.shape == self.errors.shape and len(self.rows) <= MAX_BUCKETS
         assert np.all(self.rows >= 1) and np.all(self.errors >= 0) and np.all(self.errors <= self.rows)
-        assert 0.0 < self.delta < 1.0
+        assert 0.0 < self.delta < 1.0 and self.detected >= 0

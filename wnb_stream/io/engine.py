@@ -387,6 +387,7 @@ def _monitor_check(fields: Fields) -> None:
 def _monitor_build(fields: Fields) -> Monitor:
     monitor = Monitor(fields.params["delta"])
     monitor.rows, monitor.errors = fields.state["rows"], fields.state["errors"]
+    monitor.detected = fields.state["detected"]
     return monitor
 
 
@@ -398,11 +399,12 @@ register(
         state={
             "rows": Array("float64", ("n_buckets",), low=1.0, doc=f"rows per bucket, oldest first (at most {MAX_BUCKETS})"),
             "errors": Array("float64", ("n_buckets",), low=0.0, doc="0/1 errors per bucket"),
+            "detected": Int(low=0, doc="changes detected so far"),
         },
         checks=(_monitor_check,),
         doc="The change detector: recent buckets of the model's errors",
     ),
-    state=lambda m: {"rows": m.rows, "errors": m.errors},
+    state=lambda m: {"rows": m.rows, "errors": m.errors, "detected": m.detected},
     build=_monitor_build,
 )
 
@@ -422,8 +424,12 @@ def check_parts(fields: Fields, classes, registry, history, schedule, learner) -
         fields.fail("classes", "a model that stored rows has classes")
     if np.any(registry.synced > history.stored) or np.any(registry.synced < history.stored - history.size):
         fields.fail("registry.synced", f"must lie in [stored − size, stored] = [{history.stored - history.size}, {history.stored}]")
-    if float(classes.seen.sum()) != history.stored:
-        fields.fail("classes.seen", f"must add up to the rows stored, {history.stored} (every example learned is stored once)")
+    if not history.size <= float(classes.seen.sum()) <= history.stored:
+        fields.fail(
+            "classes.seen",
+            f"must add up to between the rows held and the rows stored, [{history.size}, {history.stored}]"
+            " (every example learned is stored once; a change forgets the older ones)",
+        )
     # The engine sizes its learner for (K, J) at every row learned: a loaded model starts so.
     size = _learner_size(learner)
     if size is not None and size != (K, J):
