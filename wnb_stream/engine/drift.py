@@ -32,12 +32,12 @@ import numpy as np
 __all__ = ["Monitor", "EVERY"]
 
 #: Rows per bucket: the monitor checks for a change once per this many rows of the stream.
-EVERY = 32
+EVERY = 64
 
-#: Buckets kept (the window the test looks at: 32 × 512 = 16,384 rows).
-MAX_BUCKETS = 512
+#: Buckets kept (the window the test looks at: 64 × 256 = 16,384 rows).
+MAX_BUCKETS = 256
 
-#: Buckets needed on each side of a split (the newer side: at least 2 × 32 = 64 rows).
+#: Buckets needed on each side of a split (the newer side: at least 2 × 64 = 128 rows).
 MIN_SIDE = 2
 
 
