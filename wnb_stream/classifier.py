@@ -15,7 +15,7 @@ import numpy as np
 from river import base
 
 from . import io
-from .engine import Engine, frames, rows
+from .engine import Engine, frames, merge, rows
 from .engine.drift import EVERY
 from .summaries.policy import check_total_weight, check_weight
 
@@ -287,6 +287,32 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         if isinstance(keep, bool) or not isinstance(keep, numbers.Integral) or keep < 0:
             raise ValueError(f"keep must be an integer >= 0, got {keep!r}")
         self._engine.forget(int(keep))
+
+    def merge(self, other: WeightedNaiveBayes) -> None:
+        """Absorb ``other``, a model trained on another part of the stream (``other`` is unchanged).
+
+        Class and example counts add up, each feature's summary absorbs the other's (exact for
+        counts and Gaussian moments, within each sketch's guarantee otherwise), the history keeps
+        the most recent rows of both, and level 2, the weights and the change detector restart on
+        the merged parts (``docs/algorithms/merge.md``). Both must have the same parameters but
+        ``seed`` (this model keeps its own): ``ValueError`` naming the one that differs, or the
+        feature that is numeric in one and categorical in the other; ``TypeError`` for another
+        type. Nothing changes when it raises. Cost O(both models' state) plus a rebuild of every
+        variable and one learner step.
+        """
+        if not isinstance(other, WeightedNaiveBayes):
+            raise TypeError(f"can only merge another WeightedNaiveBayes, got {type(other).__name__}")
+        ours, theirs = self._merge_params(), other._merge_params()
+        for name, value in ours.items():
+            if name != "seed" and value != theirs[name]:
+                raise ValueError(f"cannot merge models with a different {name}: {value!r} != {theirs[name]!r}")
+        self._engine = merge.merged(self._engine, other._engine)
+
+    def _merge_params(self) -> dict:
+        """The parameters, with the prototypes in use in place of None (the same model either way)."""
+        e = self._engine
+        used = {"numeric": e.numeric_prototype, "categorical": e.categorical_prototype, "optimizer": e.optimizer}
+        return {**self._get_params(), **{name: (type(p), p._get_params()) for name, p in used.items()}}
 
     def debug_one(self, x: dict) -> str:
         """Each feature's weighted log-likelihood contribution per class, as a text table."""

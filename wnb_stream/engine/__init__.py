@@ -7,6 +7,7 @@
 - ``schedule``: when level 2 is rebuilt, when the learner steps, where mini-batches are cut;
 - ``lookup``: level 2 of all variables compiled into stacked arrays for the hot paths;
 - ``core.Engine``: the order in which a row or a chunk goes through them.
+- ``merge``: plain functions that merge two models' parts (``merge.merged``: two engines into one).
 """
 
 from .core import Engine

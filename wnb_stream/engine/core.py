@@ -330,7 +330,7 @@ class Engine:
         rows, the learner restarts (a variable it had zeroed can come back) and steps on them.
         The variables, the classes and the clocks stay.
         """
-        h, registry, classes, schedule = self.history, self.registry, self.classes, self.schedule
+        h, registry, classes = self.history, self.registry, self.classes
         keep = max(0, min(int(keep), h.size))
         h.keep_recent(keep)
         K, J = len(registry), len(classes)
@@ -352,17 +352,32 @@ class Engine:
         numeric = np.array([v.kind == "numeric" for v in registry.variables], dtype=bool)
         registry.synced = np.where(numeric, h.stored - keep, h.stored).astype(np.int64)
         registry.synced_min = int(registry.synced.min()) if K else 0
-        seed = None if self.seed is None else hash((self.seed, h.stored)) & (2**63 - 1)
+        self.restart(keep)
+
+    def restart(self, recent: int, step: bool = False) -> None:
+        """Start levels 2 and 3 afresh on the parts as they are (after ``forget`` or a merge).
+
+        The learner restarts from its initial weights (seeded by ``seed`` and the clock) and will
+        step on the ``recent`` most recent rows; every variable whose class threshold is due
+        (``classes.next_rebuild`` set to 0 by the caller) is rebuilt now with the encoding of the
+        history; the change detector starts afresh. With ``step``, the learner steps at once
+        (else at the next row learned).
+        """
+        registry, classes, schedule = self.registry, self.classes, self.schedule
+        K, J = len(registry), len(classes)
+        seed = None if self.seed is None else hash((self.seed, self.history.stored)) & (2**63 - 1)
         self.optimizer.reset(K, J, seed)
         self.shape = (K, J)
         self.lookup.stale = self.lookup.stale_coef = self.lookup.stale_prior = True
         self._context = None
         schedule.quiet = 0
         schedule.step_size = 0
-        schedule.pending = min(keep, self.target_batch)
-        schedule.rebuild_due(registry, classes, self._rebuild)  # level 2 and the encoding of the kept rows
+        schedule.pending = min(recent, self.target_batch)
+        schedule.rebuild_due(registry, classes, self._rebuild)  # level 2 and the encoding of the history
         if self.monitor is not None:
             self.monitor.reset()
+        if step:
+            self._maybe_step()
 
     # ------------------------------------------------------------------ a mini-batch
     def learn_frame(self, frame: Frame, labels: np.ndarray, codes: np.ndarray, uniques: list, sample_weight: np.ndarray) -> None:
