@@ -56,14 +56,14 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         learned), or count it as "missing".
     drift_delta
         Confidence δ of the change detector on the model's own error (``docs/algorithms/drift.md``):
-        every 64 rows the error of the most recent rows is tested against the older ones, and
+        every 256 rows the error of the most recent rows is tested against the older ones, and
         when it has risen significantly the model forgets what it learned before the change
         (summaries, level 2, class counts, older history rows) and restarts its weights on the
         rows since. Smaller detects later and more rarely by chance; None never forgets.
     half_life
         Exponential forgetting (off by default): the weight of an example halves every
         ``half_life`` rows after it came, in the summaries, the class counts and the history
-        (applied every 64 rows). For gradual drift; it costs accuracy on a stationary stream.
+        (applied every 256 rows). For gradual drift; it costs accuracy on a stationary stream.
         Level 2 is then rebuilt at least every ``half_life`` observations of a variable.
     seed
         Seed of every random choice (the learners' perturbations).
@@ -435,7 +435,7 @@ io.register(
             "rebuild_every": io.Int(low=1, doc="largest gap between two rebuilds"),
             "on_type_change": io.Str(choices=rows.POLICIES, doc="a value of the other kind: raise or missing"),
             "drift_delta": io.Optional(io.Float(above=0.0, below=1.0), doc="confidence of the change detector (null: off)"),
-            "half_life": io.Optional(io.Float(low=64.0), doc="rows in which an example's weight halves (null: no fading)"),
+            "half_life": io.Optional(io.Float(low=256.0), doc="rows in which an example's weight halves (null: no fading)"),
             "seed": io.Optional(io.Int(), doc="seed of every random choice"),
         },
         state={

@@ -19,7 +19,7 @@ from river.datasets import synth
 
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights
 from wnb_stream.engine import core
-from wnb_stream.engine.drift import EVERY, MAX_BUCKETS, MIN_SIDE, Monitor
+from wnb_stream.engine.drift import BUCKET, EVERY, MAX_BUCKETS, MIN_SIDE, Monitor
 
 from test_invariants import assert_same_model, frame, records
 
@@ -66,37 +66,37 @@ def test_the_split_test_is_the_brute_force_one(buckets, delta):
 def test_no_false_alarm_on_a_stationary_error_rate(rate):
     monitor = Monitor(0.002)
     rng = np.random.default_rng(3)
-    alarms = sum(monitor.add(rng.random(EVERY) < rate) > 0 for _ in range(5000))  # 160,000 rows
+    alarms = sum(monitor.add(rng.random(EVERY) < rate) > 0 for _ in range(640))  # 163,840 rows
     assert alarms == 0
     monitor._check()
     assert len(monitor.rows) <= MAX_BUCKETS
 
 
-@pytest.mark.parametrize(("before", "after", "within"), [(0.1, 0.9, 96), (0.05, 0.3, 320), (0.2, 0.35, 2000)])
+@pytest.mark.parametrize(("before", "after", "within"), [(0.1, 0.9, 256), (0.05, 0.3, 256), (0.2, 0.35, 2048)])
 def test_a_rise_is_detected_soon_and_located(before, after, within):
     monitor = Monitor(0.002)
     rng = np.random.default_rng(4)
-    for _ in range(200):
+    for _ in range(40):
         assert monitor.add(rng.random(EVERY) < before) == 0
-    for t in range(1, 200):
+    for t in range(1, 40):
         since = monitor.add(rng.random(EVERY) < after)
         if since:
             break
     assert since, "the rise was not detected"
     assert t * EVERY <= within
-    assert since <= t * EVERY + 2 * EVERY, "the change is placed before it happened"
-    assert since >= min(t * EVERY, 4 * EVERY) // 2
+    assert since <= t * EVERY + BUCKET, "the change is placed before it happened"
+    assert since >= t * EVERY // 2
     assert len(monitor) == 0, "the monitor starts afresh after a change"
 
 
 def test_a_fall_is_not_a_change_but_moves_the_reference():
     monitor = Monitor(0.002)
     rng = np.random.default_rng(5)
-    for _ in range(100):
+    for _ in range(30):
         monitor.add(rng.random(EVERY) < 0.6)
-    for _ in range(100):
+    for _ in range(30):
         assert monitor.add(rng.random(EVERY) < 0.1) == 0
-    assert len(monitor) < 200 * EVERY, "the older, worse buckets were dropped"
+    assert len(monitor) < 60 * EVERY, "the older, worse buckets were dropped"
     assert monitor.errors.sum() / monitor.rows.sum() < 0.3
 
 
@@ -285,9 +285,9 @@ def test_forget_by_hand_keeps_the_most_recent_rows_and_checks_its_argument():
 def test_fading_is_the_model_of_the_stream_with_each_weight_times_its_decay():
     """With ``half_life`` h the class counts and every summary are those of the stream whose row i
     has weight w_i · f^c, f = 2^(−32/h), c = check points after it (forward decay)."""
-    h = 64.0
-    model = WeightedNaiveBayes(seed=1, drift_delta=None, half_life=h, history_size=100)
-    rows = flip_rows(330, 10**9)
+    h = 512.0
+    model = WeightedNaiveBayes(seed=1, drift_delta=None, half_life=h, history_size=300)
+    rows = flip_rows(1100, 10**9)
     for x, y, w in rows:
         model.learn_one(x, y, w)
     model._check()
@@ -316,7 +316,7 @@ def test_fading_is_the_model_of_the_stream_with_each_weight_times_its_decay():
 
 
 def test_fading_goes_the_same_way_on_both_paths():
-    params = dict(optimizer=weights.VNS(batch_size=50), history_size=150, seed=3, half_life=100)
+    params = dict(optimizer=weights.VNS(batch_size=50), history_size=150, seed=3, half_life=300)
     a, b = WeightedNaiveBayes(**params), WeightedNaiveBayes(**params)
     rows = flip_rows(600, 300)
     rng = np.random.default_rng(1)
@@ -331,11 +331,23 @@ def test_fading_goes_the_same_way_on_both_paths():
         assert_same_model(a, b, [x for x, _, _ in chunk[-2:]])
     a._check()
     copy = io.loads(io.dumps(a))
-    assert copy.half_life == 100 and copy._engine.fading == a._engine.fading
-    assert copy._engine.schedule.every == 100
+    assert copy.half_life == 300 and copy._engine.fading == a._engine.fading
+    assert copy._engine.schedule.every == 300
 
 
-@pytest.mark.parametrize("bad", [0, 31, -5.0, math.inf, math.nan, True, "64"])
+@pytest.mark.parametrize("bad", [0, 255, -5.0, math.inf, math.nan, True, "512"])
 def test_a_bad_half_life_is_refused_by_name(bad):
     with pytest.raises(ValueError, match="half_life"):
         WeightedNaiveBayes(half_life=bad)
+
+
+@pytest.mark.parametrize("m", [1, 30, 64, 65, 256, 300])
+def test_a_check_point_adds_buckets_of_64_rows_the_oldest_taking_the_remainder(m):
+    monitor = Monitor(0.002)
+    errors = np.random.default_rng(m).random(m) < 0.3
+    monitor.add(errors)
+    sizes = monitor.rows.tolist()
+    assert sum(sizes) == m and all(size == BUCKET for size in sizes[1:]) and BUCKET <= sizes[0] < 2 * BUCKET or len(sizes) == 1
+    ends = np.cumsum(sizes).astype(int)
+    starts = np.concatenate([[0], ends[:-1]])
+    assert monitor.errors.tolist() == [float(errors[a:b].sum()) for a, b in zip(starts, ends)]

@@ -1,9 +1,9 @@
 """Change detection on the model's own error: when its error rate rises, how far back the change is.
 
 The engine scores the rows it has just learned (their encoding by the current level 2 and the
-current weights: a 0/1 error each) and hands the monitor one *bucket* of rows at each check
-point, every ``EVERY`` rows of the stream. The monitor keeps the most recent buckets
-(counts and error sums, at most ``max_buckets``) and tests every split of them into an older and
+current weights: a 0/1 error each) at each check point, every ``EVERY`` rows of the stream, and
+hands the monitor their errors in *buckets* of ``BUCKET`` rows. The monitor keeps the most recent
+buckets (counts and error sums, at most ``MAX_BUCKETS``) and tests every split of them into an older and
 a newer part, as ADWIN does (Bifet & Gavaldà, "Learning from time-changing data with adaptive
 windowing", SDM 2007): the means of the two parts differ significantly when
 
@@ -29,12 +29,16 @@ import math
 
 import numpy as np
 
-__all__ = ["Monitor", "EVERY"]
+__all__ = ["Monitor", "EVERY", "BUCKET"]
 
-#: Rows per bucket: the monitor checks for a change once per this many rows of the stream.
-EVERY = 64
+#: Rows between two check points: the monitor tests for a change once per this many rows.
+EVERY = 256
 
-#: Buckets kept (the window the test looks at: 64 × 256 = 16,384 rows).
+#: Rows per bucket (a check point adds EVERY / BUCKET of them): where a change began is placed
+#: to within a bucket.
+BUCKET = 64
+
+#: Buckets kept (the window the test looks at: 256 × 64 = 16,384 rows).
 MAX_BUCKETS = 256
 
 #: Buckets needed on each side of a split (the newer side: at least 2 × 64 = 128 rows).
@@ -75,12 +79,20 @@ class Monitor:
         self.rows, self.errors = np.zeros(0), np.zeros(0)
 
     def add(self, errors: np.ndarray) -> int:
-        """Add one bucket of 0/1 ``errors (m,)``; the rows since the change if the error rose (else 0)."""
+        """Add the 0/1 ``errors (m,)`` of the rows since the last check, oldest first, in buckets of
+        ``BUCKET`` rows (the oldest bucket takes the remainder), then test; the rows since the
+        change if the error rose (else 0)."""
+        errors = np.asarray(errors, dtype=float)
         m = len(errors)
         if m == 0:
             return 0
-        self.rows = np.append(self.rows, float(m))[-MAX_BUCKETS:]
-        self.errors = np.append(self.errors, float(np.sum(errors)))[-MAX_BUCKETS:]
+        n_buckets = max(1, m // BUCKET)
+        edges = m - BUCKET * np.arange(n_buckets, 0, -1)  # starts of the buckets, the first at 0
+        edges[0] = 0
+        sums = np.add.reduceat(errors, edges)
+        sizes = np.diff(np.append(edges, m)).astype(float)
+        self.rows = np.append(self.rows, sizes)[-MAX_BUCKETS:]
+        self.errors = np.append(self.errors, sums)[-MAX_BUCKETS:]
         split, rose = self._split()
         if split is None:
             return 0
