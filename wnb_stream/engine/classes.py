@@ -78,6 +78,8 @@ class Classes:
         n = float(self.counts.sum())
         eps = 1.0 / (n + 1.0)
         J = len(self.counts)
+        if n < 1e150:  # the ratio is at least ε / (N + Jε) > 1e-301: finite, and no warning state to set
+            return np.log((self.counts + eps) / (n + J * eps))
         with np.errstate(divide="ignore"):
             log_prior = np.log((self.counts + eps) / (n + J * eps))
         if not np.isfinite(log_prior).all():  # the ratio underflowed (N beyond ~1e154): in logs
