@@ -6,19 +6,17 @@ Skipped when ``redis-server`` or the ``redis`` Python module is not installed.
 from __future__ import annotations
 
 import os
-import queue
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 import types
 
 import numpy as np
 import pytest
+from consumer_process import Consumer
 
 from wnb_stream import persistence
 from wnb_stream.stream import ListSource, StreamRunner
@@ -313,34 +311,8 @@ def labelled_stream(n: int, seed: int) -> list:
     return messages
 
 
-def _consumer(script, mode, port, checkpoint, out, limit=0):
-    process = subprocess.Popen(
-        [sys.executable, str(script), mode, str(port), str(checkpoint), str(out), str(limit)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    lines: queue.Queue = queue.Queue()
-
-    def pump():
-        for line in process.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=pump, daemon=True).start()
-    return process, lines
 
 
-def _wait_for(process, lines, expected, timeout=120.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            line = None
-        if line is None:
-            process.kill()
-            raise AssertionError(f"consumer never printed {expected!r}: {process.stderr.read()[-3000:]}")
-        if line.startswith(expected):
-            return
 
 
 def test_sigkill_consumer_then_restart_gives_the_uninterrupted_model(client, server, tmp_path):
@@ -352,23 +324,18 @@ def test_sigkill_consumer_then_restart_gives_the_uninterrupted_model(client, ser
     script = tmp_path / "consumer.py"
     script.write_text(CONSUMER.format(repo=REPO))
     checkpoint, out = tmp_path / "ckpt.json", tmp_path / "final.json"
-    processes = []
+    consumers = []
     try:
-        process, lines = _consumer(script, "stop", server, checkpoint, out, limit=300)
-        processes.append(process)
-        _wait_for(process, lines, "ready")
+        consumers.append(Consumer(script, "stop", server, checkpoint, out, limit=300))
+        consumers[-1].wait_for("ready")
         assert pending_count(client) > 0  # delivered, not acknowledged: the kill loses them in memory
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=30)
-        process, lines = _consumer(script, "finish", server, checkpoint, out)
-        processes.append(process)
-        _wait_for(process, lines, "done")
-        assert process.wait(timeout=60) == 0
+        consumers[-1].kill()
+        consumers.append(Consumer(script, "finish", server, checkpoint, out))
+        consumers[-1].wait_for("done")
+        assert consumers[-1].process.wait(timeout=60) == 0
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait(timeout=30)
+        for consumer in consumers:
+            consumer.kill()
     assert pending_count(client) == 0
 
     final = persistence.load(out)

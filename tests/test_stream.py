@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import signal
-import subprocess
 import sys
 import textwrap
-import threading
 import time
 import types
 
 import numpy as np
 import pytest
+from consumer_process import Consumer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -476,43 +473,6 @@ def assert_same_model(model, reference, rows):
     assert model.weights == reference.weights
     for x in rows:
         assert model.predict_proba_one(x) == reference.predict_proba_one(x)
-
-
-class Consumer:
-    """A consumer subprocess whose stdout lines are read by a thread (so every wait is bounded)."""
-
-    def __init__(self, script, mode, data, checkpoint, out, limit=0):
-        self.process = subprocess.Popen(
-            [sys.executable, str(script), mode, str(data), str(checkpoint), str(out), str(limit)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.lines: queue.Queue = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self):
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def wait_for(self, expected: str, timeout: float = 120.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                line = None
-            if line is None:
-                self.kill()
-                raise AssertionError(f"consumer never printed {expected!r}: {self.process.stderr.read()[-3000:]}")
-            if line.startswith(expected):
-                return line
-
-    def kill(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=30)
 
 
 def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_model(tmp_path):

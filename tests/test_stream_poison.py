@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import subprocess
 import sys
 import textwrap
-import threading
 import time
 import types
 
 import numpy as np
 import pytest
+from consumer_process import Consumer
 
 from wnb_stream import WeightedNaiveBayes, persistence
 from wnb_stream import stream as stream_module
@@ -357,28 +355,8 @@ CONSUMER = textwrap.dedent(
 )
 
 
-def _consumer(script, mode, data, checkpoint, out, limit=0):
-    process = subprocess.Popen(
-        [sys.executable, str(script), mode, str(data), str(checkpoint), str(out), str(limit)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout] + [lines.put(None)], daemon=True).start()
-    return process, lines
 
 
-def _wait(process, lines, expected, timeout=120.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            line = None
-        if line is None:
-            process.kill()
-            raise AssertionError(f"consumer never printed {expected!r}: {process.stderr.read()[-3000:]}")
-        if line.startswith(expected):
-            return
 
 
 def test_sigkill_with_poison_lines_then_restart_gives_the_clean_model(tmp_path):
@@ -401,28 +379,21 @@ def test_sigkill_with_poison_lines_then_restart_gives_the_clean_model(tmp_path):
     script = tmp_path / "consumer.py"
     script.write_text(CONSUMER.format(repo=REPO))
     checkpoint, out = tmp_path / "ckpt.json", tmp_path / "final.json"
-    processes = []
+    consumers = []
     try:
-        process, output = _consumer(script, "stop", data, checkpoint, out, limit=250)
-        processes.append(process)
-        _wait(process, output, "ready")
-        process.kill()
-        process.wait(timeout=30)
-        process, output = _consumer(script, "slow", data, checkpoint, out)
-        processes.append(process)
-        _wait(process, output, "started 1")
+        consumers.append(Consumer(script, "stop", data, checkpoint, out, limit=250))
+        consumers[-1].wait_for("ready")
+        consumers[-1].kill()
+        consumers.append(Consumer(script, "slow", data, checkpoint, out))
+        consumers[-1].wait_for("started 1")
         time.sleep(0.5)
-        process.kill()
-        process.wait(timeout=30)
-        process, output = _consumer(script, "finish", data, checkpoint, out)
-        processes.append(process)
-        _wait(process, output, "done")
-        assert process.wait(timeout=60) == 0
+        consumers[-1].kill()
+        consumers.append(Consumer(script, "finish", data, checkpoint, out))
+        consumers[-1].wait_for("done")
+        assert consumers[-1].process.wait(timeout=60) == 0
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait(timeout=30)
+        for consumer in consumers:
+            consumer.kill()
     final = persistence.load(out)
     reference = StreamRunner(WeightedNaiveBayes(seed=7), None)
     reference.run(ListSource(messages))

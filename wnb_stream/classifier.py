@@ -173,9 +173,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     def rebuild_every_rows(self) -> int:
         """The largest gap between two rebuilds of a variable: ``rebuild_every``, and at most
         ``half_life`` when the model fades."""
-        if self.half_life is None:
-            return self.rebuild_every
-        return max(1, min(self.rebuild_every, math.ceil(self.half_life)))
+        return _largest_gap(self.rebuild_every, self.half_life)
 
     @property
     def _multiclass(self) -> bool:
@@ -383,6 +381,11 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
 _LEARNERS = ("Uniform", "PGDMB", "VNS", "Graphical")
 
 
+def _largest_gap(rebuild_every: int, half_life) -> int:
+    """The schedule's largest gap between rebuilds: ``rebuild_every``, at most ``half_life``."""
+    return rebuild_every if half_life is None else max(1, min(rebuild_every, math.ceil(half_life)))
+
+
 def _model_state(model: WeightedNaiveBayes) -> dict:
     e = model._engine
     return {
@@ -400,7 +403,7 @@ def _model_check(fields: io.Fields) -> None:
     classes, registry, history, schedule = s["classes"], s["registry"], s["history"], s["schedule"]
     if history.capacity != p["history_size"]:
         fields.fail("history", f"holds {history.capacity} rows, history_size is {p['history_size']}")
-    every = p["rebuild_every"] if p["half_life"] is None else max(1, min(p["rebuild_every"], math.ceil(p["half_life"])))
+    every = _largest_gap(p["rebuild_every"], p["half_life"])
     if (schedule.growth, schedule.every) != (p["rebuild_growth"], every):
         fields.fail("schedule", "its growth and every differ from rebuild_growth and rebuild_every")
     monitor = s["monitor"]
