@@ -5,7 +5,9 @@
 
 from . import modl, summaries, weights
 from .classifier import WeightedNaiveBayes
+from .delta import Delta
+from .serving import Predictor
 
 __version__ = "0.1.0"
 
-__all__ = ["WeightedNaiveBayes", "modl", "summaries", "weights", "__version__"]
+__all__ = ["Delta", "Predictor", "WeightedNaiveBayes", "modl", "summaries", "weights", "__version__"]

@@ -14,10 +14,10 @@ import numbers
 import numpy as np
 from river import base
 
-from . import io
+from . import io, serving
+from .delta import Delta
 from .engine import Engine, frames, merge, rows
 from .engine.drift import EVERY
-from .summaries.policy import check_total_weight, check_weight
 
 __all__ = ["WeightedNaiveBayes"]
 
@@ -247,30 +247,14 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     # ------------------------------------------------------------------ one example
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Update the model with one example. O(K) in a few NumPy calls, plus amortised level-2 and learner work."""
-        y = rows.check_label(y)
-        w = check_weight(w)
-        check_total_weight(self._engine.classes.counts, w)
-        row = self._engine.parser.row(x, learn=True)  # validated: from here on the model changes
-        self._engine.learn_row(row, y, w)
+        self._engine.learn_dict(x, y, w)
 
     def predict_proba_one(self, x: dict) -> dict:
         """{class: probability} over every class seen so far (``{}`` before any learning)."""
         engine = self._engine
         if not len(engine.classes):
             return {}
-        # docs/algorithms/prediction.md#log-sum-exp, max-shifted; in Python floats, cheaper than NumPy for one row
-        scores = engine.scores_one(engine.parser.row(x)).tolist()
-        top = max(scores)
-        p = [math.exp(s - top) for s in scores]
-        total = sum(p)
-        return {label: v / total for label, v in zip(engine.classes.labels, p)}
-
-    @staticmethod
-    def _softmax(scores: np.ndarray) -> np.ndarray:
-        # docs/algorithms/prediction.md#log-sum-exp: max-shifted
-        shifted = scores - scores.max(axis=-1, keepdims=True)
-        p = np.exp(shifted)
-        return p / p.sum(axis=-1, keepdims=True)
+        return serving.proba_dict(engine.classes.labels, engine.scores_one(engine.parser.row(x)))
 
     @property
     def changes_detected(self) -> int:
@@ -306,6 +290,43 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
                 raise ValueError(f"cannot merge models with a different {name}: {value!r} != {theirs[name]!r}")
         self._engine = merge.merged(self._engine, other._engine)
 
+    # ------------------------------------------------------------------ training across machines
+    @property
+    def n_seen(self) -> int:
+        """Examples learned (those of merged models and absorbed deltas included)."""
+        return self._engine.n_seen
+
+    def predictor(self) -> serving.Predictor:
+        """What serving needs (``serving.Predictor``): level 2, weights and prior, without the
+        summaries, the history and the learner. Its probabilities are this model's, bit for bit,
+        until the model learns again. Cost O(K · J) plus the lookups' compilation if stale."""
+        return serving.Predictor.of_engine(self._engine)
+
+    def delta(self) -> Delta:
+        """An empty ``Delta`` for one partition's examples of a training round (``absorb``)."""
+        return Delta(self._engine.blank(collect=True))
+
+    def absorb(self, deltas) -> None:
+        """Learn the examples of ``deltas`` (``Delta`` of this model's parameters, each filled by a
+        partition's learner since this model was last published), in one round.
+
+        Counts and summaries add up as in ``merge``; every delta row is newer than the model's,
+        so the history keeps the deltas' newest rows (sharing the window equally, interleaved) and
+        fills the rest with its own newest; level 2 is then rebuilt once and the weights
+        re-optimised on the merged window (``docs/algorithms/merge.md#rounds``). ``ValueError``
+        for a delta of other summaries or a feature of the other kind; nothing changes then.
+        """
+        deltas = list(deltas)
+        for delta in deltas:
+            if not isinstance(delta, Delta):
+                raise TypeError(f"can only absorb a Delta, got {type(delta).__name__}")
+            theirs, ours = delta._engine.arguments, self._engine.arguments
+            for i, name in ((0, "numeric"), (1, "categorical")):
+                if (type(theirs[i]), theirs[i]._get_params()) != (type(ours[i]), ours[i]._get_params()):
+                    raise ValueError(f"cannot absorb a delta with another {name} summary: {theirs[i]!r} != {ours[i]!r}")
+        if deltas:
+            self._engine = merge.absorbed(self._engine, [delta._engine for delta in deltas])
+
     def _merge_params(self) -> dict:
         """The parameters, with the prototypes in use in place of None (the same model either way)."""
         e = self._engine
@@ -331,7 +352,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             contribution = engine.contribution(k, values[k])
             if contribution is not None:
                 lines.append(f"{name!s:<{width}}" + " ".join(f"{v:12.4f}" for v in contribution))
-        p = self._softmax(engine.scores_one(row))
+        p = serving.softmax(engine.scores_one(row))
         lines.append(f"{'probability':<{width}}" + " ".join(f"{v:12.4f}" for v in p))
         return "\n".join(lines)
 
@@ -348,27 +369,15 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         would register a class, rebuild level 2 or step the learner, so both paths go through the
         same states; within a chunk the rows are stored, encoded and pushed to the history in bulk.
         """
-        engine = self._engine
-        X = frames.as_pandas(X)
-        labels, codes, uniques = rows.labels(y)
-        if len(labels) != len(X):
-            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(labels)}")
-        sample_weight = rows.check_sample_weights(w, len(X))
-        check_total_weight(engine.classes.counts, float(sample_weight.sum()))
-        frame = engine.parser.frame(X, learn=True)  # validated: from here on the model changes
-        if len(X):
-            engine.learn_frame(frame, labels, codes, uniques, sample_weight)
+        self._engine.learn_table(X, y, w)
 
     def predict_proba_many(self, X):
         """A DataFrame of probabilities, one column per known class, one row per row of ``X``."""
-        import pandas as pd
-
         X = frames.as_pandas(X)
         engine = self._engine
         if not len(engine.classes):
-            return pd.DataFrame(index=X.index)
-        scores = engine.scores_frame(engine.parser.frame(X), len(X))
-        return pd.DataFrame(self._softmax(scores), index=X.index, columns=list(engine.classes.labels))
+            return serving.proba_frame((), None, X.index)
+        return serving.proba_frame(engine.classes.labels, engine.scores_frame(engine.parser.frame(X), len(X)), X.index)
 
     def _check(self) -> None:
         """Assert the invariants of every part of the model (see ``Engine._check``)."""

@@ -51,6 +51,9 @@ class History:
     ----------
     capacity
         The history depth N.
+    encoded
+        False for a history of raw rows only (a round's delta, ``Engine(collect=True)``): the
+        encoded block ``log_lik`` is never allocated.
 
     Examples
     --------
@@ -63,8 +66,11 @@ class History:
     (3, [2.0, 3.0, 4.0])
     """
 
-    def __init__(self, capacity: int):
+    encoded = True  # (a class default: histories pickled before the flag existed)
+
+    def __init__(self, capacity: int, encoded: bool = True):
         self.capacity = int(capacity)
+        self.encoded = encoded
         self.size = 0
         self.cursor = 0  # next row to write
         self.stored = 0  # rows ever pushed (the clock of the summaries fed from here)
@@ -87,8 +93,9 @@ class History:
         self.numeric = _grow(self.numeric, 1, n_numeric, np.nan)
         self.categorical = _grow(self.categorical, 1, n_categorical, None)
         self.present = _grow(self.present, 1, n_variables, False)
-        self.log_lik = _grow(self.log_lik, 1, n_variables, 0.0)
-        self.log_lik = _grow(self.log_lik, 2, n_classes, 0.0)
+        if self.encoded:
+            self.log_lik = _grow(self.log_lik, 1, n_variables, 0.0)
+            self.log_lik = _grow(self.log_lik, 2, n_classes, 0.0)
         self.n_variables = max(self.n_variables, n_variables)
         self.n_classes = max(self.n_classes, n_classes)
         self.n_numeric = max(self.n_numeric, n_numeric)

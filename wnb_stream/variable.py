@@ -31,7 +31,7 @@ from .summaries.base import Summary
 from .summaries.policy import feature_value
 from .tables import Bins, Categories
 
-__all__ = ["Variable", "value_kind"]
+__all__ = ["Scorer", "Variable", "value_kind"]
 
 #: ``locate`` result for a value that contributes nothing (missing with no missing statistics).
 NOWHERE = -1
@@ -213,3 +213,29 @@ class Variable:
         if self.log_prob is not None:
             size += int(self.log_prob.nbytes) + 16 * (len(self.cuts) + len(self._groups))
         return size
+
+
+class Scorer(Variable):
+    """A variable's level 2 without its summary: what scoring needs (a ``Predictor``'s variables).
+
+    It locates and scores values exactly as the ``Variable`` it was taken from (the same
+    partition, density and locator); it cannot learn or be rebuilt.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, variable: Variable) -> Scorer:
+        """The level 2 of ``variable`` as of its last rebuild (shared: a rebuild replaces, never mutates it)."""
+        scorer = cls.__new__(cls)
+        for name in Variable.__slots__:
+            setattr(scorer, name, getattr(variable, name))
+        scorer.summary = None
+        return scorer
+
+    def rebuild(self, classes: tuple, selection_cost: float, criterion: str | None = None) -> None:
+        raise TypeError("a Scorer has no summary to rebuild from")
+
+    def memory_usage(self) -> int:
+        size = 0 if self.log_prob is None else int(self.log_prob.nbytes) + 16 * (len(self.cuts) + len(self._groups))
+        return size + (0 if self._density is None else 4 * int(self._density.means.nbytes))  # means, variances, two derived

@@ -212,7 +212,7 @@ def test_history_window_takes_the_most_recent_rows_of_both():
     held = h.numeric[h.order(), a._engine.registry.column[a._engine.registry.index["u"]]].tolist()
     assert held[0::2] == [x["u"] for x, _ in a_rows[-50:]]  # interleaved, a's row first on a tie
     assert held[1::2] == [x["u"] for x, _ in b_rows[-50:]]
-    assert merge.window_sizes(30, 500, 100) == (30, 70)
+    assert merge.window_sizes((30, 500), 100) == (30, 70)
 
 
 # ---------------------------------------------------------------------- refusals

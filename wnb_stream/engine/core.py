@@ -20,12 +20,15 @@ import numpy as np
 
 from ..history import History
 from ..variable import NOWHERE, Variable
+from ..summaries.policy import check_total_weight, check_weight
 from ..tables import Batch, Context
 from .classes import Classes
 from .drift import EVERY, Monitor
 from .lookup import Lookup
 from .registry import Registry
-from .rows import Frame, Row, RowParser, feature_order
+from . import frames
+from .rows import Frame, Row, RowParser, check_label, check_sample_weights, feature_order
+from .rows import labels as label_codes
 from .schedule import Schedule
 
 __all__ = ["Engine"]
@@ -52,10 +55,17 @@ class Engine:
         The weight learner (a fresh clone, reset).
     history_size, batch_size, rebuild_growth, rebuild_every, on_type_change, drift_delta, half_life, seed
         As ``WeightedNaiveBayes``'s parameters (already checked).
+    collect
+        Level 1 only (the delta of a training round, ``docs/algorithms/merge.md#rounds``): rows
+        are counted, summarised and stored raw in the history; nothing is rebuilt, encoded,
+        checked for a change or learned at level 3. ``merge.absorbed`` takes such engines.
     """
 
     def __init__(self, numeric, categorical, optimizer, history_size, batch_size, rebuild_growth, rebuild_every,
-                 on_type_change, drift_delta=None, half_life=None, seed=None):  # fmt: skip
+                 on_type_change, drift_delta=None, half_life=None, seed=None, collect=False):  # fmt: skip
+        # the arguments of an empty engine like this one (``blank``)
+        self.arguments = (numeric, categorical, optimizer.clone(), history_size, batch_size, rebuild_growth, rebuild_every,
+                          on_type_change, drift_delta, half_life, seed)  # fmt: skip
         self.numeric_prototype = numeric
         self.categorical_prototype = categorical
         self.optimizer = optimizer
@@ -63,7 +73,8 @@ class Engine:
         self.classes = Classes()
         self.registry = Registry()
         self.parser = RowParser(self.registry, on_type_change)
-        self.history = History(history_size)
+        self.collect = collect
+        self.history = History(history_size, encoded=not collect)
         self.lookup = Lookup()
         self.schedule = Schedule(rebuild_growth, rebuild_every)
         self.monitor = Monitor(drift_delta) if drift_delta is not None else None
@@ -73,6 +84,34 @@ class Engine:
         self.shape = (0, 0)  # (K, J) the history and the learner are sized for
         self.n_seen = 0
         self._context: Context | None = None  # the variables' prior costs and activity (a cache)
+
+    def blank(self, collect: bool = False) -> Engine:
+        """An empty engine with this one's parameters (``collect``: level 1 only, a round's delta)."""
+        engine = Engine(*self.arguments[:2], self.arguments[2].clone(), *self.arguments[3:], collect=collect)
+        engine.optimizer.reset(0, 0, self.seed)
+        return engine
+
+    # ------------------------------------------------------------------ validated input
+    def learn_dict(self, x: dict, y, w: float) -> None:
+        """Validate one example (a ``ValueError`` names what is wrong; nothing changes), then learn it."""
+        y = check_label(y)
+        w = check_weight(w)
+        check_total_weight(self.classes.counts, w)
+        row = self.parser.row(x, learn=True)  # validated: from here on the model changes
+        self.learn_row(row, y, w)
+
+    def learn_table(self, X, y, w=None) -> None:
+        """Validate a batch (any dataframe ``frames.as_pandas`` reads; nothing is learned if a row
+        is unusable), then learn it."""
+        X = frames.as_pandas(X)
+        labels, codes, uniques = label_codes(y)
+        if len(labels) != len(X):
+            raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(labels)}")
+        sample_weight = check_sample_weights(w, len(X))
+        check_total_weight(self.classes.counts, float(sample_weight.sum()))
+        frame = self.parser.frame(X, learn=True)  # validated: from here on the model changes
+        if len(X):
+            self.learn_frame(frame, labels, codes, uniques, sample_weight)
 
     @property
     def target_batch(self) -> int:
@@ -98,6 +137,8 @@ class Engine:
             registry.count[k] += 1
             registry.variables[k].summary.update(value, y, w)
         self._store(row, j, w)  # numeric summaries take the row from the history later
+        if self.collect:
+            return
         schedule.rebuild_due(registry, self.classes, self._rebuild)
         self._encode_newest(row)
         schedule.pending += 1
@@ -383,12 +424,15 @@ class Engine:
     def learn_frame(self, frame: Frame, labels: np.ndarray, codes: np.ndarray, uniques: list, sample_weight: np.ndarray) -> None:
         """Learn a parsed batch in chunks cut by the schedule (the states of a loop of ``learn_row``)."""
         n = len(labels)
+        # A feature takes part from the first row where it is known (a new one: its first value).
+        columns = [(name, 0 if name in self.registry.index else first) for name, _, first in frame.columns()]
+        if self.collect:  # nothing but level 1 and the history: one chunk
+            self._learn_chunk(frame, columns, labels, codes, uniques, sample_weight, 0, n)
+            return
         # Row positions of each label: a class count reaching its rebuild threshold ends a chunk
         # (a new class has threshold 1, so its first row ends one).
         by_label = np.argsort(codes, kind="stable")
         positions = dict(zip(uniques, np.split(by_label, np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1])))
-        # A feature takes part from the first row where it is known (a new one: its first value).
-        columns = [(name, 0 if name in self.registry.index else first) for name, _, first in frame.columns()]
         t = 0
         while t < n:
             end = self.schedule.chunk_end(t, n, positions, columns, self.registry, self.classes, self.target_batch)
@@ -450,6 +494,8 @@ class Engine:
             registry.make_room(stop - start, h, self.classes)
             h.push_many((numeric_columns, block[start:stop]), (categorical_columns, categories[start:stop]),
                         present[start:stop], None, class_index[start:stop], chunk_weight[start:stop])  # fmt: skip
+        if self.collect:
+            return
         schedule.rebuild_due(registry, self.classes, self._rebuild)
         self._encode_chunk(ks, block, present, categorical, m, hi)
         schedule.pending += m
@@ -505,20 +551,7 @@ class Engine:
     def scores_frame(self, frame: Frame, n: int) -> np.ndarray:
         """``(n, J)`` unnormalised log posteriors of a parsed batch."""
         self.refresh()
-        lookup, registry = self.lookup, self.registry
-        scores = np.tile(lookup.bias, (n, 1))  # (n, J)
-        known = [(i, registry.index.get(name)) for i, name in enumerate(frame.numeric_names)]
-        known = [(i, k) for i, k in known if k is not None]
-        if known:
-            at = np.array([i for i, _ in known], dtype=np.intp)
-            ks = np.array([k for _, k in known], dtype=np.intp)
-            lookup.add_block(scores, ks, frame.numeric[:, at], registry.variables)
-        for name, values, _ in frame.categorical:
-            k = registry.index.get(name)
-            if k is None or registry.variables[k].log_prob is None:
-                continue
-            scores += lookup.weighted[lookup.categorical_rows(k, registry.variables[k].locate_many(values))]
-        return scores
+        return self.lookup.scores_frame(frame, n, self.registry)
 
     def contribution(self, k: int, value) -> np.ndarray | None:
         """``(J,)`` the weighted log-likelihood of ``value`` in variable ``k`` (None: no contribution);

@@ -190,6 +190,23 @@ class Lookup:
                 if ll.shape[1]:
                     scores[:, : ll.shape[1]] += ll * self.coef[k, : ll.shape[1]]
 
+    def scores_frame(self, frame, n: int, registry) -> np.ndarray:
+        """``(n, J)`` unnormalised log posteriors of a parsed batch (``rows.Frame``); ``registry``
+        names the variables (``index``, ``variables``)."""
+        scores = np.tile(self.bias, (n, 1))  # (n, J)
+        known = [(i, registry.index.get(name)) for i, name in enumerate(frame.numeric_names)]
+        known = [(i, k) for i, k in known if k is not None]
+        if known:
+            at = np.array([i for i, _ in known], dtype=np.intp)
+            ks = np.array([k for _, k in known], dtype=np.intp)
+            self.add_block(scores, ks, frame.numeric[:, at], registry.variables)
+        for name, values, _ in frame.categorical:
+            k = registry.index.get(name)
+            if k is None or registry.variables[k].log_prob is None:
+                continue
+            scores += self.weighted[self.categorical_rows(k, registry.variables[k].locate_many(values))]
+        return scores
+
     def memory_usage(self) -> int:
         return int(self.table.nbytes + self.weighted.nbytes + self.cuts.nbytes + self.coef.nbytes)
 

@@ -23,6 +23,7 @@ twice. A distributed adapter (Ray, Dask, Spark) only has to move models and call
 from __future__ import annotations
 
 import copy
+import typing
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from .classes import Classes
 from .core import Engine
 from .registry import Registry
 
-__all__ = ["check_kinds", "interleave", "merge_classes", "merge_histories", "merge_variables", "merged", "window_sizes"]
+__all__ = ["Side", "absorbed", "check_kinds", "interleave", "merge_classes", "merge_histories", "merge_variables", "merged", "window_sizes"]
 
 
 def check_kinds(registry: Registry, other: Registry) -> None:
@@ -76,74 +77,126 @@ def merge_variables(registry: Registry, other: Registry, stored: int) -> np.ndar
     return indices
 
 
-def window_sizes(size: int, other_size: int, capacity: int) -> tuple[int, int]:
+def window_sizes(sizes, capacity: int) -> tuple[int, ...]:
     """Rows taken from each history into a merged window of ``capacity`` rows.
 
-    Each side gets half the window (the first side the larger half when ``capacity`` is odd); a
-    side with fewer rows leaves the rest to the other. The window holds min(capacity, size +
-    other_size) rows.
+    The sides share the window equally (water-filling: a side with fewer rows than its share
+    leaves the rest to the others; an odd row goes to the earlier sides). The window holds
+    min(capacity, Σ sizes) rows.
 
-    >>> window_sizes(5000, 5000, 5000), window_sizes(800, 5000, 5000), window_sizes(30, 40, 100)
+    >>> window_sizes((5000, 5000), 5000), window_sizes((800, 5000), 5000), window_sizes((30, 40), 100)
     ((2500, 2500), (800, 4200), (30, 40))
+    >>> window_sizes((7, 100, 100), 100)
+    (7, 47, 46)
     """
-    n = min(size, max(capacity - capacity // 2, capacity - other_size))
-    return n, min(other_size, capacity - n)
+    sizes = [int(size) for size in sizes]
+    taken = [0] * len(sizes)
+    left = min(int(capacity), sum(sizes))
+    open_sides = [i for i, size in enumerate(sizes) if size > 0]
+    while left > 0 and open_sides:
+        share, extra = divmod(left, len(open_sides))
+        for rank, i in enumerate(open_sides):
+            take = min(sizes[i] - taken[i], share + (rank < extra))
+            taken[i] += take
+            left -= take
+        open_sides = [i for i in open_sides if taken[i] < sizes[i]]
+    return tuple(taken)
 
 
-def interleave(n: int, other_n: int) -> np.ndarray:
-    """``(n + other_n,)`` the merged window's rows, oldest first, as positions in the
-    concatenation of both sides' rows (each oldest first).
+def interleave(*sizes: int) -> np.ndarray:
+    """``(Σ sizes,)`` the merged window's rows, oldest first, as positions in the concatenation
+    of the sides' rows (each oldest first).
 
-    Two models trained on parts of one stream share no clock, so each row is placed by its
-    relative position in its own window, (i + ½) / n: two windows that cover the same span of
-    the stream interleave evenly, and the most recent rows of both end the merged window. Ties
-    go to the first side.
+    Models trained on parts of one stream share no clock, so each row is placed by its relative
+    position in its own window, (i + ½) / n: windows that cover the same span of the stream
+    interleave evenly, and the most recent rows of all end the merged window. Ties go to the
+    earlier side.
 
     >>> interleave(2, 4).tolist()
     [2, 0, 3, 4, 1, 5]
     """
-    position = np.concatenate([(np.arange(n) + 0.5) / max(n, 1), (np.arange(other_n) + 0.5) / max(other_n, 1)])
+    position = np.concatenate([(np.arange(n) + 0.5) / max(n, 1) for n in sizes] + [np.zeros(0)])
     return np.argsort(position, kind="stable")
 
 
-def merge_histories(history: History, other: History, registry: Registry, n_first: int, other_registry: Registry,
-                    indices: np.ndarray, columns: np.ndarray, n_classes: int) -> History:  # fmt: skip
-    """The merged window: a new ``History`` of ``history``'s capacity (see ``window_sizes`` and
-    ``interleave``), sized for the merged ``registry`` and ``n_classes`` classes.
+class Side(typing.NamedTuple):
+    """One history's part of a merged window: its ``n`` most recent rows, its ``registry``, the
+    index of each of its variables in the merged registry (``indices``) and the merged column of
+    each of its classes (``columns``)."""
 
-    ``registry`` is the merged one: ``history``'s variables are its ``n_first`` first ones, with
-    their raw columns (``merge_variables`` appends). ``other``'s rows are remapped through ``indices`` (their
-    variables here) and ``columns`` (their classes here). The clock ``stored`` is the sum of both.
-    The encoding is left at 0 (the rebuild that follows writes it). Cost O(capacity · K).
+    history: History
+    n: int
+    registry: Registry
+    indices: np.ndarray
+    columns: np.ndarray
+
+
+def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_classes: int, capacity: int) -> History:
+    """The merged window: a new ``History`` of ``capacity`` rows, sized for the merged ``registry``
+    and ``n_classes`` classes, holding each side's ``n`` most recent rows in the given ``order``
+    (positions in the concatenation of the sides' rows, oldest first).
+
+    Rows are remapped through each side's ``indices`` (variables) and ``columns`` (classes); the
+    clock ``stored`` is the sum of the sides'. The encoding is left at 0 (the rebuild that
+    follows writes it). Cost O(capacity · K).
     """
-    capacity, K = history.capacity, len(registry)
-    n, other_n = window_sizes(history.size, other.size, capacity)
-    m = n + other_n
+    K = len(registry)
+    m = sum(side.n for side in sides)
     numeric = np.full((m, registry.n_numeric), np.nan)  # (m, n_numeric)
     categorical = np.full((m, registry.n_categorical), None, dtype=object)  # (m, n_categorical)
     present = np.zeros((m, K), dtype=bool)  # (m, K)
     y = np.empty(m, dtype=np.intp)
     sample_weight = np.empty(m)
-    first = np.arange(n_first)
-    sides = (
-        (history, history.recent(n), slice(0, n), first, registry, None),
-        (other, other.recent(other_n), slice(n, m), indices, other_registry, columns),
-    )
-    for h, rows, block, here, source, classes in sides:
+    start = 0
+    for h, n, source, here, classes in sides:
+        rows, block = h.recent(n), slice(start, start + n)
+        start += n
         kinds = np.array([source.variables[k].kind == "numeric" for k in range(len(here))], dtype=bool)
         for raw, out, mask in ((h.numeric, numeric, kinds), (h.categorical, categorical, ~kinds)):
             if mask.any():
                 out[block, registry.column[here[mask]]] = raw[np.ix_(rows, source.column[: len(here)][mask])]
         present[block, here] = h.present[np.ix_(rows, np.arange(len(here)))]
-        y[block] = h.y[rows] if classes is None else classes[h.y[rows]]
+        y[block] = classes[h.y[rows]]
         sample_weight[block] = h.sample_weight[rows]
-    order = interleave(n, other_n)
     merged = History(capacity)
     merged.resize(K, n_classes, registry.n_numeric, registry.n_categorical)
     merged.push_many((np.arange(registry.n_numeric), numeric[order]), (np.arange(registry.n_categorical), categorical[order]),
                      present[order], None, y[order], sample_weight[order])  # fmt: skip
-    merged.stored = history.stored + other.stored
+    merged.stored = sum(side.history.stored for side in sides)
     return merged
+
+
+def _combine(base: Engine, others: list[Engine], newer: bool) -> Engine:
+    """``base`` (changed) having absorbed ``others`` (copies): classes, variables, the window of
+    the most recent rows (``newer``: every row of ``others`` came after ``base``'s), the clocks;
+    then levels 2 and 3 restart on the merged parts."""
+    for engine in (base, *others):  # every summary takes its history's rows first: none is lost or counted twice
+        engine.registry.feed(np.arange(len(engine.registry)), engine.history, engine.classes)
+    stored = base.history.stored + sum(other.history.stored for other in others)
+    k_before, registry = len(base.registry), base.registry
+    n_classes = len(base.classes)
+    sides = [(base.history, base.registry, np.arange(k_before), np.arange(n_classes))]
+    for other in others:
+        columns = merge_classes(base.classes, other.classes)
+        sides.append((other.history, other.registry, merge_variables(registry, other.registry, stored), columns))
+    capacity = base.history.capacity
+    sizes = [h.size for h, *_ in sides]
+    if newer:  # the newest rows of the others first, then what room is left to base's
+        taken = window_sizes(sizes[1:], capacity)
+        taken = (min(sizes[0], capacity - sum(taken)), *taken)
+        order = np.concatenate([np.arange(taken[0]), taken[0] + interleave(*taken[1:])]).astype(np.intp)
+    else:
+        taken = window_sizes(sizes, capacity)
+        order = interleave(*taken)
+    parts = [Side(h, n, source, here, columns) for (h, source, here, columns), n in zip(sides, taken)]
+    base.history = merge_histories(parts, order, registry, len(base.classes), capacity)
+    registry.synced = np.full(len(registry), stored, dtype=np.int64)  # every summary has taken every row
+    registry.synced_min = stored if len(registry) else 0
+    base.n_seen = stored
+    if base.monitor is not None:
+        base.monitor.detected += sum(other.monitor.detected for other in others if other.monitor is not None)
+    base.restart(len(base.history), step=True)
+    return base
 
 
 def merged(a: Engine, b: Engine) -> Engine:
@@ -151,23 +204,43 @@ def merged(a: Engine, b: Engine) -> Engine:
 
     ``a`` and ``b`` must have the same parameters (the classifier checks them, ``seed`` aside:
     the result keeps ``a``'s). ``ValueError`` naming the feature when one is numeric in one and
-    categorical in the other. Cost: a copy of both models, one feed of every numeric summary,
+    categorical in the other. Two models share no clock: their windows interleave by relative
+    position (``interleave``). Cost: a copy of both models, one feed of every numeric summary,
     one merge per shared variable, a rebuild of every variable and one learner step.
     """
     check_kinds(a.registry, b.registry)
     a, b = copy.deepcopy(a), copy.deepcopy(b)  # a raise below leaves both models as they were
-    for engine in (a, b):
-        engine.registry.feed(np.arange(len(engine.registry)), engine.history, engine.classes)
-    stored = a.history.stored + b.history.stored
-    k_before = len(a.registry)
-    columns = merge_classes(a.classes, b.classes)
-    indices = merge_variables(a.registry, b.registry, stored)
-    a.history = merge_histories(a.history, b.history, a.registry, k_before, b.registry, indices, columns, len(a.classes))
-    registry = a.registry
-    registry.synced = np.full(len(registry), stored, dtype=np.int64)  # every summary has taken every row
-    registry.synced_min = stored if len(registry) else 0
-    a.n_seen = stored
-    if a.monitor is not None and b.monitor is not None:
-        a.monitor.detected += b.monitor.detected
-    a.restart(len(a.history), step=True)
-    return a
+    return _combine(a, [b], newer=False)
+
+
+def absorbed(base: Engine, deltas: list[Engine]) -> Engine:
+    """The engine of ``base`` having learned the examples of ``deltas`` (``Engine(collect=True)``,
+    each a partition's rows since ``base`` was published); none of them changes.
+
+    One coordinator round (``docs/algorithms/merge.md#rounds``): counts and summaries add up as
+    in ``merged``; every delta row came after every row of ``base``, so the merged window holds
+    the deltas' newest rows (sharing the window equally, interleaved by relative position) and
+    fills the rest with ``base``'s newest; then level 2 of every variable is rebuilt once and the
+    weights re-optimised on the merged window. ``ValueError`` naming a feature whose kinds differ.
+    Cost: a copy of each, one merge per delta variable, one rebuild, one learner step.
+    """
+    for delta in deltas:
+        if not delta.collect:
+            raise ValueError("absorbed takes the deltas of a round (engines that collect level 1 only)")
+    known = base.registry
+    for delta in deltas:  # kinds checked against base and the deltas before it, before anything changes
+        check_kinds(known, delta.registry)
+        known = _kinds_union(known, delta.registry)
+    base = copy.deepcopy(base)
+    return _combine(base, [copy.deepcopy(delta) for delta in deltas], newer=True)
+
+
+def _kinds_union(registry: Registry, other: Registry) -> Registry:
+    """A registry-like view of every feature of both, with its kind (for ``check_kinds`` only)."""
+    union = Registry()
+    for source in (registry, other):
+        for variable in source.variables:
+            if variable.name not in union.index:
+                union.index[variable.name] = len(union.variables)
+                union.variables.append(variable)
+    return union

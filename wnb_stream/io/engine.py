@@ -30,10 +30,10 @@ from ..engine.schedule import Schedule
 from ..history import History
 from ..modl.partition import MISSING, STAR
 from ..tables import ClassIndex
-from ..variable import NOWHERE, Variable
+from ..variable import NOWHERE, Scorer, Variable
 from .errors import join
 from .registry import Record, register
-from .schema import Array, Fields, Float, Int, Key, Keys, List, Optional, Schema, Str, Struct
+from .schema import Array, Bool, Fields, Float, Int, Key, Keys, List, Optional, Schema, Str, Struct
 
 __all__: list[str] = []
 
@@ -87,6 +87,14 @@ def _variable_check(fields: Fields) -> None:
         fields.fail("summary", f"a numeric variable needs a numeric summary, got {type(s['summary']).__name__}")
     if s["density"] is not None and not density:
         fields.fail("density", "only a Gaussian summary has a density")
+    _level2_check(fields, density)
+
+
+def _level2_check(fields: Fields, density: bool) -> None:
+    """Level 2 of a variable scored by a ``density`` or by parts: partition, Level, locator."""
+    s = fields.state
+    if density and s["kind"] != "numeric":
+        fields.fail("density", "only a numeric variable is scored by a density")
     locator, partition = s["locator"], s["partition"]
     if partition is not None:
         kind_of_partition = "numeric" if type(partition).__name__ == "Intervals" else "categorical"
@@ -153,7 +161,10 @@ def _locator_matches(fields: Fields, locator: dict, partition) -> None:
 
 def _variable_build(fields: Fields) -> Variable:
     s = fields.state
-    v = Variable(s["name"], s["kind"], s["summary"])
+    return _with_level2(Variable(s["name"], s["kind"], s["summary"]), s)
+
+
+def _with_level2(v: Variable, s: dict) -> Variable:
     v.model = s["partition"]
     v._density = s["density"]
     v.level = float(s["level"])
@@ -170,10 +181,7 @@ def _variable_build(fields: Fields) -> Variable:
     return v
 
 
-register(
-    "Variable",
-    Variable,
-    Schema(
+_VARIABLE_SCHEMA = Schema(
         state={
             "name": Key(doc="the feature name"),
             "kind": Str(choices=("numeric", "categorical"), doc="numeric or categorical"),
@@ -186,9 +194,40 @@ register(
         },
         checks=(_variable_check,),
         doc="One feature: summary, level 2 and locator",
+    )
+register("Variable", Variable, _VARIABLE_SCHEMA, state=_variable_state, build=_variable_build)
+
+
+def _scorer_state(v: Scorer) -> dict:
+    state = _variable_state(v)
+    del state["summary"]
+    return {"name": state.pop("name"), "kind": state.pop("kind"), "density_scored": v.density, **state}
+
+
+def _scorer_build(fields: Fields) -> Scorer:
+    s = fields.state
+    v = Scorer.__new__(Scorer)
+    Variable.__init__(v, s["name"], s["kind"], None)
+    v.summary, v.density = None, bool(s["density_scored"])
+    return _with_level2(v, s)
+
+
+_VARIABLE_STATE = {k: kind for k, kind in _VARIABLE_SCHEMA.state.items() if k != "summary"}
+register(
+    "Scorer",
+    Scorer,
+    Schema(
+        state={
+            "name": _VARIABLE_STATE["name"],
+            "kind": _VARIABLE_STATE["kind"],
+            "density_scored": Bool(doc="scored by per-class Gaussians (a Gaussian summary), not by parts"),
+            **{k: kind for k, kind in _VARIABLE_STATE.items() if k not in ("name", "kind")},
+        },
+        checks=(lambda fields: _level2_check(fields, fields.state["density_scored"]),),
+        doc="One variable's level 2 and locator without its summary (a Predictor's variables)",
     ),
-    state=_variable_state,
-    build=_variable_build,
+    state=_scorer_state,
+    build=_scorer_build,
 )
 
 

@@ -1,0 +1,160 @@
+"""Rounds of training on partitions (``merge.absorbed``, ``Delta``, ``WeightedNaiveBayes.absorb``).
+
+What is exact is compared with one model fed every partition's rows (class counts,
+observations, categorical counts; Gaussian moments up to rounding); the window keeps the newest
+rows, the deltas' first; rounds associate; a refused delta changes nothing; a delta learns in
+bulk as it does row by row and costs no level-2 or level-3 work.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wnb_stream import Delta, WeightedNaiveBayes, io, summaries, weights
+from wnb_stream.engine import merge
+
+from test_merge import EXACT, assert_counts_equal, by_class, categories, fed, fit, stream
+
+
+def deltas_of(model, parts) -> list[Delta]:
+    out = []
+    for rows in parts:
+        delta = model.delta()
+        for x, y in rows:
+            delta.learn_one(x, y)
+        out.append(delta)
+    return out
+
+
+def test_one_round_counts_as_one_model_fed_every_partition():
+    base_rows, a_rows, b_rows = stream(1, 200), stream(2, 300), stream(3, 150)
+    model = fit(base_rows, **EXACT)
+    model.absorb(deltas_of(model, [a_rows, b_rows]))
+    model._check()
+    assert_counts_equal(model, fed(fit(base_rows + a_rows + b_rows, **EXACT)))
+    assert model.n_seen == model._engine.history.stored == 650
+
+
+def test_rounds_associate_and_the_order_of_partitions_does_not_matter_for_counts():
+    parts = [stream(seed, 120, labels=labels, features=features) for seed, labels, features in
+             ((2, ("a", "b", "c"), ("u", "v", "colour")), (3, ("c", "b", "a"), ("colour", "v", "u")), (4, ("b", "a", "c"), ("v", "colour", "u")))]  # fmt: skip
+    one = fit(stream(1, 100), **EXACT)
+    one.absorb(deltas_of(one, parts))
+    two = fit(stream(1, 100), **EXACT)
+    for rows in parts:
+        two.absorb(deltas_of(two, [rows]))
+    three = fit(stream(1, 100), **EXACT)
+    three.absorb(deltas_of(three, parts[::-1]))
+    for model in (two, three):
+        model._check()
+        assert by_class(model) == by_class(one)
+        assert categories(model, "colour") == categories(one, "colour")
+
+
+def test_the_window_keeps_the_newest_rows_the_deltas_first():
+    base_rows, a_rows, b_rows = stream(1, 500), stream(2, 30), stream(3, 90)
+    model = fit(base_rows, history_size=100, **EXACT)
+    model.absorb(deltas_of(model, [a_rows, b_rows]))
+    e = model._engine
+    held = e.history.numeric[e.history.order(), e.registry.column[e.registry.index["u"]]].tolist()
+    assert len(held) == 100
+    # every delta row (30 + 70 newest of b, sharing 100 equally with water-filling) ... and no base row
+    assert sorted(held) == sorted([x["u"] for x, _ in a_rows] + [x["u"] for x, _ in b_rows[-70:]])
+    small = fit(base_rows, history_size=100, **EXACT)
+    small.absorb(deltas_of(small, [a_rows[:10]]))
+    held = small._engine.history.numeric[small._engine.history.order(), 0].tolist()
+    assert held[:90] == [x["u"] for x, _ in base_rows[-90:]] and held[90:] == [x["u"] for x, _ in a_rows[:10]]
+    assert merge.window_sizes((10, 500, 500), 100) == (10, 45, 45)
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=st.lists(st.integers(0, 300), max_size=5), capacity=st.integers(1, 400))
+def test_window_sizes_fill_the_window_fairly(sizes, capacity):
+    taken = merge.window_sizes(sizes, capacity)
+    assert sum(taken) == min(capacity, sum(sizes))
+    assert all(0 <= t <= s for t, s in zip(taken, sizes))
+    # a side short of its share takes all it has; the others differ by at most one row
+    full = [t for t, s in zip(taken, sizes) if t < s]
+    assert not full or max(full) - min(full) <= 1
+    assert all(t >= max(full, default=0) - 1 or t == s for t, s in zip(taken, sizes))
+
+
+def test_a_delta_learns_in_bulk_as_row_by_row_and_does_no_level_2_work():
+    import pandas as pd
+
+    model = WeightedNaiveBayes(seed=1)
+    rows = stream(5, 400)
+    one, many = model.delta(), model.delta()
+    for x, y in rows:
+        one.learn_one(x, y)
+    many.learn_many(pd.DataFrame([x for x, _ in rows]), pd.Series([y for _, y in rows]))
+    for delta in (one, many):
+        e = delta._engine
+        assert delta.n_seen == 400
+        assert all(v.model is None for v in e.registry.variables)  # never rebuilt
+        assert e.history.log_lik.size == 0  # never encoded
+    a, b = WeightedNaiveBayes(seed=1), WeightedNaiveBayes(seed=1)
+    a.absorb([one])
+    b.absorb([many])
+    assert io.dumps(a) == io.dumps(b)
+
+
+def test_refused_deltas_change_nothing():
+    model = fit(stream(1, 100))
+    before = io.dumps(model)
+    other = WeightedNaiveBayes(numeric=summaries.Gaussian())
+    with pytest.raises(ValueError, match="numeric"):
+        model.absorb([other.delta()])
+    kinds = model.delta()
+    kinds.learn_one({"u": "high"}, "a")
+    good = deltas_of(model, [stream(2, 50)])[0]
+    with pytest.raises(ValueError, match="'u'"):
+        model.absorb([good, kinds])
+    with pytest.raises(TypeError):
+        model.absorb([model])
+    assert io.dumps(model) == before
+    bad = model.delta()
+    with pytest.raises(ValueError, match="w"):
+        bad.learn_one({"u": 1.0}, "a", w=-1.0)
+    assert bad.n_seen == 0
+
+
+def test_the_absorbed_model_checks_saves_and_keeps_learning():
+    model = fit(stream(1, 300), optimizer=weights.VNS(batch_size=20), history_size=200)
+    model.absorb(deltas_of(model, [stream(2, 150), stream(3, 150)]))
+    model._check()
+    loaded = io.loads(io.dumps(model))
+    for x, y in stream(4, 100):
+        model.learn_one(x, y)
+        loaded.learn_one(x, y)
+    model._check()
+    assert io.dumps(model) == io.dumps(loaded)
+
+
+def test_fresh_deltas_are_empty_and_deltas_need_collecting_engines():
+    model = WeightedNaiveBayes()
+    delta = deltas_of(model, [stream(1, 20)])[0]
+    assert delta.fresh().n_seen == 0 and delta.nbytes() > 0 and delta.memory_usage() > 0
+    with pytest.raises(ValueError):
+        Delta(model._engine)
+    with pytest.raises(ValueError):
+        merge.absorbed(model._engine, [model._engine])
+
+
+def test_rounds_of_four_partitions_predict_as_one_model():
+    from river import datasets
+
+    rows = list(datasets.Phishing())
+    train, held = rows[:1000], rows[1000:]
+    whole = WeightedNaiveBayes(seed=1)
+    for x, y in train:
+        whole.learn_one(x, y)
+    model = WeightedNaiveBayes(seed=1)
+    for start in range(0, len(train), 200):  # rounds of 200 rows over 4 partitions
+        chunk = train[start : start + 200]
+        model.absorb(deltas_of(model, [chunk[p::4] for p in range(4)]))
+    agree = np.mean([whole.predict_one(x) == model.predict_one(x) for x, _ in held])
+    assert agree >= 0.97, agree

@@ -1,0 +1,191 @@
+"""Training on partitions in rounds, without a cluster (``wnb_stream.partitioned``).
+
+Learners and a coordinator in one process: the model counts every message exactly once (class
+counts and category counts equal the stream's), through crashes of learners and of the
+coordinator at random points (objects thrown away, restarted from the checkpoint); a report that
+does not start where the model holds its partition is refused; unusable messages are counted,
+not learned; file shards and any iterable are sources.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import json
+import random
+
+import numpy as np
+import pytest
+
+from wnb_stream import WeightedNaiveBayes, io, summaries, weights
+from wnb_stream.partitioned import Coordinator, IterableSource, Learner, Report, example
+from wnb_stream.sources import JSONLinesSource, ListSource
+
+
+def messages(seed: int, n: int) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        j = int(rng.integers(3))
+        x = {"u": float(rng.normal(j, 1.0)), "colour": ["red", "green", "blue", "grey"][min(3, j + int(rng.integers(2)))]}
+        out.append({"x": x, "y": "abc"[j]})
+    return out
+
+
+def exact_model() -> WeightedNaiveBayes:
+    return WeightedNaiveBayes(numeric=summaries.Gaussian(), optimizer=weights.Uniform(), history_size=300, seed=1)
+
+
+def counts_of(model) -> tuple[dict, dict]:
+    c = model._engine.classes
+    classes = {label: c.seen[j] for j, label in enumerate(c.labels)}
+    e = model._engine
+    table = e.registry.variables[e.registry.index["colour"]].summary.table()
+    colours = {(v, cl): float(row[j]) for v, row in zip(table.values, np.asarray(table.counts)) for j, cl in enumerate(table.classes) if row[j]}
+    return classes, colours
+
+
+def expected_counts(parts) -> tuple[dict, dict]:
+    classes = collections.Counter(m["y"] for part in parts for m in part)
+    colours = collections.Counter((m["x"]["colour"], m["y"]) for part in parts for m in part)
+    return {k: float(v) for k, v in classes.items()}, {k: float(v) for k, v in colours.items()}
+
+
+def test_rounds_count_every_message_once():
+    parts = [messages(seed, 700) for seed in range(3)]
+    coordinator = Coordinator(exact_model())
+    learners = [Learner(p, ListSource(part), batch_size=64) for p, part in enumerate(parts)]
+    for learner in learners:
+        learner.reset(None, coordinator.model.delta())
+    done = set()
+    while len(done) < len(learners):
+        reports = [learner.run(max_messages=250) for p, learner in enumerate(learners) if p not in done]
+        done |= {r.partition for r in reports if r.exhausted}
+        predictor = coordinator.round(reports)
+        for learner in learners:
+            learner.publish(predictor)
+    coordinator.model._check()
+    assert counts_of(coordinator.model) == expected_counts(parts)
+    assert coordinator.absorbed == 2100 and coordinator.positions == {0: 700, 1: 700, 2: 700}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_exactly_once_through_crashes_of_learners_and_of_the_coordinator(seed, tmp_path):
+    rng = random.Random(seed)
+    parts = [messages(10 + p, 500 + 97 * p) for p in range(3)]
+    path = tmp_path / "checkpoint.json.gz"
+    coordinator = Coordinator(exact_model(), path)
+    learners = {}
+
+    def start(p):
+        learners[p] = Learner(p, ListSource(parts[p]), batch_size=32)
+        learners[p].reset(coordinator.position(p), coordinator.model.delta(), coordinator.model.predictor())
+
+    for p in range(3):
+        start(p)
+    crashes = 0
+    finished: set = set()
+    for _ in range(200):
+        if len(finished) == 3:
+            break
+        reports = []
+        for p in range(3):
+            if p in finished:
+                continue
+            report = learners[p].run(max_messages=rng.randint(1, 150))
+            if rng.random() < 0.2:  # the learner dies: its delta is lost, its replacement starts from the model's position
+                crashes += 1
+                start(p)
+                continue
+            reports.append(report)
+        if rng.random() < 0.15:  # the coordinator dies before its round: restart from the checkpoint, every learner too
+            crashes += 1
+            coordinator = Coordinator(exact_model(), path)
+            for p in range(3):
+                start(p)
+            finished.clear()
+            continue
+        predictor = coordinator.round(reports)
+        finished |= {r.partition for r in reports if r.exhausted}
+        for learner in learners.values():
+            learner.publish(predictor)
+    assert len(finished) == 3 and crashes > 0
+    restored = Coordinator(exact_model(), path)
+    for model in (coordinator.model, restored.model):
+        model._check()
+        assert counts_of(model) == expected_counts(parts)
+    assert io.dumps(restored.model) == io.dumps(coordinator.model)
+    assert restored.positions == {p: len(parts[p]) for p in range(3)}
+
+
+def test_a_report_that_leaves_a_gap_or_repeats_is_refused():
+    coordinator = Coordinator(exact_model())
+    part = messages(1, 300)
+    learner = Learner("p", ListSource(part))
+    learner.reset(None, coordinator.model.delta())
+    first = learner.run(max_messages=100)
+    second = learner.run(max_messages=100)
+    before = io.dumps(coordinator.model)
+    with pytest.raises(ValueError, match="gap or a repeat"):
+        coordinator.round([second])  # the first was never absorbed
+    with pytest.raises(ValueError, match="two reports"):
+        coordinator.round([first, first])
+    assert io.dumps(coordinator.model) == before
+    coordinator.round([first])
+    with pytest.raises(ValueError, match="gap or a repeat"):
+        coordinator.round([first])
+    coordinator.round([second])
+    assert coordinator.model.n_seen == 200
+
+
+def test_unusable_messages_are_counted_not_learned():
+    part = messages(2, 100)
+    part[3] = {"x": [1, 2], "y": "a"}
+    part[7] = "not a message"
+    part[11] = {"x": {"u": "text"}, "y": "a"}  # a string in a numeric feature: refused by the model
+    part[12] = {"x": {"u": 1.0}, "y": None}  # no label
+    learner = Learner(0, ListSource(part), batch_size=16)
+    coordinator = Coordinator(exact_model())
+    learner.reset(None, coordinator.model.delta())
+    learner.run(max_messages=2)  # the first two messages fix the kinds of u and colour
+    report = learner.run()
+    assert report.rejected == 4 and report.messages == 98 and report.exhausted
+    assert report.delta.n_seen == 94
+    with pytest.raises(ValueError):
+        example(("only one",))
+
+
+def test_file_shards_and_iterables_are_sources(tmp_path):
+    parts = [messages(seed, 300) for seed in (5, 6)]
+    paths = []
+    for p, part in enumerate(parts):
+        path = tmp_path / f"shard-{p}.jsonl"
+        path.write_text("".join(json.dumps(m) + "\n" for m in part))
+        paths.append(path)
+    sources = [JSONLinesSource(paths[0]), IterableSource(functools.partial(iter, parts[1]))]
+    coordinator = Coordinator(exact_model())
+    learners = [Learner(p, source, batch_size=50) for p, source in enumerate(sources)]
+    for learner in learners:
+        learner.reset(None, coordinator.model.delta())
+    while True:
+        reports = [learner.run(max_messages=120) for learner in learners]
+        coordinator.round(reports)
+        if all(r.exhausted for r in reports):
+            break
+    assert counts_of(coordinator.model) == expected_counts(parts)
+    assert coordinator.positions[0] == paths[0].stat().st_size and coordinator.positions[1] == 300
+    with pytest.raises(RuntimeError):
+        Learner(0, ListSource([])).run()
+    assert isinstance(Report(0, None, None, None), Report)
+
+
+def test_prequential_counts_use_the_published_predictor():
+    part = messages(7, 600)
+    coordinator = Coordinator(WeightedNaiveBayes(seed=1))
+    learner = Learner(0, ListSource(part), batch_size=100)
+    learner.reset(None, coordinator.model.delta())
+    first = learner.run(max_messages=200)
+    assert first.predicted == 0  # no predictor yet
+    learner.publish(coordinator.round([first]))
+    second = learner.run(max_messages=200)
+    assert second.predicted == 200 and second.correct / second.predicted > 0.6

@@ -1,0 +1,90 @@
+"""Training on partitions with Ray (``wnb_stream.ray``), on a local cluster started by the test.
+
+End to end on file shards: every message is absorbed once (class and category counts equal the
+stream's), and the trained model predicts as one model trained on the whole stream; then the
+same with a learner and the coordinator killed mid-stream (exactly once through restarts, and
+a second ``train`` resumes from the checkpoint). Skipped when Ray is not installed, unless
+``WNB_REQUIRE_RAY=1`` (CI installs the ``ray`` extra and sets it).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+
+import numpy as np
+import pytest
+
+if os.environ.get("WNB_REQUIRE_RAY") != "1":
+    pytest.importorskip("ray")
+import ray  # noqa: E402
+
+from test_partitioned import counts_of, exact_model, expected_counts, messages  # noqa: E402
+
+from wnb_stream import WeightedNaiveBayes  # noqa: E402
+from wnb_stream import ray as wnb_ray  # noqa: E402
+from wnb_stream.sources import JSONLinesSource  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+def shards(tmp_path, parts) -> dict:
+    sources = {}
+    for p, part in enumerate(parts):
+        path = tmp_path / f"shard-{p}.jsonl"
+        path.write_text("".join(json.dumps(m) + "\n" for m in part))
+        sources[f"shard-{p}"] = functools.partial(JSONLinesSource, str(path))
+    return sources
+
+
+def test_two_learners_train_one_model(cluster, tmp_path):
+    parts = [messages(p, 1500) for p in range(2)]
+    model, progress = wnb_ray.train(exact_model(), shards(tmp_path, parts), round_examples=400, measure_bytes=True)
+    model._check()
+    assert counts_of(model) == expected_counts(parts)
+    assert progress.examples == 3000 and progress.messages == 3000 and progress.rounds >= 4
+    assert progress.restarts == 0 and progress.accuracy > 0.6 and min(progress.shipped_bytes[:-1]) > 0
+    whole = exact_model()
+    for part in parts:
+        for m in part:
+            whole.learn_one(m["x"], m["y"])
+    test = messages(99, 500)
+    agree = np.mean([whole.predict_one(m["x"]) == model.predict_one(m["x"]) for m in test])
+    assert agree >= 0.97
+
+
+def test_exactly_once_when_a_learner_and_the_coordinator_are_killed(cluster, tmp_path):
+    parts = [messages(10 + p, 2000) for p in range(2)]
+    sources = shards(tmp_path, parts)
+    path = tmp_path / "checkpoint.json.gz"
+    kills = []
+
+    def kill(progress, actors):
+        if progress.rounds == 2 and not kills:
+            ray.kill(actors["learners"]["shard-1"], no_restart=False)
+            kills.append("learner")
+        elif progress.rounds == 4 and len(kills) == 1:
+            ray.kill(actors["coordinator"], no_restart=False)
+            kills.append("coordinator")
+
+    model, progress = wnb_ray.train(exact_model(), sources, checkpoint_path=path, round_examples=300, on_round=kill)
+    assert kills == ["learner", "coordinator"] and progress.restarts >= 2
+    model._check()
+    assert counts_of(model) == expected_counts(parts)
+    assert progress.messages > 4000  # some were read twice, none absorbed twice
+    # a second call resumes from the checkpoint: nothing is left to read, nothing changes
+    again, more = wnb_ray.train(WeightedNaiveBayes(), sources, checkpoint_path=path, round_examples=300)
+    assert counts_of(again) == expected_counts(parts) and more.examples == 0
+
+
+def test_bad_arguments_are_refused(cluster, tmp_path):
+    with pytest.raises(ValueError, match="sources"):
+        wnb_ray.train(exact_model(), {})
+    with pytest.raises(ValueError, match="round"):
+        wnb_ray.train(exact_model(), shards(tmp_path, [messages(1, 10)]), round_examples=None)

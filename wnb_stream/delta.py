@@ -1,0 +1,72 @@
+"""``Delta``: what one partition's learner collects between two rounds of training across machines.
+
+A round (``docs/algorithms/merge.md#rounds``) trains one model on many partitions of a stream:
+each partition's learner counts its examples into a ``Delta`` (class counts, each feature's
+level-1 summary, and the raw rows of its most recent examples, at most ``history_size`` of
+them), with no level-2 or level-3 work; a coordinator then folds every partition's delta into the
+model (``WeightedNaiveBayes.absorb``), rebuilds level 2 once, re-optimises the weights on the
+merged window and publishes a ``Predictor``. A delta is therefore cheap to learn into (the
+learner's cost is level 1's) and small to ship (summaries and at most N raw rows).
+"""
+
+from __future__ import annotations
+
+import pickle
+
+__all__ = ["Delta"]
+
+
+class Delta:
+    """One partition's examples since the last round, at level 1 (``WeightedNaiveBayes.delta()``).
+
+    ``learn_one`` and ``learn_many`` validate their input as the model does (a ``ValueError``
+    names the feature, ``y`` or ``w``, and nothing changes).
+
+    Examples
+    --------
+    >>> from river import datasets
+    >>> from wnb_stream import WeightedNaiveBayes
+    >>> model = WeightedNaiveBayes(seed=1)
+    >>> rows = list(datasets.Phishing())
+    >>> deltas = [model.delta(), model.delta()]
+    >>> for i, (x, y) in enumerate(rows[:600]):
+    ...     deltas[i % 2].learn_one(x, y)
+    >>> [delta.n_seen for delta in deltas]
+    [300, 300]
+    >>> model.absorb(deltas)
+    >>> model.n_seen, round(model.predict_proba_one(rows[700][0])[True], 3)
+    (600, 0.996)
+    """
+
+    def __init__(self, engine):
+        if not engine.collect:
+            raise ValueError("a Delta holds an engine that collects level 1 only (Engine(collect=True))")
+        self._engine = engine
+
+    @property
+    def n_seen(self) -> int:
+        """Examples learned."""
+        return self._engine.n_seen
+
+    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+        """Count one example (level 1 and the history). O(K)."""
+        self._engine.learn_dict(x, y, w)
+
+    def learn_many(self, X, y, w=None) -> None:
+        """Count a batch (any dataframe ``WeightedNaiveBayes.learn_many`` takes), in bulk."""
+        self._engine.learn_table(X, y, w)
+
+    def fresh(self) -> Delta:
+        """An empty delta with the same parameters (the next round's)."""
+        return Delta(self._engine.blank(collect=True))
+
+    def memory_usage(self) -> int:
+        """Bytes held by its summaries and raw rows."""
+        return self._engine.memory_usage()
+
+    def nbytes(self) -> int:
+        """Bytes of the delta as shipped between processes (its pickle)."""
+        return len(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def __repr__(self) -> str:
+        return f"Delta({self.n_seen} examples, {len(self._engine.registry)} features)"

@@ -1,0 +1,284 @@
+"""One model trained on many partitions of a stream, in rounds: the engine-free core.
+
+A stream too fast for one consumer is split into partitions (Kafka partitions, the consumers of
+a Redis group, file shards). Each partition gets a ``Learner``: it reads its source, predicts
+each example with the latest published ``Predictor`` (the serving path) and counts it into a
+``Delta`` (level 1 and the raw rows, ``wnb_stream.delta``). Every round, a ``Coordinator``
+takes the learners' ``Report`` (a delta and the source positions it spans), folds the deltas into
+the model (``WeightedNaiveBayes.absorb``: summaries merged, level 2 rebuilt once, weights
+re-optimised on the merged window), saves the model and every partition's position in one
+atomic checkpoint and returns the new predictor for the learners.
+
+Exactly once. A report spans the positions ``start`` → ``position`` of its partition. The
+coordinator absorbs a report only if its ``start`` is the position the model holds for the
+partition (else ``ValueError``: a gap or a repeat), and the checkpoint holds the model together
+with the positions it has absorbed. After a crash, the coordinator restores the checkpoint and
+each learner restarts from the checkpoint's position of its partition (``Learner.reset``):
+examples read but not absorbed are read again, none is absorbed twice.
+
+These are plain objects: ``wnb_stream.ray`` runs them as Ray actors; a Dask or Spark adapter
+would move the same reports. ``docs/algorithms/merge.md#rounds`` describes a round.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+import time
+from typing import Any, Callable, Hashable, Iterable, Iterator
+
+from . import io, persistence
+from .sources import Malformed
+
+__all__ = ["CHECKPOINT_KIND", "Coordinator", "IterableSource", "Learner", "Report", "example"]
+
+#: The ``kind`` of a coordinator's checkpoint file.
+CHECKPOINT_KIND = "wnb_stream.partitioned"
+
+
+def example(message) -> tuple[dict, Any]:
+    """``(x, y)`` of a message: ``{"x": {...}, "y": label}`` (extra keys ignored) or a pair ``(x, y)``.
+
+    ``ValueError`` for anything else (the learner counts it as rejected).
+
+    >>> example({"x": {"a": 1.0}, "y": True}), example(({"a": 1.0}, True))
+    (({'a': 1.0}, True), ({'a': 1.0}, True))
+    """
+    if isinstance(message, dict) and "x" in message and "y" in message:
+        x, y = message["x"], message["y"]
+    elif isinstance(message, tuple | list) and len(message) == 2:
+        x, y = message
+    else:
+        raise ValueError(f"a message is {{'x': features, 'y': label}} or (x, y), got {type(message).__name__}")
+    if not isinstance(x, dict):
+        raise ValueError(f"the features of a message must be a dict, got {type(x).__name__}")
+    return x, y
+
+
+class IterableSource:
+    """Any re-iterable sequence of messages as a source: ``factory()`` returns a fresh iterable
+    of the partition's messages, in the same order every time; the position is the number read.
+
+    ``seek(position)`` makes the next iteration skip the first ``position`` messages (O(position)
+    for a plain iterable). The factory must be picklable to run in another process.
+
+    >>> source = IterableSource(lambda: iter(["a", "b", "c"]))
+    >>> source.seek(1)
+    >>> list(source)
+    [(2, 'b'), (3, 'c')]
+    """
+
+    def __init__(self, factory: Callable[[], Iterable]):
+        self.factory = factory
+        self._start = 0
+
+    def seek(self, position: int | None) -> None:
+        position = 0 if position is None else position
+        if isinstance(position, bool) or not isinstance(position, int) or position < 0:
+            raise ValueError(f"position must be None or an integer >= 0, got {position!r}")
+        self._start = position
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        start = self._start
+        for i, message in enumerate(itertools.islice(self.factory(), start, None), start=start + 1):
+            self._start = i
+            yield i, message
+
+
+@dataclasses.dataclass
+class Report:
+    """What a learner hands the coordinator at the end of a run."""
+
+    partition: Hashable
+    delta: Any  # Delta: the examples learned in this run
+    start: Any  # the source position the run started from
+    position: Any  # the position after the last message read
+    messages: int = 0  # messages read
+    rejected: int = 0  # messages that were not a usable example
+    predicted: int = 0  # examples predicted with a published predictor before they were learned
+    correct: int = 0  # of which the predicted class was the label
+    exhausted: bool = False  # the source had nothing more to read
+    seconds: float = 0.0  # time spent in the run
+
+
+class Learner:
+    """One partition's consumer: predict with the latest predictor, count into a delta.
+
+    Parameters
+    ----------
+    partition
+        The partition's name (a str or an int).
+    source
+        Its ``sources.Source`` (``ListSource``, ``JSONLinesSource``, ``RedisStreamSource``,
+        ``IterableSource``...): ``(position, message)`` pairs and ``seek``.
+    batch_size
+        Messages predicted and learned together (``predict_proba_many``, ``learn_many``).
+    """
+
+    def __init__(self, partition: Hashable, source, batch_size: int = 256):
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        self.partition = partition
+        self.source = source
+        self.batch_size = batch_size
+        self.delta = None
+        self.predictor = None
+        self.start = None
+        self.position = None
+        self._messages: Iterator | None = None
+
+    def reset(self, position, delta, predictor=None) -> None:
+        """Start again from ``position`` (the coordinator's for this partition) with an empty
+        ``delta``; what was read since and not absorbed is dropped and will be read again."""
+        self.source.seek(position)
+        self._messages = None
+        self.start = self.position = position
+        self.delta = delta
+        self.predictor = predictor
+
+    def publish(self, predictor, committed=None) -> None:
+        """Predict with ``predictor`` from now on; the source may forget what is at or before the
+        ``committed`` position (``source.commit``: a checkpoint holds it)."""
+        self.predictor = predictor
+        commit = getattr(self.source, "commit", None)
+        if committed is not None and commit is not None:
+            commit(committed)
+
+    def run(self, max_messages: int | None = None, max_seconds: float | None = None) -> Report:
+        """Read up to ``max_messages`` messages or for ``max_seconds`` (at least one batch), then
+        hand over the delta (``Report``) and start a fresh one."""
+        if self.delta is None:
+            raise RuntimeError("call reset(position, delta) first")
+        began = time.monotonic()
+        report = Report(self.partition, self.delta, self.start, self.position)
+        if self._messages is None:
+            self._messages = iter(self.source)
+        while max_messages is None or report.messages < max_messages:
+            room = self.batch_size if max_messages is None else min(self.batch_size, max_messages - report.messages)
+            batch = list(itertools.islice(self._messages, room))
+            if batch:
+                self._learn(batch, report)
+                report.position = self.position = batch[-1][0]
+            if len(batch) < room:
+                report.exhausted = True
+                self._messages = None  # a source that grows is read again at the next run
+                break
+            if max_seconds is not None and time.monotonic() - began >= max_seconds:
+                break
+        report.seconds = time.monotonic() - began
+        self.delta = self.delta.fresh()
+        self.start = self.position
+        return report
+
+    def _learn(self, batch: list, report: Report) -> None:
+        xs, ys = [], []
+        for _, message in batch:
+            report.messages += 1
+            try:
+                if isinstance(message, Malformed):
+                    raise ValueError(message.reason)
+                x, y = example(message)
+            except ValueError:
+                report.rejected += 1
+                continue
+            xs.append(x)
+            ys.append(y)
+        if not xs:
+            return
+        if self.predictor is not None and self.predictor.classes:
+            try:
+                predicted = self.predictor.predict_many(xs).tolist()
+            except ValueError:  # a row the predictor cannot read: predict one by one
+                predicted = [self._predict(x) for x in xs]
+            for guess, y in zip(predicted, ys):
+                report.predicted += guess is not None
+                report.correct += guess is not None and guess == y
+        try:
+            self.delta.learn_many(xs, ys)
+        except ValueError:  # a row the model refuses: learn one by one (nothing was learned)
+            for x, y in zip(xs, ys):
+                try:
+                    self.delta.learn_one(x, y)
+                except ValueError:
+                    report.rejected += 1
+
+    def _predict(self, x):
+        try:
+            return self.predictor.predict_one(x)
+        except ValueError:
+            return None
+
+
+class Coordinator:
+    """Folds the learners' reports into one model, checkpoints it, publishes its predictor.
+
+    Parameters
+    ----------
+    model
+        The model to train (a ``WeightedNaiveBayes``; it is changed in place by each round).
+    checkpoint_path
+        Where each round saves the model and every partition's position, atomically (None: no
+        checkpoint, and no recovery across a crash of the coordinator). If the file exists, the
+        coordinator starts from it instead of ``model``.
+    """
+
+    def __init__(self, model, checkpoint_path: str | os.PathLike | None = None):
+        self.model = model
+        self.positions: dict = {}
+        self.rounds = 0
+        self.absorbed = 0  # examples absorbed since the model was first given (rounds of this run and before)
+        self.checkpoint_path = None if checkpoint_path is None else os.fspath(checkpoint_path)
+        if self.checkpoint_path is not None and os.path.exists(self.checkpoint_path):
+            self._restore()
+
+    def position(self, partition):
+        """The position up to which the model holds ``partition``'s messages (None: none yet)."""
+        return self.positions.get(partition)
+
+    def round(self, reports: list[Report]):
+        """Absorb ``reports`` (one per partition at most), checkpoint, and return the new predictor.
+
+        ``ValueError`` when a report does not start where the model's position of its partition
+        is (nothing changes then).
+        """
+        seen = set()
+        for report in reports:
+            if report.partition in seen:
+                raise ValueError(f"two reports of partition {report.partition!r} in one round")
+            seen.add(report.partition)
+            if report.start != self.positions.get(report.partition):
+                raise ValueError(
+                    f"partition {report.partition!r}: the report starts at {report.start!r}, the model holds it up to "
+                    f"{self.positions.get(report.partition)!r} (a gap or a repeat)"
+                )
+        deltas = [report.delta for report in reports if report.delta.n_seen]
+        self.model.absorb(deltas)
+        for report in reports:
+            self.positions[report.partition] = report.position
+        self.absorbed += sum(delta.n_seen for delta in deltas)
+        self.rounds += 1
+        self.checkpoint()
+        return self.model.predictor()
+
+    def checkpoint(self) -> None:
+        """Save the model, the positions and the round count in one file, atomically."""
+        if self.checkpoint_path is None:
+            return
+        document = {
+            "kind": CHECKPOINT_KIND,
+            "rounds": self.rounds,
+            "absorbed": self.absorbed,
+            "positions": [[partition, position] for partition, position in self.positions.items()],
+            "model": {"record": io.to_record(self.model)},
+        }
+        persistence.atomic_write(self.checkpoint_path, persistence.dumps(document).encode("utf-8"))
+
+    def _restore(self) -> None:
+        document = persistence.load(self.checkpoint_path)
+        if not isinstance(document, dict) or document.get("kind") != CHECKPOINT_KIND:
+            raise ValueError(f"{self.checkpoint_path!r} is not a checkpoint of partitioned training")
+        self.model = io.from_record(document["model"]["record"], "model")
+        self.positions = {partition: position for partition, position in document["positions"]}
+        self.rounds = document["rounds"]
+        self.absorbed = document["absorbed"]

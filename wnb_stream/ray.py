@@ -1,0 +1,255 @@
+"""Training one model on many partitions with Ray (the optional extra ``pip install wnb-stream[ray]``).
+
+``train`` runs one ``partitioned.Learner`` per partition, each in a Ray actor of its own, and a
+``partitioned.Coordinator`` in another; the calling process drives the rounds:
+
+1. every learner reads up to ``round_examples`` messages of its partition (or for
+   ``round_seconds``), predicting each with the latest published predictor and counting it into
+   its delta, and hands over a ``Report``;
+2. the learners start their next run at once (with the predictor they have), while the
+   coordinator absorbs the reports, rebuilds, re-optimises, checkpoints the model with every
+   partition's position (atomically) and returns the new predictor, which is then published to
+   every learner (and the learners' sources may forget what the checkpoint holds).
+
+Actors are restartable (``max_restarts=-1``). When a learner dies, its restarted actor resumes
+from the coordinator's position of its partition; when the coordinator dies, its restarted
+actor restores the last checkpoint and every learner resumes from the checkpoint's positions.
+So every message is absorbed exactly once (``docs/algorithms/merge.md#rounds``), and ``train``
+called again with the same ``checkpoint_path`` resumes a run that was stopped.
+
+The functions and classes here only move ``partitioned`` objects between processes; Ray is
+imported when ``train`` is called. Ray hands the NumPy arrays of an argument as read-only views
+of its object store, so an actor deep-copies what it will change (a delta, the model) first.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import os
+import time
+from typing import Any, Callable, Hashable
+
+from .partitioned import Coordinator, Learner, Report
+
+__all__ = ["Progress", "train"]
+
+#: Consecutive failed runs of one partition before ``train`` gives up (raises the last error).
+MAX_FAILURES = 5
+#: Attempts (0.2 s apart) to reset a learner whose actor is restarting.
+RESET_ATTEMPTS = 150
+
+
+@dataclasses.dataclass
+class Progress:
+    """What ``train`` did: rounds, examples, time, and per-round costs."""
+
+    rounds: int = 0
+    examples: int = 0  # examples absorbed in this call
+    messages: int = 0  # messages read (rejected ones and ones read again after a restart included)
+    rejected: int = 0
+    predicted: int = 0
+    correct: int = 0
+    seconds: float = 0.0
+    round_seconds: list = dataclasses.field(default_factory=list)  # coordinator time of each round
+    shipped_bytes: list = dataclasses.field(default_factory=list)  # bytes of the reports of each round
+    restarts: int = 0  # actors restarted after a failure
+
+    @property
+    def examples_per_second(self) -> float:
+        return self.examples / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def accuracy(self) -> float:
+        """Prequential accuracy of the published predictors on the examples they predicted."""
+        return self.correct / self.predicted if self.predicted else float("nan")
+
+
+class _LearnerActor:
+    """A ``Learner`` in a Ray actor; its source comes from ``source_factory()`` in the actor."""
+
+    def __init__(self, partition, source_factory: Callable[[], Any], batch_size: int):
+        self.learner = Learner(partition, source_factory(), batch_size)
+
+    def reset(self, position, delta, predictor) -> None:
+        self.learner.reset(position, copy.deepcopy(delta), predictor)  # writable (see _writable)
+
+    def publish(self, predictor, committed) -> None:
+        self.learner.publish(predictor, committed)
+
+    def run(self, max_messages, max_seconds, measure: bool) -> tuple[Report, int]:
+        if self.learner.delta is None:  # restarted and not reset yet: the driver resets it
+            raise RuntimeError(f"learner {self.learner.partition!r} was restarted: reset it first")
+        report = self.learner.run(max_messages, max_seconds)
+        return report, (report.delta.nbytes() if measure else 0)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class _CoordinatorActor:
+    """A ``Coordinator`` in a Ray actor (restored from its checkpoint when restarted)."""
+
+    def __init__(self, model, checkpoint_path):
+        self.coordinator = Coordinator(copy.deepcopy(model), checkpoint_path)  # writable (see _writable)
+
+    def state(self) -> tuple[dict, Any, Any]:
+        """The positions, an empty delta and the current predictor (what learners start from)."""
+        model = self.coordinator.model
+        return dict(self.coordinator.positions), model.delta(), model.predictor() if model.classes else None
+
+    def round(self, reports: list[Report]) -> tuple[Any, dict, float]:
+        began = time.monotonic()
+        predictor = self.coordinator.round(reports)
+        return predictor, dict(self.coordinator.positions), time.monotonic() - began
+
+    def model(self):
+        return self.coordinator.model
+
+    def absorbed(self) -> int:
+        return self.coordinator.absorbed
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def train(
+    model,
+    sources: dict[Hashable, Callable[[], Any]],
+    *,
+    checkpoint_path: str | os.PathLike | None = None,
+    round_examples: int | None = 5000,
+    round_seconds: float | None = None,
+    max_rounds: int | None = None,
+    batch_size: int = 256,
+    measure_bytes: bool = False,
+    on_round: Callable[[Progress, dict], None] | None = None,
+):
+    """Train ``model`` on the partitions ``sources`` with one Ray actor per partition.
+
+    Parameters
+    ----------
+    model
+        A ``WeightedNaiveBayes`` to start from (ignored when ``checkpoint_path`` exists: the run
+        resumes from it).
+    sources
+        ``{partition: factory}``; ``factory()`` returns the partition's source (``sources.Source``)
+        in the learner's process, so it must be picklable (a ``functools.partial`` of
+        ``JSONLinesSource``, ``RedisStreamSource``...). Partition names are str or int.
+    checkpoint_path
+        The coordinator's checkpoint (model + positions, each round). Without it a killed
+        coordinator starts again from ``model`` and the learners from the start of their sources
+        (still exactly once, from the beginning).
+    round_examples, round_seconds
+        A learner hands over its delta after this many messages or seconds (whichever first;
+        None for no limit on one of them, not both).
+    max_rounds
+        Stop after this many rounds (None: when every source is exhausted).
+    batch_size
+        Messages a learner predicts and learns together.
+    measure_bytes
+        Record each round's shipped bytes (the reports' pickles) in ``Progress.shipped_bytes``.
+    on_round
+        Called after each round with the progress so far and ``{"learners": {partition: actor},
+        "coordinator": actor}`` (for monitoring; the tests kill actors from here).
+
+    Returns
+    -------
+    (model, progress)
+        The trained model (fetched from the coordinator) and a ``Progress``.
+
+    A local cluster is started (``ray.init``) when none is running.
+    """
+    import ray
+    from ray.exceptions import RayActorError, RayError
+
+    if round_examples is None and round_seconds is None and max_rounds is None:
+        raise ValueError("give round_examples or round_seconds: a round must end")
+    if not sources:
+        raise ValueError("sources must name at least one partition")
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+    options = {"max_restarts": -1, "max_task_retries": 0}
+    Learner_ = ray.remote(**options)(_LearnerActor)
+    Coordinator_ = ray.remote(**options)(_CoordinatorActor)
+    path = None if checkpoint_path is None else os.path.abspath(os.fspath(checkpoint_path))
+    coordinator = Coordinator_.remote(model, path)
+    learners = {p: Learner_.remote(p, factory, batch_size) for p, factory in sources.items()}
+    progress = Progress()
+    began = time.monotonic()
+
+    def patiently(call):
+        """``ray.get(call())``, again while the actor is restarting."""
+        for attempt in range(RESET_ATTEMPTS):
+            try:
+                return ray.get(call())
+            except RayActorError:
+                if attempt == RESET_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.2)
+
+    def recover(partitions) -> None:
+        """Reset the learners of ``partitions`` (restarted or not) to the coordinator's positions."""
+        positions, delta, predictor = patiently(coordinator.state.remote)
+        for p in partitions:
+            patiently(lambda: learners[p].reset.remote(positions.get(p), delta, predictor))
+
+    def launch(partitions) -> dict:
+        return {p: learners[p].run.remote(round_examples, round_seconds, measure_bytes) for p in partitions}
+
+    absorbed_before = patiently(coordinator.absorbed.remote)
+    recover(learners)
+    active = set(learners)  # partitions whose source may hold more
+    running = launch(active)
+    failures: dict = {}
+    while running and (max_rounds is None or progress.rounds < max_rounds):
+        reports, failed, shipped = [], [], 0
+        for p, pending in running.items():
+            try:
+                report, size = ray.get(pending)
+            except RayError:  # the actor died (or restarted and was not reset yet)
+                failures[p] = failures.get(p, 0) + 1
+                if failures[p] > MAX_FAILURES:
+                    raise
+                failed.append(p)
+                continue
+            failures.pop(p, None)
+            reports.append(report)
+            shipped += size
+            progress.messages += report.messages
+            progress.rejected += report.rejected
+            progress.predicted += report.predicted
+            progress.correct += report.correct
+            if report.exhausted:
+                active.discard(p)
+        if failed:  # what they read since the coordinator's positions is read again
+            progress.restarts += len(failed)
+            recover(failed)
+        last = max_rounds is not None and progress.rounds + 1 >= max_rounds
+        running = {} if last else launch(active)  # the next runs start while the coordinator works
+        try:
+            predictor, positions, seconds = ray.get(coordinator.round.remote(reports))
+        except RayActorError:  # restarted from its checkpoint: every learner resumes from its positions
+            progress.restarts += 1
+            for pending in running.values():
+                try:
+                    ray.get(pending)
+                except RayError:
+                    pass
+            recover(learners)
+            active = set(learners)
+            running = launch(active)
+            continue
+        progress.rounds += 1
+        progress.round_seconds.append(seconds)
+        progress.shipped_bytes.append(shipped)
+        for p in learners:
+            learners[p].publish.remote(predictor, positions.get(p))
+        if on_round is not None:
+            on_round(progress, {"learners": learners, "coordinator": coordinator})
+    progress.examples = patiently(coordinator.absorbed.remote) - absorbed_before
+    progress.seconds = time.monotonic() - began
+    trained = patiently(coordinator.model.remote)
+    for actor in (*learners.values(), coordinator):
+        ray.kill(actor, no_restart=True)
+    return trained, progress
