@@ -189,3 +189,10 @@ def test_prequential_counts_use_the_published_predictor():
     learner.publish(coordinator.round([first]))
     second = learner.run(max_messages=200)
     assert second.predicted == 200 and second.correct / second.predicted > 0.6
+
+
+def test_a_learner_hands_over_summaries_that_have_taken_every_row():
+    learner = Learner(0, ListSource(messages(8, 300)), batch_size=64)
+    learner.reset(None, WeightedNaiveBayes(history_size=1000).delta())
+    e = learner.run(max_messages=250).delta._engine
+    assert e.history.stored == 250 and (e.registry.synced == 250).all()

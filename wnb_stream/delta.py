@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
+
 __all__ = ["Delta"]
 
 
@@ -55,6 +57,13 @@ class Delta:
     def learn_many(self, X, y, w=None) -> None:
         """Count a batch (any dataframe ``WeightedNaiveBayes.learn_many`` takes), in bulk."""
         self._engine.learn_table(X, y, w)
+
+    def flush(self) -> None:
+        """Give the numeric summaries the rows they have not taken yet (they take rows from the
+        history lazily, ``engine/registry.py``). ``absorb`` would do it; a learner calls it before
+        handing the delta over so that this work is done where the delta was learned."""
+        e = self._engine
+        e.registry.feed(np.arange(len(e.registry)), e.history, e.classes)
 
     def fresh(self) -> Delta:
         """An empty delta with the same parameters (the next round's)."""

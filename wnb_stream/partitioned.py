@@ -166,6 +166,7 @@ class Learner:
                 break
             if max_seconds is not None and time.monotonic() - began >= max_seconds:
                 break
+        self.delta.flush()  # the summaries' work is done here, not at the coordinator
         report.seconds = time.monotonic() - began
         self.delta = self.delta.fresh()
         self.start = self.position
@@ -186,16 +187,19 @@ class Learner:
             ys.append(y)
         if not xs:
             return
+        import pandas as pd
+
+        X = pd.DataFrame(xs)  # one frame for the prediction and the learning
         if self.predictor is not None and self.predictor.classes:
             try:
-                predicted = self.predictor.predict_many(xs).tolist()
+                predicted = self.predictor.predict_many(X).tolist()
             except ValueError:  # a row the predictor cannot read: predict one by one
                 predicted = [self._predict(x) for x in xs]
             for guess, y in zip(predicted, ys):
                 report.predicted += guess is not None
                 report.correct += guess is not None and guess == y
         try:
-            self.delta.learn_many(xs, ys)
+            self.delta.learn_many(X, ys)
         except ValueError:  # a row the model refuses: learn one by one (nothing was learned)
             for x, y in zip(xs, ys):
                 try:

@@ -50,7 +50,7 @@ class Progress:
     rejected: int = 0
     predicted: int = 0
     correct: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # from the learners' first run (the actors started) to the last round
     round_seconds: list = dataclasses.field(default_factory=list)  # coordinator time of each round
     shipped_bytes: list = dataclasses.field(default_factory=list)  # bytes of the reports of each round
     restarts: int = 0  # actors restarted after a failure
@@ -176,7 +176,6 @@ def train(
     coordinator = Coordinator_.remote(model, path)
     learners = {p: Learner_.remote(p, factory, batch_size) for p, factory in sources.items()}
     progress = Progress()
-    began = time.monotonic()
 
     def patiently(call):
         """``ray.get(call())``, again while the actor is restarting."""
@@ -198,7 +197,8 @@ def train(
         return {p: learners[p].run.remote(round_examples, round_seconds, measure_bytes) for p in partitions}
 
     absorbed_before = patiently(coordinator.absorbed.remote)
-    recover(learners)
+    recover(learners)  # (waits for the actors to start)
+    began = time.monotonic()
     active = set(learners)  # partitions whose source may hold more
     running = launch(active)
     failures: dict = {}

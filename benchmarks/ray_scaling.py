@@ -1,0 +1,130 @@
+"""Training on partitions: 1 against 2 Ray learners, and what a round costs as K and the window grow.
+
+Part 1 (``--part ray``): ``wnb_stream.ray.train`` on one stream split round-robin into L = 1 and
+L = 2 partitions, on a local Ray cluster of this machine, a round every ``--round`` stream rows
+(each learner hands over ``round / L`` rows), the runs of both settings interleaved
+``--repeats`` times. The stream is RandomRBF with ``--features`` numeric features and 5 classes
+(seeded), whose per-example cost is dominated by learning: each row updates K GK summaries (the
+learners' work), and the learners also predict every row with the published predictor. Reported:
+examples/s (medians), the ratio 2 : 1, the coordinator's time per round and the bytes shipped per
+round (the reports' pickles), and the prequential accuracy of the published predictors.
+
+Part 2 (``--part rounds``): in one process, for K numeric features and deltas of n rows: the
+bytes of one delta, and the time of one round absorbing 1 or 4 such deltas (median of 3), from
+which ``docs/guides/scaling-out.md`` projects the cost of a round at 100 partitions.
+
+Usage (from the repository root; ``pip install -e ".[ray]"``)::
+
+    python benchmarks/ray_scaling.py                       # both parts
+    python benchmarks/ray_scaling.py --part ray --rows 40000 --features 100 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import time
+
+import common  # noqa: F401  (puts the checkout on sys.path)
+import numpy as np
+from river.datasets import synth
+
+from wnb_stream import WeightedNaiveBayes
+from wnb_stream.partitioned import IterableSource
+
+
+def rbf(n: int, features: int, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    stream = synth.RandomRBF(seed_model=seed, seed_sample=seed, n_classes=5, n_features=features).take(n)
+    X, y = [], []
+    for x, label in stream:
+        X.append(list(x.values()))
+        y.append(int(label))
+    return np.array(X), np.array(y)
+
+
+def rows_of(X: np.ndarray, y: np.ndarray):
+    names = [f"x{i}" for i in range(X.shape[1])]
+    for row, label in zip(X.tolist(), y.tolist()):
+        yield {"x": dict(zip(names, row)), "y": label}
+
+
+def sources(X: np.ndarray, y: np.ndarray, learners: int) -> dict:
+    return {p: functools.partial(IterableSource, functools.partial(rows_of, X[p::learners], y[p::learners])) for p in range(learners)}
+
+
+def part_ray(args) -> None:
+    import ray
+
+    from wnb_stream import ray as wnb_ray
+
+    X, y = rbf(args.rows, args.features)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    runs: dict = {1: [], 2: []}
+    for _ in range(args.repeats):
+        for learners in (1, 2):
+            model, progress = wnb_ray.train(WeightedNaiveBayes(seed=1), sources(X, y, learners),
+                                            round_examples=args.round // learners, measure_bytes=True)  # fmt: skip
+            assert progress.examples == args.rows
+            runs[learners].append(progress)
+            print(f"  L={learners}: {progress.examples_per_second:,.0f} ex/s, {progress.rounds} rounds, "
+                  f"{progress.seconds:.1f} s", flush=True)  # fmt: skip
+    ray.shutdown()
+    speed = {L: statistics.median(p.examples_per_second for p in runs[L]) for L in runs}
+    print(f"\nRandomRBF, K = {args.features}, J = 5, {args.rows:,} rows, a round every {args.round:,} rows, "
+          f"median of {args.repeats}:\n")  # fmt: skip
+    print("| learners | examples/s | coordinator s/round | MB shipped/round | prequential accuracy |")
+    print("|---:|---:|---:|---:|---:|")
+    for L in runs:
+        rounds = [s for p in runs[L] for s in p.round_seconds]
+        shipped = [b for p in runs[L] for b in p.shipped_bytes]
+        accuracy = statistics.median(p.accuracy for p in runs[L])
+        print(f"| {L} | {speed[L]:,.0f} | {statistics.median(rounds):.2f} | {statistics.median(shipped) / 1e6:.2f} | {accuracy:.4f} |")
+    print(f"\n2 learners : 1 learner = {speed[2] / speed[1]:.2f}x")
+
+
+def part_rounds(args) -> None:
+    print("| K | rows per delta | MB per delta | round, 1 delta (s) | round, 4 deltas (s) | per extra delta (s) |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for features in (10, 100, 1000):
+        for n in (1000, 5000):
+            X, y = rbf(5 * n, features)
+            base = WeightedNaiveBayes(seed=1)
+            delta = base.delta()
+            delta.learn_many(X[:n], y[:n])
+            base.absorb([delta])  # a model that has seen one round
+            deltas = []
+            for p in range(4):
+                d = base.delta()
+                d.learn_many(X[(p + 1) * n : (p + 2) * n], y[(p + 1) * n : (p + 2) * n])
+                d.flush()
+                deltas.append(d)
+            times = {}
+            for count in (1, 4):
+                samples = []
+                for _ in range(3):
+                    model = WeightedNaiveBayes.from_dict(base.to_dict())
+                    start = time.perf_counter()
+                    model.absorb(deltas[:count])
+                    samples.append(time.perf_counter() - start)
+                times[count] = statistics.median(samples)
+            print(f"| {features:,} | {n:,} | {deltas[0].nbytes() / 1e6:.2f} | {times[1]:.2f} | {times[4]:.2f} | "
+                  f"{(times[4] - times[1]) / 3:.3f} |", flush=True)  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", choices=("ray", "rounds", "both"), default="both")
+    parser.add_argument("--rows", type=int, default=40_000)
+    parser.add_argument("--features", type=int, default=100)
+    parser.add_argument("--round", type=int, default=10_000, help="stream rows per round")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    if args.part in ("ray", "both"):
+        part_ray(args)
+    if args.part in ("rounds", "both"):
+        part_rounds(args)
+
+
+if __name__ == "__main__":
+    main()
