@@ -217,10 +217,9 @@ class WindowSearch(Optimizer):
             start = np.where(keep, result, 0.0)
             result = self._search(window, costs, start, active & keep)
         self._searches += 1
-        over_budget = budget is not None and np.count_nonzero(self._best) > budget
-        if self._incumbent_is_nb and budget is not None or over_budget or (
-            self.criterion(result, window, costs) <= self.criterion(self._best, window, costs)
-        ):
+        # a w* over the budget (the plain naive Bayes start) never stays against a budgeted result
+        over_budget = budget is not None and (self._incumbent_is_nb or np.count_nonzero(self._best) > budget)
+        if over_budget or self.criterion(result, window, costs) <= self.criterion(self._best, window, costs):
             self._best = result
             self._incumbent_is_nb = False
             if self._refiner is not None:
