@@ -87,7 +87,7 @@ class NumericOnly(base.Wrapper, base.Classifier):
 
 
 #: Model names understood by ``make_model`` (the command's ``--models``).
-MODEL_NAMES = ("nb", "pgdmb", "vns", "graphical", "river-gnb", "river-ht", "noop")
+MODEL_NAMES = ("nb", "pgdmb", "vns", "graphical", "sgcf", "direct", "river-gnb", "river-ht", "noop")
 #: What ``wnb-stream evaluate`` compares by default.
 DEFAULT_MODELS = ("nb", "pgdmb", "vns", "graphical", "river-gnb")
 #: Numeric summaries of level 1 by name (the command's ``--summary``).
@@ -98,6 +98,8 @@ _DESCRIPTIONS = {
     "pgdmb": "WeightedNaiveBayes(optimizer=weights.PGDMB())",
     "vns": "WeightedNaiveBayes(optimizer=weights.VNS())",
     "graphical": "WeightedNaiveBayes(optimizer=weights.Graphical())",
+    "sgcf": "WeightedNaiveBayes(optimizer=weights.SGCF())",
+    "direct": "WeightedNaiveBayes(optimizer=weights.Direct())",
     "river-gnb": "river.naive_bayes.GaussianNB() on the numeric variables",
     "river-ht": 'river.tree.HoeffdingTreeClassifier(leaf_prediction="nba")',
     "noop": "a classifier that does nothing",
@@ -152,6 +154,8 @@ def make_model(name: str, summary: str = "gk", seed: int | None = 42, params: Ma
         "pgdmb": weights.PGDMB,
         "vns": weights.VNS,
         "graphical": weights.Graphical,
+        "sgcf": weights.SGCF,
+        "direct": weights.Direct,
     }[name]
     parts = {"numeric": numeric, "categorical": summaries.Categorical, "optimizer": optimizer}
     arguments = {"seed": seed}

@@ -13,7 +13,7 @@ from wnb_stream import modl
 from wnb_stream.summaries import CPiD, Categorical, ClassIndex, Gaussian, GKClass
 from wnb_stream.summaries.gaussian import GaussianDensity
 from wnb_stream.summaries.sketch import CountMinSketch, SpaceSaving
-from wnb_stream.weights import PGDMB, VNS, Batch, Context, Graphical, Uniform
+from wnb_stream.weights import PGDMB, SGCF, VNS, Batch, Context, Direct, Graphical, Uniform
 
 
 def numeric_rows(rng: np.random.Generator, n: int, classes=(0, 1), missing: float = 0.0, weights: bool = False):
@@ -206,6 +206,13 @@ def learner_cases() -> list:
         ("graphical", lambda: _trained(Graphical(), 3)),
         ("graphical-adam", lambda: _trained(Graphical(adaptive=True, clip=2.0), 3, j=3, inactive=(1,), resize=(7, 4))),
         ("graphical-unset", lambda: Graphical(learning_rate=0.01)),
+        ("sgcf", lambda: _trained(SGCF(batch_size=40), 20, inactive=(4,), seed=3)),
+        ("sgcf-budget", lambda: _trained(SGCF(batch_size=40, max_variables=2), 20, resize=(8, 3))),
+        ("sgcf-refine", lambda: _trained(SGCF(batch_size=40, refine=VNS(batch_size=40, opti_level=0)), 20, seed=4)),
+        ("sgcf-unset", lambda: SGCF(penalty=0.1)),
+        ("direct", lambda: _trained(Direct(batch_size=40, n_starts=2), 20, seed=5)),
+        ("direct-budget", lambda: _trained(Direct(batch_size=40, n_starts=2, max_variables=1), 20, inactive=(0,), seed=6)),
+        ("direct-unset", lambda: Direct(sigma=0.3)),
     ]
 
 

@@ -1,4 +1,4 @@
-"""Records of level 3: the weight learners ``Uniform``, ``PGDMB``, ``VNS`` and ``Graphical``.
+"""Records of level 3: the weight learners ``Uniform``, ``PGDMB``, ``VNS``, ``Graphical``, ``SGCF`` and ``Direct``.
 
 Parameters are the River ``Base`` ``__init__`` arguments. State is what the learner needs to keep
 learning exactly as before:
@@ -13,6 +13,10 @@ learning exactly as before:
   the budget, the steps spent, the neighbourhood size and the session and replay counters.
 - ``Graphical``: once ``reset`` has run, the per-class weights and biases, Adam's moments and
   per-class step counts, and the number of updates.
+- ``SGCF`` and ``Direct`` (batch searches on the window): once ``reset`` has run, the best
+  weights w*, whether w* is still the plain naive Bayes start, the active mask, the generator,
+  the schedule's row counters, the number of searches, and the refiner (a PGDMB or VNS record)
+  when ``refine`` is set.
 
 The generator is saved as the state of its PCG64 bit generator (plain integers), the only bit
 generator ``np.random.default_rng`` makes, and rebuilt by setting that state on a new PCG64.
@@ -22,13 +26,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..weights.direct import Direct
 from ..weights.graphical import Graphical
 from ..weights.pgdmb import PGDMB, _Descent
 from ..weights.rprop import VARIANTS, RpropState
+from ..weights.sgcf import SGCF
 from ..weights.uniform import Uniform
 from ..weights.vns import VNS
 from .errors import where
-from .registry import register
+from .registry import Record, register
 from .schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str, Struct
 
 __all__ = ["GENERATOR", "generator_state", "generator_from_state"]
@@ -365,4 +371,135 @@ register(
         else None
     },
     build=_graphical_build,
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# SGCF and Direct (batch searches on the window, weights/search.py)
+
+_SEARCH_PARAMS = {
+    "batch_size": Int(doc="rows per learn call"),
+    "max_variables": Optional(Int(), doc="most non-zero weights of a hand-over (null: no limit)"),
+    "refine": Optional(Record("PGDMB", "VNS"), doc="learner restarted from each hand-over (null: none)"),
+}
+
+_SEARCH_RUN = Struct(
+    {
+        "best": Array("float64", ("n_variables",), **_WEIGHTS, doc="w*, the anytime best weights"),
+        "incumbent_is_nb": Bool(doc="w* is still the plain naive Bayes start"),
+        "active": Array("bool", ("n_variables",), doc="variables not pinned at 0 (Level > 0)"),
+        "rng": GENERATOR,
+        "rows_seen": Int(low=0, doc="rows of the arriving batches"),
+        "rows_at_search": Int(low=0, doc="rows seen when the last search ran"),
+        "window_at_search": Int(low=0, doc="rows of the window the last search saw"),
+        "searches": Int(low=0, doc="searches run since reset"),
+        "refiner": Optional(Record("PGDMB", "VNS"), doc="the refine learner's live copy (null without refine)"),
+    },
+    doc="the search state, once reset",
+)
+
+
+def _search_state(model) -> dict:
+    state = {"n_variables": model._n_variables, "n_classes": model._n_classes, "run": None}
+    if model._ready:
+        state["run"] = {
+            "best": model._best,
+            "incumbent_is_nb": model._incumbent_is_nb,
+            "active": model._active,
+            "rng": generator_state(model._rng, "run.rng"),
+            "rows_seen": model._rows_seen,
+            "rows_at_search": model._rows_at_search,
+            "window_at_search": model._window_at_search,
+            "searches": model._searches,
+            "refiner": model._refiner,
+        }
+    return state
+
+
+def _search_check(fields: Fields) -> None:
+    state, params = fields.state, fields.params
+    run = state["run"]
+    if run is None:
+        if state["n_variables"] or state["n_classes"]:
+            fields.fail("run", "a learner with sizes must have its run state (reset has sized it)")
+        return
+    # The invariants of WindowSearch._check(), here so that they hold under python -O.
+    if np.any(run["best"][~run["active"]] != 0.0):
+        fields.fail("run.best", "holds a weight other than 0 for an inactive variable")
+    budget = params["max_variables"]
+    if budget is not None and not run["incumbent_is_nb"] and np.count_nonzero(run["best"]) > budget:
+        fields.fail("run.best", f"has more non-zero weights than max_variables = {budget!r}")
+    if run["rows_at_search"] > run["rows_seen"]:
+        fields.fail("run.rows_at_search", "must be <= run.rows_seen")
+    if (run["refiner"] is None) != (params["refine"] is None):
+        fields.fail("run.refiner", "must be given exactly when the parameter refine is")
+    if budget is not None and params["refine"] is not None:
+        fields.fail("refine", "cannot be combined with max_variables")
+
+
+def _search_build(fields: Fields):
+    cls = SGCF if fields.name == "SGCF" else Direct
+    model = cls(**fields.params)
+    state = fields.state
+    model._n_variables, model._n_classes = state["n_variables"], state["n_classes"]
+    run = state["run"]
+    if run is None:
+        return model
+    model._best, model._incumbent_is_nb, model._active = run["best"], run["incumbent_is_nb"], run["active"]
+    model._rng = generator_from_state(run["rng"])
+    for name in ("rows_seen", "rows_at_search", "window_at_search", "searches"):
+        setattr(model, "_" + name, run[name])
+    model._refiner = run["refiner"]
+    model._ready = True
+    return model
+
+
+_SEARCH_STATE = {**_SIZES, "run": Optional(_SEARCH_RUN, doc="null before reset")}
+
+register(
+    "SGCF",
+    SGCF,
+    Schema(
+        params={
+            "batch_size": _SEARCH_PARAMS["batch_size"],
+            "penalty": Float(doc="λ"),
+            "exponent": Float(doc="α of ξ(τ) = τ^α"),
+            "delta": Float(doc="δ of the ξ_δ smoothing"),
+            "tolerance": Float(doc="a stage stops when the displacement norm is below it"),
+            "max_iterations": Int(doc="accepted steps per stage"),
+            "max_variables": _SEARCH_PARAMS["max_variables"],
+            "refine": _SEARCH_PARAMS["refine"],
+        },
+        state=_SEARCH_STATE,
+        checks=(_search_check,),
+        doc="Two-stage SG.CF search on the window (HB24 §3.2.2)",
+    ),
+    state=_search_state,
+    build=_search_build,
+)
+
+register(
+    "Direct",
+    Direct,
+    Schema(
+        params={
+            "batch_size": _SEARCH_PARAMS["batch_size"],
+            "penalty": Float(doc="multiplier of the bimodal prior term"),
+            "sigma": Float(doc="σ of the two modes"),
+            "n_starts": Int(doc="descents per search"),
+            "max_iterations": Int(doc="iterations per descent"),
+            "initial_rate": Float(doc="η0, initial per-coordinate rate"),
+            "rate_increase": Float(doc="rate factor when the sign is kept"),
+            "rate_decrease": Float(doc="rate factor otherwise"),
+            "rate_min": Float(doc="least rate"),
+            "rate_max": Float(doc="largest rate"),
+            "max_variables": _SEARCH_PARAMS["max_variables"],
+            "refine": _SEARCH_PARAMS["refine"],
+        },
+        state=_SEARCH_STATE,
+        checks=(_search_check,),
+        doc="Direct descent with a bimodal prior and multistarts (GB11)",
+    ),
+    state=_search_state,
+    build=_search_build,
 )

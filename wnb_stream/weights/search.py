@@ -1,0 +1,283 @@
+"""Batch weight searches on the history window: the schedule, the hand-over and the variable budget.
+
+Shared by :class:`~wnb_stream.weights.SGCF` and :class:`~wnb_stream.weights.Direct`, which are
+batch optimisers (HB24 §3.2.2, GB11): they minimise a criterion over the whole window rather than
+step along mini-batches. Design note (docs/algorithms/weights.md#batch-searches):
+
+- **Schedule.** ``learn`` only counts rows until a search is due: the first once 32 rows have
+  arrived, then whenever the rows arrived since the last search amount to the window that search
+  saw. While the window fills this is a search each time the data has doubled (as VNS's replay
+  sessions); once it is full, one search per renewal of the window, which follows drift and
+  level-2 rebuilds. A stream of n rows with a window of N rows gets O(log N + n/N) searches.
+- **Anytime.** A search runs to its end inside one ``learn`` call (its cost is bounded by the
+  learner's iteration caps) and is warm-started from the current best weights w*, inactive
+  variables at 0. Its result replaces w* when the learner's own criterion, evaluated on the
+  current window, is not worse than that of w* (w* is the plain naive Bayes, all ones, until the
+  first hand-over). Between searches ``weights`` and ``scores`` use w*.
+- **Variable budget** (``max_variables`` = m). When a result has more than m non-zero weights,
+  each of them is scored by its *criterion gain*, the increase of the criterion when that weight
+  alone is set to 0 (one pass over the window per variable, O(K·N·J)); the m largest are kept and
+  the search is run again from the result with the others pinned at 0. Every hand-over thus has
+  at most m non-zero weights, and w* = plain naive Bayes is never kept against a budgeted result.
+  (Until the first search, 32 rows, the learner predicts as the plain naive Bayes.)
+- **Refinement** (``refine``, HB24 §4.4: "FNB or SG.CF as starting points"). With a PGDMB or VNS
+  prototype, each hand-over restarts that learner from the search's result (its w* and its
+  descent's start), the learner then takes one step per ``learn`` call, and predictions use its
+  w*. ``refine`` and ``max_variables`` cannot be combined (PGDMB and VNS know no budget).
+- **New and inactive variables.** Variables whose ``Context.active`` is False are 0 in w* and
+  in every search. A variable that appears (``resize``) gets 1 in w* while w* is the plain naive
+  Bayes, 0 afterwards until a search weighs it.
+
+Subclasses implement ``_search(window, costs, start, movable) -> (K,)`` and ``_penalty(w, costs)``
+(the criterion is ``NLL(w) + _penalty(w)`` on the window).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Batch, Context, Optimizer
+from .criterion import _log_normaliser, negative_log_likelihood, scores
+from .pgdmb import PGDMB
+
+__all__ = ["WindowSearch", "drop_gains", "top_variables"]
+
+#: Rows before the first search (a search on fewer rows would fit noise).
+FIRST_SEARCH = 32
+
+
+def drop_gains(weights: np.ndarray, data: Batch) -> np.ndarray:
+    """``(K,)`` increase of the NLL on ``data`` when each weight alone is set to 0 (0 where w_k = 0).
+
+    Shares one score matrix: dropping k changes the scores by ``−w_k ℓ_k``. Cost O(K'·n·J), K'
+    the non-zero weights.
+
+    Examples
+    --------
+    >>> data = Batch(np.log([[[0.9, 0.1], [0.5, 0.5]]]), np.array([0]), np.ones(1), np.log([0.5, 0.5]))
+    >>> drop_gains(np.array([1.0, 1.0]), data).round(4).tolist()
+    [0.5878, 0.0]
+    """
+    weights = np.asarray(weights, dtype=float)
+    base = scores(data.log_lik, data.log_prior, weights)  # (n, J)
+    used = data.sample_weight > 0
+    rows, y, a = np.flatnonzero(used), data.y[used], data.sample_weight[used]
+    base, log_lik = base[rows], data.log_lik[rows]
+    reference = -float(np.dot(a, base[np.arange(len(y)), y] - _log_normaliser(base)))
+    gains = np.zeros(len(weights))
+    for k in np.flatnonzero(weights):
+        dropped = base - weights[k] * log_lik[:, k, :]  # (n, J)
+        gains[k] = -float(np.dot(a, dropped[np.arange(len(y)), y] - _log_normaliser(dropped))) - reference
+    return gains
+
+
+def top_variables(gains: np.ndarray, support: np.ndarray, count: int) -> np.ndarray:
+    """``(K,)`` bool mask of the ``count`` variables of ``support`` with the largest gains.
+
+    Ties go to the lower index (a stable order, so the choice is deterministic).
+
+    >>> top_variables(np.array([0.1, 0.5, 0.5, 0.2]), np.ones(4, bool), 2).tolist()
+    [False, True, True, False]
+    """
+    candidates = np.flatnonzero(support)
+    order = candidates[np.argsort(-gains[candidates], kind="stable")]
+    keep = np.zeros(len(gains), dtype=bool)
+    keep[order[:count]] = True
+    return keep
+
+
+class WindowSearch(Optimizer):
+    """Base of the batch searches on the window (see the module's design note)."""
+
+    def __init__(self, batch_size: int = 100, max_variables: int | None = None, refine: PGDMB | None = None):
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        if max_variables is not None and (
+            isinstance(max_variables, bool) or not isinstance(max_variables, (int, np.integer)) or max_variables < 0
+        ):
+            raise ValueError(f"max_variables must be None or an integer >= 0, got {max_variables!r}")
+        if refine is not None and not isinstance(refine, PGDMB):
+            raise ValueError(f"refine must be None or a PGDMB or VNS learner, got {refine!r}")
+        if refine is not None and max_variables is not None:
+            raise ValueError("refine and max_variables cannot be combined (PGDMB and VNS know no variable budget)")
+        self.batch_size = batch_size
+        self.max_variables = max_variables
+        self.refine = refine
+        self._n_variables = 0
+        self._n_classes = 0
+        self._ready = False
+
+    # ------------------------------------------------------------------ subclass hooks
+
+    def _search(self, window: Batch, costs: np.ndarray, start: np.ndarray, movable: np.ndarray) -> np.ndarray:
+        """``(K,)`` the search's result from ``start``; variables outside ``movable`` stay 0."""
+        raise NotImplementedError  # pragma: no cover
+
+    def _penalty(self, weights: np.ndarray, costs: np.ndarray) -> float:
+        """The criterion's prior term (the criterion is ``NLL + _penalty`` on the window)."""
+        raise NotImplementedError  # pragma: no cover
+
+    # ------------------------------------------------------------------ protocol
+
+    def reset(self, n_variables: int, n_classes: int, seed: int | None = None) -> None:
+        """Fresh state; ``seed`` drives every random draw (``np.random.default_rng(seed)``)."""
+        self._n_variables = int(n_variables)
+        self._n_classes = int(n_classes)
+        self._rng = np.random.default_rng(seed)
+        self._best = np.ones(self._n_variables)  # (K,) w*: the plain naive Bayes until the first search
+        self._incumbent_is_nb = True
+        self._active = np.ones(self._n_variables, dtype=bool)
+        self._rows_seen = 0  # rows of the arriving batches
+        self._rows_at_search = 0  # rows seen when the last search ran
+        self._window_at_search = 0  # rows of the window that search saw
+        self._searches = 0
+        self._refiner = None
+        if self.refine is not None:
+            self._refiner = self.refine.clone()
+            self._refiner.reset(n_variables, n_classes, seed)
+        self._ready = True
+
+    def resize(self, n_variables: int, n_classes: int) -> None:
+        """Grow to ``n_variables`` and ``n_classes``; O(K). New variables: 1 in w* while it is the
+        plain naive Bayes, 0 afterwards."""
+        if not self._ready:
+            self.reset(n_variables, n_classes)
+            return
+        extra = int(n_variables) - self._n_variables
+        if extra > 0:
+            self._best = np.concatenate([self._best, np.full(extra, 1.0 if self._incumbent_is_nb else 0.0)])
+            self._active = np.concatenate([self._active, np.ones(extra, dtype=bool)])
+            self._n_variables = int(n_variables)
+        self._n_classes = max(self._n_classes, int(n_classes))
+        if self._refiner is not None:
+            self._refiner.resize(self._n_variables, self._n_classes)
+
+    def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
+        """Count the batch's rows; run a search on ``history`` when one is due (module doc).
+
+        Cost O(1) between searches (plus the refiner's step); a search costs the learner's
+        iteration caps times O(N·K·J), N the window's rows.
+        """
+        n_variables, n_classes = batch.log_lik.shape[1], batch.log_lik.shape[2]
+        if not self._ready:
+            self.reset(n_variables, n_classes)
+        elif n_variables > self._n_variables or n_classes > self._n_classes:
+            self.resize(n_variables, n_classes)
+        history = batch if history is None else history
+        costs, active = self._context(context)
+        self._apply_active(active)
+        self._rows_seen += len(batch)
+        since = self._rows_seen - self._rows_at_search
+        if since >= max(FIRST_SEARCH, self._window_at_search) and float(np.sum(history.sample_weight)) > 0:
+            self._rows_at_search = self._rows_seen
+            self._window_at_search = len(history)
+            self._run(self._padded(history), costs, active)
+        if self._refiner is not None:
+            self._refiner.learn(batch, history, context)
+
+    def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+        """``(n, J)`` scores ``log_prior + Σ_k w*_k ℓ_k``; O(n·K·J)."""
+        return scores(log_lik, log_prior, self._prediction_weights(log_lik.shape[1]))
+
+    def coefficients(self, n_variables: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+        """Multipliers ``(K, J)`` (w*_k on every class) and offsets ``(J,)`` (0); O(K·J)."""
+        weights = self._prediction_weights(int(n_variables))
+        return np.repeat(weights[:, None], int(n_classes), axis=1), np.zeros(int(n_classes))
+
+    @property
+    def weights(self) -> np.ndarray:
+        """``(K,)`` anytime best weights (the refiner's when ``refine`` is set)."""
+        if not self._ready:
+            return np.zeros(0)
+        if self._refiner is not None:
+            return self._refiner.weights
+        return self._best.copy()
+
+    @property
+    def n_searches(self) -> int:
+        """Searches run since ``reset``."""
+        return self._searches if self._ready else 0
+
+    def criterion(self, weights: np.ndarray, window: Batch, costs: np.ndarray) -> float:
+        """The learner's criterion ``NLL(w) + penalty(w)`` on ``window``; O(N·K·J)."""
+        weights = np.asarray(weights, dtype=float)
+        nll = negative_log_likelihood(weights, window.log_lik, window.y, window.log_prior, window.sample_weight)
+        return float(nll) + self._penalty(weights, costs)
+
+    # ------------------------------------------------------------------ internals
+
+    def _run(self, window: Batch, costs: np.ndarray, active: np.ndarray) -> None:
+        """One search from w* (the first from 0.5), the budget, then the hand-over."""
+        start = np.full(self._n_variables, 0.5) if self._incumbent_is_nb else self._best.copy()
+        start[~active] = 0.0
+        result = self._search(window, costs, start, active.copy())
+        budget = self.max_variables
+        if budget is not None and np.count_nonzero(result) > budget:
+            keep = top_variables(drop_gains(result, window), result > 0, budget)
+            start = np.where(keep, result, 0.0)
+            result = self._search(window, costs, start, active & keep)
+        self._searches += 1
+        # a w* over the budget (the plain naive Bayes start) never stays against a budgeted result
+        over_budget = budget is not None and (self._incumbent_is_nb or np.count_nonzero(self._best) > budget)
+        if over_budget or self.criterion(result, window, costs) <= self.criterion(self._best, window, costs):
+            self._best = result
+            self._incumbent_is_nb = False
+            if self._refiner is not None:
+                self._restart_refiner(result)
+
+    def _restart_refiner(self, weights: np.ndarray) -> None:
+        """The refiner's w* and its next descent start from ``weights`` (HB24 §4.4)."""
+        refiner = self._refiner
+        start = weights.copy()
+        start[(start > 0) & (start < refiner.zero_threshold)] = 0.0  # PGDMB's sparsification
+        refiner._best = start.copy()
+        refiner._incumbent_is_nb = False
+        refiner._start_descent(start, from_best=True)
+
+    def _context(self, context: Context | None) -> tuple[np.ndarray, np.ndarray]:
+        k = self._n_variables
+        costs = np.full(k, np.log(max(k, 1)) + 1.0)  # unknown costs: log K + 1 (criterion._default_costs)
+        active = np.ones(k, dtype=bool)
+        if context is not None:
+            given = np.asarray(context.active, dtype=bool)[:k]
+            active[: len(given)] = given
+            given_costs = np.asarray(context.prior_costs, dtype=float)[:k]
+            costs[: len(given_costs)] = given_costs
+        return costs, active
+
+    def _apply_active(self, active: np.ndarray) -> None:
+        self._best[~active] = 0.0
+        self._active = active
+
+    def _prediction_weights(self, n_variables: int) -> np.ndarray:
+        if not self._ready:
+            return np.ones(n_variables)
+        if self._refiner is not None:
+            return self._refiner._prediction_weights(n_variables)
+        if n_variables <= self._n_variables:
+            return self._best[:n_variables]
+        fill = 1.0 if self._incumbent_is_nb else 0.0
+        return np.concatenate([self._best, np.full(n_variables - self._n_variables, fill)])
+
+    def _padded(self, data: Batch) -> Batch:
+        """``data`` with ℓ = 0 (no evidence) for variables it was encoded without."""
+        missing = self._n_variables - data.log_lik.shape[1]
+        if missing <= 0:
+            return data
+        log_lik = np.pad(data.log_lik, ((0, 0), (0, missing), (0, 0)))
+        return Batch(log_lik, data.y, data.sample_weight, data.log_prior)
+
+    def _check(self) -> None:
+        """Assert the invariants of the state."""
+        if not self._ready:
+            return
+        k = self._n_variables
+        assert self._best.shape == (k,) and self._active.shape == (k,)
+        assert np.all((self._best >= 0.0) & (self._best <= 1.0))
+        assert np.all(self._best[~self._active] == 0.0)
+        if self.max_variables is not None and not self._incumbent_is_nb:
+            assert np.count_nonzero(self._best) <= self.max_variables
+        assert 0 <= self._rows_at_search <= self._rows_seen
+        assert self._searches >= 0
+        if self._refiner is not None:
+            self._refiner._check()
