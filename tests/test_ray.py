@@ -88,3 +88,20 @@ def test_bad_arguments_are_refused(cluster, tmp_path):
         wnb_ray.train(exact_model(), {})
     with pytest.raises(ValueError, match="round"):
         wnb_ray.train(exact_model(), shards(tmp_path, [messages(1, 10)]), round_examples=None)
+
+
+def test_the_readme_example_runs_and_is_the_readme_s(tmp_path):
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).parents[1]
+    script = root / "examples" / "ray_partitions.py"
+    assert script.read_text() in (root / "README.md").read_text()
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].startswith("1250 examples in ") and lines[-1] == "True"
+    again = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    assert again.stdout.startswith("0 examples")  # resumed from the checkpoint: nothing left to read

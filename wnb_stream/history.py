@@ -239,6 +239,28 @@ class History:
             ll[present, : encoded.shape[1]] = encoded
         self.log_lik[rows, variable_index, :] = ll
 
+    _ROWS = ("numeric", "categorical", "present", "log_lik", "y", "sample_weight")  # arrays with a row axis
+    _FILL = {"numeric": np.nan, "categorical": None, "present": False}  # (others: 0)
+
+    def __getstate__(self) -> dict:
+        """The state, with only the rows in use while the ring has not filled (a delta of a few
+        rows is shipped without its empty capacity); a full ring as it is."""
+        state = dict(self.__dict__)
+        if self.size < self.capacity:
+            assert self.cursor == self.size, "an unfilled ring holds its rows at the front"
+            for name in self._ROWS:
+                state[name] = state[name][: self.size]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        for name in self._ROWS:
+            array = getattr(self, name)
+            if array.shape[0] < self.capacity:
+                full = np.full((self.capacity, *array.shape[1:]), self._FILL.get(name, 0), dtype=array.dtype)
+                full[: array.shape[0]] = array
+                setattr(self, name, full)
+
     def memory_usage(self) -> int:
         return int(
             self.numeric.nbytes

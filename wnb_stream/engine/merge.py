@@ -90,16 +90,20 @@ def window_sizes(sizes, capacity: int) -> tuple[int, ...]:
     (7, 47, 46)
     """
     sizes = [int(size) for size in sizes]
-    taken = [0] * len(sizes)
-    left = min(int(capacity), sum(sizes))
-    open_sides = [i for i, size in enumerate(sizes) if size > 0]
-    while left > 0 and open_sides:
-        share, extra = divmod(left, len(open_sides))
-        for rank, i in enumerate(open_sides):
-            take = min(sizes[i] - taken[i], share + (rank < extra))
-            taken[i] += take
-            left -= take
-        open_sides = [i for i in open_sides if taken[i] < sizes[i]]
+    room = min(int(capacity), sum(sizes))
+    low, high = 0, max(sizes, default=0)  # the largest level L with Σ min(size, L) ≤ room
+    while low < high:
+        level = (low + high + 1) // 2
+        if sum(min(size, level) for size in sizes) <= room:
+            low = level
+        else:
+            high = level - 1
+    taken = [min(size, low) for size in sizes]
+    left = room - sum(taken)
+    for i, size in enumerate(sizes):  # one more row each, to the earlier sides that have it
+        if left and size > low:
+            taken[i] += 1
+            left -= 1
     return tuple(taken)
 
 

@@ -1,0 +1,27 @@
+"""Train one model on two partitions of a stream with Ray, on a local cluster of this machine."""
+
+import functools
+import itertools
+
+from river import datasets
+
+from wnb_stream import WeightedNaiveBayes
+from wnb_stream import ray as wnb_ray
+from wnb_stream.partitioned import IterableSource
+
+
+def partition(p: int, n: int):
+    """Every n-th example of River's bundled Phishing stream, from the p-th: {"x": ..., "y": ...}."""
+    for x, y in itertools.islice(datasets.Phishing(), p, None, n):
+        yield {"x": x, "y": y}
+
+
+if __name__ == "__main__":
+    sources = {p: functools.partial(IterableSource, functools.partial(partition, p, 2)) for p in range(2)}
+    model, progress = wnb_ray.train(WeightedNaiveBayes(seed=1), sources, round_examples=200,
+                                    checkpoint_path="phishing-rounds.json.gz")
+    print(f"{progress.examples} examples in {progress.rounds} rounds, "
+          f"prequential accuracy {progress.accuracy:.3f}")
+    predictor = model.predictor()  # what serving needs: the model's probabilities, a fraction of its memory
+    x, y = next(iter(datasets.Phishing()))
+    print(predictor.predict_one(x) == model.predict_one(x))
