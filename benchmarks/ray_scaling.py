@@ -9,9 +9,11 @@ learners' work), and the learners also predict every row with the published pred
 examples/s (medians), the ratio 2 : 1, the coordinator's time per round and the bytes shipped per
 round (the reports' pickles), and the prequential accuracy of the published predictors.
 
-Part 2 (``--part rounds``): in one process, for K numeric features and deltas of n rows: the
-bytes of one delta, and the time of one round absorbing 1 or 4 such deltas (median of 3), from
-which ``docs/guides/scaling-out.md`` projects the cost of a round at 100 partitions.
+Part 2 (``--part rounds``): in one process, for K numeric features and deltas of n rows (a
+learner of P partitions ships at most ⌈5,000 / P⌉: 50 rows at P = 100), into a model that has
+seen 5,000 rows: the bytes of one delta, and the time of one round absorbing 1 or 4 such deltas
+(median of 3), from which ``docs/guides/scaling-out.md`` projects the cost of a round at 100
+partitions.
 
 Usage (from the repository root; ``pip install -e ".[ray]"``)::
 
@@ -87,16 +89,16 @@ def part_rounds(args) -> None:
     print("| K | rows per delta | MB per delta | round, 1 delta (s) | round, 4 deltas (s) | per extra delta (s) |")
     print("|---:|---:|---:|---:|---:|---:|")
     for features in (10, 100, 1000):
-        for n in (1000, 5000):
-            X, y = rbf(5 * n, features)
+        for n in (50, 1000, 5000):
+            X, y = rbf(5000 + 4 * n, features)
             base = WeightedNaiveBayes(seed=1)
-            delta = base.delta()
-            delta.learn_many(X[:n], y[:n])
-            base.absorb([delta])  # a model that has seen one round
+            first = base.delta()
+            first.learn_many(X[:5000], y[:5000])
+            base.absorb([first])  # a model that has seen one round of 5,000 rows
             deltas = []
             for p in range(4):
                 d = base.delta()
-                d.learn_many(X[(p + 1) * n : (p + 2) * n], y[(p + 1) * n : (p + 2) * n])
+                d.learn_many(X[5000 + p * n : 5000 + (p + 1) * n], y[5000 + p * n : 5000 + (p + 1) * n])
                 d.flush()
                 deltas.append(d)
             times = {}

@@ -196,3 +196,19 @@ def test_a_learner_hands_over_summaries_that_have_taken_every_row():
     learner.reset(None, WeightedNaiveBayes(history_size=1000).delta())
     e = learner.run(max_messages=250).delta._engine
     assert e.history.stored == 250 and (e.registry.synced == 250).all()
+
+
+def test_a_learner_ships_at_most_its_share_of_the_window():
+    model = exact_model()  # history_size 300
+    learner = Learner(0, ListSource(messages(9, 500)), batch_size=64, keep_rows=100)
+    learner.reset(None, model.delta())
+    report = learner.run(max_messages=400)
+    e = report.delta._engine
+    assert len(e.history) == 100 and e.history.stored == 400 and (e.registry.synced == 400).all()
+    kept = e.history.numeric[e.history.order(), 0].tolist()
+    assert kept == [m["x"]["u"] for m in messages(9, 500)[300:400]]
+    whole = Coordinator(exact_model())
+    whole.round([report])
+    assert counts_of(whole.model) == expected_counts([messages(9, 500)[:400]])
+    with pytest.raises(ValueError, match="keep_rows"):
+        Learner(0, ListSource([]), keep_rows=-1)

@@ -65,6 +65,15 @@ class Delta:
         e = self._engine
         e.registry.feed(np.arange(len(e.registry)), e.history, e.classes)
 
+    def trim(self, rows: int) -> None:
+        """Keep only the ``rows`` most recent raw rows (after ``flush``, so that no summary loses
+        a row). A round's window shares ``history_size`` rows among the partitions' deltas, so a
+        learner of one of P partitions ships at most ⌈N / P⌉ rows (``partitioned.Learner``)."""
+        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 0:
+            raise ValueError(f"rows must be an integer >= 0, got {rows!r}")
+        self.flush()
+        self._engine.history.keep_recent(rows)
+
     def fresh(self) -> Delta:
         """An empty delta with the same parameters (the next round's)."""
         return Delta(self._engine.blank(collect=True))

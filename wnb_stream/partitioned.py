@@ -114,11 +114,18 @@ class Learner:
         ``IterableSource``...): ``(position, message)`` pairs and ``seek``.
     batch_size
         Messages predicted and learned together (``predict_proba_many``, ``learn_many``).
+    keep_rows
+        Raw rows a report ships at most (its newest; ``Delta.trim``): a round's window shares
+        ``history_size`` rows among the partitions, so ⌈N / P⌉ for P partitions loses nothing
+        when every partition has that many. None ships every row the delta holds.
     """
 
-    def __init__(self, partition: Hashable, source, batch_size: int = 256):
+    def __init__(self, partition: Hashable, source, batch_size: int = 256, keep_rows: int | None = None):
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        if keep_rows is not None and (isinstance(keep_rows, bool) or not isinstance(keep_rows, int) or keep_rows < 0):
+            raise ValueError(f"keep_rows must be None or an integer >= 0, got {keep_rows!r}")
+        self.keep_rows = keep_rows
         self.partition = partition
         self.source = source
         self.batch_size = batch_size
@@ -167,6 +174,8 @@ class Learner:
             if max_seconds is not None and time.monotonic() - began >= max_seconds:
                 break
         self.delta.flush()  # the summaries' work is done here, not at the coordinator
+        if self.keep_rows is not None:
+            self.delta.trim(self.keep_rows)
         report.seconds = time.monotonic() - began
         self.delta = self.delta.fresh()
         self.start = self.position

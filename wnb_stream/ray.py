@@ -68,8 +68,8 @@ class Progress:
 class _LearnerActor:
     """A ``Learner`` in a Ray actor; its source comes from ``source_factory()`` in the actor."""
 
-    def __init__(self, partition, source_factory: Callable[[], Any], batch_size: int):
-        self.learner = Learner(partition, source_factory(), batch_size)
+    def __init__(self, partition, source_factory: Callable[[], Any], batch_size: int, keep_rows: int):
+        self.learner = Learner(partition, source_factory(), batch_size, keep_rows)
 
     def reset(self, position, delta, predictor) -> None:
         self.learner.reset(position, copy.deepcopy(delta), predictor)  # writable (see _writable)
@@ -174,7 +174,8 @@ def train(
     Coordinator_ = ray.remote(**options)(_CoordinatorActor)
     path = None if checkpoint_path is None else os.path.abspath(os.fspath(checkpoint_path))
     coordinator = Coordinator_.remote(model, path)
-    learners = {p: Learner_.remote(p, factory, batch_size) for p, factory in sources.items()}
+    keep_rows = -(-model.history_size // len(sources))  # each partition's share of the window
+    learners = {p: Learner_.remote(p, factory, batch_size, keep_rows) for p, factory in sources.items()}
     progress = Progress()
 
     def patiently(call):
