@@ -488,3 +488,45 @@ def test_poison_entries_against_the_classifier(client, tmp_path):
         assert runner.stats[key] == reference.stats[key], key
     assert runner.stats["rejected"] == sum(1 for i in range(len(messages)) if i % 40 == 7)
     assert pending_count(client) == 0
+
+
+def test_two_consumers_of_a_group_train_one_model_in_rounds_exactly_once(client):
+    """The consumers of one group as partitions (``wnb_stream.partitioned``): a consumer that dies
+    mid-round comes back under its name, its unacknowledged entries are delivered again, and the
+    ones the checkpoint holds are skipped: every entry is absorbed once."""
+    import collections
+
+    from wnb_stream.partitioned import Coordinator, Learner
+    from wnb_stream import WeightedNaiveBayes, summaries, weights
+
+    rng = np.random.default_rng(4)
+    labels = collections.Counter()
+    for _ in range(900):
+        j = int(rng.integers(3))
+        labels["abc"[j]] += 1
+        publish(client, "events", {"x": {"u": float(rng.normal(j, 1.0)), "c": "abc"[j]}, "y": "abc"[j]})
+
+    def learner(name):
+        source = RedisStreamSource(client, "events", "trainers", name, batch_size=40, block_ms=50, idle_timeout=0.3)
+        return Learner(name, source, batch_size=32)
+
+    coordinator = Coordinator(WeightedNaiveBayes(numeric=summaries.Gaussian(), optimizer=weights.Uniform(), seed=1))
+    learners = {name: learner(name) for name in ("c0", "c1")}
+    for name, one in learners.items():
+        one.reset(coordinator.position(name), coordinator.model.delta())
+    crashed = False
+    for _ in range(100):
+        reports = [one.run(max_messages=100) for one in learners.values()]
+        if not crashed and coordinator.rounds == 2:  # c1 dies with its report: a new process, the same name
+            crashed = True
+            reports = reports[:1]
+            learners["c1"] = learner("c1")
+            learners["c1"].reset(coordinator.position("c1"), coordinator.model.delta())
+        predictor = coordinator.round(reports)
+        for name, one in learners.items():
+            one.publish(predictor, coordinator.position(name))
+        if all(r.exhausted and r.messages == 0 for r in reports) and len(reports) == 2:
+            break
+    c = coordinator.model._engine.classes
+    assert crashed and {label: c.seen[j] for j, label in enumerate(c.labels)} == {k: float(v) for k, v in labels.items()}
+    assert client.xpending("events", "trainers")["pending"] == 0  # everything absorbed was acknowledged
