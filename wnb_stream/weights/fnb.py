@@ -93,7 +93,9 @@ class FNB(WindowSearch):
             raise ValueError(f"exponent must be in (0, 1], got {self.exponent}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
-        self._ready = False
+        self._n_variables = 0
+        self._n_classes = 0
+        self._ready = False  # set by reset
 
     @classmethod
     def _unit_test_params(cls):

@@ -403,7 +403,7 @@ class WindowSearch(Optimizer):
 
     def resize(self, n_variables: int, n_classes: int) -> None:
         """Grow to ``n_variables`` and ``n_classes``; O(K)."""
-        if not getattr(self, "_ready", False):
+        if not self._ready:
             self.reset(n_variables, n_classes)
             return
         extra = int(n_variables) - self._n_variables
@@ -420,7 +420,7 @@ class WindowSearch(Optimizer):
         O(K) without a search, O(K·N·J·log(K·N)) with one.
         """
         n_variables, n_classes = batch.log_lik.shape[1], batch.log_lik.shape[2]
-        if not getattr(self, "_ready", False):
+        if not self._ready:
             self.reset(n_variables, n_classes)
         elif n_variables > self._n_variables or n_classes > self._n_classes:
             self.resize(n_variables, n_classes)
@@ -447,19 +447,19 @@ class WindowSearch(Optimizer):
     @property
     def weights(self) -> np.ndarray:
         """``(K,)`` weights of the last search (ones before the first)."""
-        return self._weights.copy() if getattr(self, "_ready", False) else np.zeros(0)
+        return self._weights.copy() if self._ready else np.zeros(0)
 
     # ------------------------------------------------------------------ diagnostics
 
     @property
     def n_searches(self) -> int:
         """Searches run since ``reset``."""
-        return self._searches if getattr(self, "_ready", False) else 0
+        return self._searches if self._ready else 0
 
     @property
     def criterion_value(self) -> float | None:
         """CR of the last search's result on the window it searched (None before the first)."""
-        return self._value if getattr(self, "_ready", False) else None
+        return self._value if self._ready else None
 
     # ------------------------------------------------------------------ internals
 
@@ -498,7 +498,7 @@ class WindowSearch(Optimizer):
         return Batch(log_lik, data.y, data.sample_weight, data.log_prior)
 
     def _prediction_weights(self, n_variables: int) -> np.ndarray:
-        if not getattr(self, "_ready", False):
+        if not self._ready:
             return np.ones(n_variables)
         if n_variables <= self._n_variables:
             return self._weights[:n_variables]
@@ -509,7 +509,7 @@ class WindowSearch(Optimizer):
 
     def _check(self) -> None:
         """Assert the invariants of the state."""
-        if not getattr(self, "_ready", False):
+        if not self._ready:
             return
         k = self._n_variables
         assert self._weights.shape == self._active.shape == (k,)

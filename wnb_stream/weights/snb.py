@@ -86,7 +86,9 @@ class SNB(WindowSearch):
             raise ValueError(f"starts must be None or an integer >= 1, got {starts!r}")
         if self.averaging not in AVERAGING:
             raise ValueError(f"averaging must be one of {AVERAGING}, got {self.averaging!r}")
-        self._ready = False
+        self._n_variables = 0
+        self._n_classes = 0
+        self._ready = False  # set by reset
 
     @classmethod
     def _unit_test_params(cls):
