@@ -41,7 +41,9 @@ class FNB(WindowSearch):
         At most this many non-zero weights (None: no limit): a variable at 0 cannot enter once
         the budget is full.
     schedule
-        ``"paper"`` (HB24 Algorithm 2, default) or ``"khiops"`` (see the module note).
+        ``"paper"`` (default: HB24 Algorithm 2 as written, δ from 1/2, 1 + log K / log N
+        repetitions; the paper is this library's reference) or ``"khiops"`` (Khiops' code: δ
+        from 1, two repetitions; kept for comparison).
     growth
         > 1: search again when the rows seen have grown by this factor since the last search.
     refresh
