@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,7 +12,13 @@ from synthetic_weights import context_for, make_rows
 from test_selection import costs, problem
 
 from wnb_stream.weights import FNB, selection
-from wnb_stream.weights.selection import Search, ffwbw_round, fractional_search, increments, selection_criterion
+from wnb_stream.weights.selection import (
+    Search,
+    ffwbw_round,
+    fractional_search,
+    increments,
+    selection_criterion,
+)
 
 
 @settings(max_examples=25, deadline=None)
@@ -27,7 +35,7 @@ def test_the_criterion_never_increases_over_the_passes(seed, schedule, max_varia
             ffwbw_round(search, rng, delta)
             values.append(selection_criterion(search.weights, data, b))
             assert values[-1] == pytest.approx(search.value, rel=1e-9, abs=1e-9)
-    assert all(after <= before + 1e-9 * (1 + abs(before)) for before, after in zip(values, values[1:]))
+    assert all(after <= before + 1e-9 * (1 + abs(before)) for before, after in itertools.pairwise(values))
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -108,7 +116,7 @@ def test_the_schedule_searches_on_doubling_and_on_a_renewed_window(monkeypatch):
     stream(model, 0, batches=20, history_rows=100, batch_rows=16)  # 16, 32, 48, … rows seen
     # first at 32 rows, then doubling (64, 128) and every 100 rows (the window's size)
     assert calls[:3] == [32, 64, 128]
-    assert all(b - a <= 112 for a, b in zip(calls, calls[1:]))
+    assert all(b - a <= 112 for a, b in itertools.pairwise(calls))
     assert model.n_searches == len(calls)
     calls.clear()
     model = FNB(refresh=None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -53,7 +54,7 @@ def test_increments_halve_from_one_half_while_above_one_over_n():
     for n in (2, 3, 10, 64, 65, 1000):
         deltas = [d for d, _ in increments(n, 7)]
         assert deltas[0] == 0.5
-        assert all(b == a / 2 for a, b in zip(deltas, deltas[1:]))
+        assert all(b == a / 2 for a, b in itertools.pairwise(deltas))
         assert all(d > 1 / n for d in deltas) or deltas == [0.5]
         assert deltas[-1] / 2 <= 1 / n
     assert {r for _, r in increments(1000, 10)} == {2}  # ⌈1 + log 10 / log 1000⌉
@@ -109,7 +110,7 @@ def test_weights_are_multiples_of_the_smallest_increment():
 
 
 def test_model_averaging_weights_are_compression_rate_shares():
-    mask = lambda *bits: np.array(bits, bool).tobytes()  # noqa: E731
+    mask = lambda *bits: np.array(bits, bool).tobytes()
     models = {mask(1, 1, 0): 40.0, mask(1, 0, 0): 70.0, mask(0, 0, 1): 120.0}  # κ = 0.6, 0.3, <0
     weights, n = average_models(models, 100.0, 3)
     np.testing.assert_allclose(weights, [1.0, 0.6 / 0.9, 0.0])
