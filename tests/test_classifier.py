@@ -32,6 +32,8 @@ OPTIMIZERS = {
     "Uniform": weights.Uniform,
     "PGDMB": weights.PGDMB,
     "VNS": weights.VNS,
+    "FNB": weights.FNB,
+    "SNB": weights.SNB,
     "Graphical": weights.Graphical,
 }
 

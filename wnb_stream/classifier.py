@@ -186,6 +186,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         yield {"optimizer": weights.Uniform(), "history_size": 200}
         yield {"optimizer": weights.PGDMB(batch_size=20), "history_size": 100, "seed": 1}
         yield {"optimizer": weights.VNS(batch_size=20), "history_size": 100, "seed": 1}
+        yield {"optimizer": weights.FNB(batch_size=20), "history_size": 100, "seed": 1}
+        yield {"optimizer": weights.SNB(batch_size=20), "history_size": 100, "seed": 1}
         yield {"optimizer": weights.Graphical(), "history_size": 100, "seed": 1}
         yield {"optimizer": weights.SGCF(batch_size=20), "history_size": 100, "seed": 1}
         yield {"optimizer": weights.Direct(batch_size=20, n_starts=2), "history_size": 100, "seed": 1}
@@ -389,7 +391,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
 # ------------------------------------------------------------------------------------------------
 # The saved model's record (docs/saved-model.md, "The engine and the classifier")
 
-_LEARNERS = ("Uniform", "PGDMB", "VNS", "Graphical", "SGCF", "Direct")
+_LEARNERS = ("Uniform", "PGDMB", "VNS", "FNB", "SNB", "Graphical", "SGCF", "Direct")
 
 
 def _largest_gap(rebuild_every: int, half_life) -> int:

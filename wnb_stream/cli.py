@@ -499,7 +499,7 @@ def _build_models(args) -> dict:
     return models
 
 
-_OURS = ("nb", "pgdmb", "vns", "graphical", "sgcf", "direct")
+_OURS = ("nb", "pgdmb", "vns", "fnb", "snb", "graphical", "sgcf", "direct")
 
 
 def _print_table(rows: list[dict], heading: str) -> None:

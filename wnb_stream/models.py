@@ -87,7 +87,7 @@ class NumericOnly(base.Wrapper, base.Classifier):
 
 
 #: Model names understood by ``make_model`` (the command's ``--models``).
-MODEL_NAMES = ("nb", "pgdmb", "vns", "graphical", "sgcf", "direct", "river-gnb", "river-ht", "noop")
+MODEL_NAMES = ("nb", "pgdmb", "vns", "fnb", "snb", "graphical", "sgcf", "direct", "river-gnb", "river-ht", "noop")
 #: What ``wnb-stream evaluate`` compares by default.
 DEFAULT_MODELS = ("nb", "pgdmb", "vns", "graphical", "river-gnb")
 #: Numeric summaries of level 1 by name (the command's ``--summary``).
@@ -97,6 +97,8 @@ _DESCRIPTIONS = {
     "nb": "plain naive Bayes: WeightedNaiveBayes(optimizer=weights.Uniform())",
     "pgdmb": "WeightedNaiveBayes(optimizer=weights.PGDMB())",
     "vns": "WeightedNaiveBayes(optimizer=weights.VNS())",
+    "fnb": "WeightedNaiveBayes(optimizer=weights.FNB())",
+    "snb": "WeightedNaiveBayes(optimizer=weights.SNB())",
     "graphical": "WeightedNaiveBayes(optimizer=weights.Graphical())",
     "sgcf": "WeightedNaiveBayes(optimizer=weights.SGCF())",
     "direct": "WeightedNaiveBayes(optimizer=weights.Direct())",
@@ -153,6 +155,8 @@ def make_model(name: str, summary: str = "gk", seed: int | None = 42, params: Ma
         "nb": weights.Uniform,
         "pgdmb": weights.PGDMB,
         "vns": weights.VNS,
+        "fnb": weights.FNB,
+        "snb": weights.SNB,
         "graphical": weights.Graphical,
         "sgcf": weights.SGCF,
         "direct": weights.Direct,

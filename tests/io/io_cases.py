@@ -13,7 +13,7 @@ from wnb_stream import modl
 from wnb_stream.summaries import CPiD, Categorical, ClassIndex, Gaussian, GKClass
 from wnb_stream.summaries.gaussian import GaussianDensity
 from wnb_stream.summaries.sketch import CountMinSketch, SpaceSaving
-from wnb_stream.weights import PGDMB, SGCF, VNS, Batch, Context, Direct, Graphical, Uniform
+from wnb_stream.weights import FNB, PGDMB, SGCF, SNB, VNS, Batch, Context, Direct, Graphical, Uniform
 
 
 def numeric_rows(rng: np.random.Generator, n: int, classes=(0, 1), missing: float = 0.0, weights: bool = False):
@@ -203,6 +203,12 @@ def learner_cases() -> list:
         ("vns-multi-start", lambda: _trained(VNS(batch_size=40, opti_level=0, multi_start=True, replay_level=None), 30, seed=6)),
         ("vns-unset", lambda: VNS()),
         ("vns-resized", lambda: _trained(VNS(batch_size=20, opti_level=0), 12, seed=7, resize=(9, 3))),
+        ("fnb", lambda: _trained(FNB(batch_size=40), 12, inactive=(4,), seed=8)),
+        ("fnb-khiops-budget", lambda: _trained(FNB(max_variables=2, schedule="khiops", refresh=None), 9, j=3, seed=9, resize=(8, 3))),
+        ("fnb-unset", lambda: FNB(penalty=0.5)),
+        ("snb", lambda: _trained(SNB(batch_size=40), 12, seed=10)),
+        ("snb-optima-budget", lambda: _trained(SNB(max_variables=2, starts=3, averaging="optima"), 9, inactive=(0,), seed=11, resize=(7, 2))),
+        ("snb-unset", lambda: SNB(growth=3.0)),
         ("graphical", lambda: _trained(Graphical(), 3)),
         ("graphical-adam", lambda: _trained(Graphical(adaptive=True, clip=2.0), 3, j=3, inactive=(1,), resize=(7, 4))),
         ("graphical-unset", lambda: Graphical(learning_rate=0.01)),

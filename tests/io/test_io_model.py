@@ -21,6 +21,8 @@ CONFIGS = {
     "vns": {},
     "uniform": {"optimizer": weights.Uniform()},
     "pgdmb": {"optimizer": weights.PGDMB(batch_size=40)},
+    "fnb": {"optimizer": weights.FNB()},
+    "snb": {"optimizer": weights.SNB(max_variables=3)},
     "graphical": {"optimizer": weights.Graphical()},
     "cpid": {"numeric": summaries.CPiD()},
     "gaussian": {"numeric": summaries.Gaussian()},

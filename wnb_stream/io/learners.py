@@ -1,4 +1,4 @@
-"""Records of level 3: the weight learners ``Uniform``, ``PGDMB``, ``VNS``, ``Graphical``, ``SGCF`` and ``Direct``.
+"""Records of level 3: the weight learners ``Uniform``, ``PGDMB``, ``VNS``, ``FNB``, ``SNB``, ``Graphical``, ``SGCF`` and ``Direct``.
 
 Parameters are the River ``Base`` ``__init__`` arguments. State is what the learner needs to keep
 learning exactly as before:
@@ -11,6 +11,10 @@ learning exactly as before:
   criterion memo of a replay window (``_window_memo``) is a cache and is not saved.
 - ``VNS``: that of PGDMB plus the session (``session``): the NumPy generator's exact state,
   the budget, the steps spent, the neighbourhood size and the session and replay counters.
+- ``FNB``: the sizes, and once ``reset`` has run: the weights of the last search (ones before
+  the first), the active mask, the NumPy generator of the variable orders, the rows seen, the
+  rows seen at the last search, the number of searches and the criterion of the last result.
+- ``SNB``: that of FNB plus the best subset of the last search and the number of models averaged.
 - ``Graphical``: once ``reset`` has run, the per-class weights and biases, Adam's moments and
   per-class step counts, and the number of updates.
 - ``SGCF`` and ``Direct`` (batch searches on the window): once ``reset`` has run, the best
@@ -27,10 +31,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..weights.direct import Direct
+from ..weights.fnb import FNB
 from ..weights.graphical import Graphical
 from ..weights.pgdmb import PGDMB, _Descent
 from ..weights.rprop import VARIANTS, RpropState
+from ..weights.selection import AVERAGING, SCHEDULES
 from ..weights.sgcf import SGCF
+from ..weights.snb import SNB
 from ..weights.uniform import Uniform
 from ..weights.vns import VNS
 from .errors import where
@@ -313,6 +320,127 @@ register(
     ),
     state=_vns_state,
     build=_pgdmb_build,
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# FNB and SNB
+
+_SEARCH_PARAMS = {
+    "batch_size": Int(doc="rows per learn call"),
+    "penalty": Float(doc="λ, weight of the prior"),
+    "max_variables": Optional(Int(), doc="most non-zero weights (null: no limit)"),
+}
+_SEARCH_SCHEDULE = {
+    "growth": Float(doc="search when the rows seen have grown by this factor"),
+    "refresh": Optional(Float(), doc="search when this many windows of rows have come (null: off)"),
+}
+
+_SEARCH_RUN = {
+    "weights": Array("float64", ("n_variables",), **_WEIGHTS, doc="weights of the last search (ones before the first)"),
+    "active": Array("bool", ("n_variables",), doc="variables that may enter a search (Level > 0)"),
+    "rng": GENERATOR,
+    "rows_seen": Int(low=0, doc="rows of the arriving batches"),
+    "searched_at": Int(low=0, doc="rows seen at the last search"),
+    "searches": Int(low=0, doc="searches since reset"),
+    "value": Optional(Float(), doc="criterion of the last search's result (null before the first)"),
+}
+_SNB_RUN = {
+    **_SEARCH_RUN,
+    "best": Array("float64", ("n_variables",), **_WEIGHTS, doc="0/1 weights of the best subset of the last search"),
+    "models": Int(low=0, doc="subsets averaged by the last search"),
+}
+
+
+def _search_state(model) -> dict:
+    state = {"n_variables": model._n_variables, "n_classes": model._n_classes, "run": None}
+    if model._ready:
+        state["run"] = {
+            "weights": model._weights,
+            "active": model._active,
+            "rng": generator_state(model._rng, "run.rng"),
+            "rows_seen": model._rows_seen,
+            "searched_at": model._searched_at,
+            "searches": model._searches,
+            "value": model._value,
+        }
+        if isinstance(model, SNB):
+            state["run"].update(best=model._best, models=model._models)
+    return state
+
+
+def _search_check(fields: Fields) -> None:
+    state, params = fields.state, fields.params
+    if state["run"] is None and (state["n_variables"] or state["n_classes"]):
+        fields.fail("run", "a learner with sizes must have its run state (reset has sized it)")
+    run = state["run"]
+    if run is None:
+        return
+    # The invariants of WindowSearch._check() (and SNB._check()), here so that they hold under python -O.
+    if np.any(run["weights"][~run["active"]] != 0.0):
+        fields.fail("run.weights", "holds a weight other than 0 for an inactive variable")
+    if run["searched_at"] > run["rows_seen"]:
+        fields.fail("run.searched_at", "must be <= run.rows_seen")
+    if (run["searches"] == 0) != (run["value"] is None):
+        fields.fail("run.value", "must be null exactly before the first search")
+    limit = params["max_variables"]
+    if run["searches"] and limit is not None and np.count_nonzero(run["weights"]) > limit:
+        fields.fail("run.weights", f"holds more than max_variables = {limit!r} non-zero weights")
+    if "best" in run and np.any((run["best"] != 0.0) & (run["best"] != 1.0)):
+        fields.fail("run.best", "must hold 0/1 weights")
+
+
+def _search_build(fields: Fields):
+    model = (SNB if fields.name == "SNB" else FNB)(**fields.params)
+    state = fields.state
+    model._n_variables, model._n_classes = state["n_variables"], state["n_classes"]
+    run = state["run"]
+    if run is None:
+        return model
+    model._weights, model._active = run["weights"], run["active"]
+    model._rng = generator_from_state(run["rng"])
+    model._rows_seen, model._searched_at, model._searches = run["rows_seen"], run["searched_at"], run["searches"]
+    model._value = None if run["value"] is None else float(run["value"])
+    if fields.name == "SNB":
+        model._best, model._models = run["best"], run["models"]
+    model._ready = True
+    return model
+
+
+register(
+    "FNB",
+    FNB,
+    Schema(
+        params={
+            **_SEARCH_PARAMS,
+            "exponent": Float(doc="p of the prior term Σ B_k w_k^p"),
+            "schedule": Str(choices=SCHEDULES, doc="increments and repetitions: HB24 or Khiops"),
+            **_SEARCH_SCHEDULE,
+        },
+        state={**_SIZES, "run": Optional(Struct(_SEARCH_RUN, doc="the search state, once reset"), doc="null before reset")},
+        checks=(_search_check,),
+        doc="Fractional naive Bayes (HB24 Algorithm 2)",
+    ),
+    state=_search_state,
+    build=_search_build,
+)
+
+register(
+    "SNB",
+    SNB,
+    Schema(
+        params={
+            **_SEARCH_PARAMS,
+            "starts": Optional(Int(), doc="starts of MS(FFWBW) (null: ⌈log(K·N)⌉)"),
+            "averaging": Str(choices=AVERAGING, doc="subsets averaged: the trajectory or the local optima"),
+            **_SEARCH_SCHEDULE,
+        },
+        state={**_SIZES, "run": Optional(Struct(_SNB_RUN, doc="the search state, once reset"), doc="null before reset")},
+        checks=(_search_check,),
+        doc="Selective naive Bayes with compression-based averaging (HB24 Algorithm 1)",
+    ),
+    state=_search_state,
+    build=_search_build,
 )
 
 

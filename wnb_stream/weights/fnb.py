@@ -1,0 +1,112 @@
+"""FNB: the fractional naive Bayes of Hue & Boullé (2024, Algorithm 2), docs/algorithms/weights.md#fnb.
+
+Design note. FNB is a batch search: at the times :class:`~.selection.WindowSearch` schedules,
+it runs HB24's Algorithm 2 on the whole history window (:func:`~.selection.fractional_search`):
+one start from the empty model, fast forward then fast backward passes over the variables in
+random orders, moving one weight at a time by δ = 1/2, 1/4, … while δ > 1/N, each δ repeated
+⌈1 + log K / log N⌉ times; a move is kept when it lowers the criterion of HB24 eq. 17–18
+(:func:`~.selection.selection_criterion`). Each trial costs O(N·J) (incremental scores), a search
+O(K·N·J·log(K·N)), the order of the SNB's.
+
+Schedules of the increments. ``schedule="paper"`` (default) is HB24's Algorithm 2 as written:
+δ from 1/2 down to just above 1/N, 1 + log K / log N repetitions per δ. ``schedule="khiops"`` is
+the Khiops implementation: δ from 1 (a Boolean first pass), ⌈log2(N + 1)⌉ increments, two
+repetitions per δ. The paper is the reference of this library; Khiops' variant is kept for
+comparison. In both, repetitions at one δ stop as soon as one accepts no move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Batch
+from .selection import DEFAULT_EXPONENT, SCHEDULES, WindowSearch, fractional_search
+
+__all__ = ["FNB"]
+
+
+class FNB(WindowSearch):
+    """Fractional naive Bayes: fractional fast forward–backward search on the window (HB24 Alg. 2).
+
+    Parameters
+    ----------
+    batch_size
+        Rows per ``learn`` call asked of the classifier; ``learn`` only counts them unless a
+        search is due, so a small value checks the schedule often at little cost.
+    penalty
+        λ ≥ 0, the weight of the prior f_F (0.1: Khiops' prior weight, as PGDMB's default).
+    exponent
+        p in (0, 1] of the prior term Σ B_k w_k^p (HB24: 0.95; p < 1 favours sparse weights).
+    max_variables
+        At most this many non-zero weights (None: no limit): a variable at 0 cannot enter once
+        the budget is full.
+    schedule
+        ``"paper"`` (default: HB24 Algorithm 2 as written, δ from 1/2, 1 + log K / log N
+        repetitions; the paper is this library's reference) or ``"khiops"`` (Khiops' code: δ
+        from 1, two repetitions; kept for comparison).
+    growth
+        > 1: search again when the rows seen have grown by this factor since the last search.
+    refresh
+        Search again when ``refresh`` × (window size) rows have come since the last search
+        (None: only on growth).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from wnb_stream.weights import Batch, Context, FNB
+    >>> rng = np.random.default_rng(42)
+    >>> def rows(n):
+    ...     y = rng.integers(0, 2, n)
+    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 6)))          # (n, 6, 2) noise
+    ...     agree = rng.random((n, 3)) < 0.7                                # 3 informative variables
+    ...     hot = np.where(agree, y[:, None], 1 - y[:, None])
+    ...     log_lik[:, :3, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
+    ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
+    >>> model = FNB()
+    >>> model.reset(n_variables=6, n_classes=2, seed=42)
+    >>> context = Context(prior_costs=np.full(6, np.log(6) + 1), active=np.ones(6, bool))
+    >>> history = rows(2000)
+    >>> model.learn(history, history, context)
+    >>> model.weights.round(3).tolist()
+    [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+    >>> model.n_searches
+    1
+    """
+
+    def __init__(
+        self,
+        batch_size: int = 100,
+        penalty: float = 0.1,
+        exponent: float = DEFAULT_EXPONENT,
+        max_variables: int | None = None,
+        schedule: str = "paper",
+        growth: float = 2.0,
+        refresh: float | None = 1.0,
+    ):
+        self.batch_size = batch_size
+        self.penalty = penalty
+        self.exponent = exponent
+        self.max_variables = max_variables
+        self.schedule = schedule
+        self.growth = growth
+        self.refresh = refresh
+        self._validate_schedule()
+        if not 0.0 < self.exponent <= 1.0:
+            raise ValueError(f"exponent must be in (0, 1], got {self.exponent}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
+        self._n_variables = 0
+        self._n_classes = 0
+        self._ready = False  # set by reset
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"batch_size": 20}
+        yield {"batch_size": 20, "max_variables": 2, "schedule": "khiops", "refresh": None}
+
+    def _search(self, history: Batch, prior_costs: np.ndarray, active: np.ndarray) -> None:
+        search = fractional_search(
+            history, prior_costs, active, self._rng, self.penalty, self.exponent, self.max_variables, self.schedule
+        )
+        self._weights = search.weights.copy()
+        self._value = float(search.value)
