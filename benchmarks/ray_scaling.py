@@ -3,10 +3,11 @@
 Part 1 (``--part ray``): ``wnb_stream.ray.train`` on one stream split round-robin into L = 1 and
 L = 2 partitions, on a local Ray cluster of this machine, a round every ``--round`` stream rows
 (each learner hands over ``round / L`` rows), the runs of both settings interleaved
-``--repeats`` times. The stream is RandomRBF with ``--features`` numeric features and 5 classes
-(seeded), whose per-example cost is dominated by learning: each row updates K GK summaries (the
-learners' work), and the learners also predict every row with the published predictor. Reported:
-examples/s (medians), the ratio 2 : 1, the coordinator's time per round and the bytes shipped per
+``--repeats`` times. The stream is RandomRBF with 5 classes (seeded), in two configurations
+(``CONFIGURATIONS``): K = 20 learned one example at a time (the consumer loop, whose
+per-example cost is dominated by learning and predicting, both in the learners), and K = 100 in
+mini-batches of 256. Reported: examples/s from the learners' first run to the last round
+(medians), the ratio to one learner, the coordinator's time per round and the bytes shipped per
 round (the reports' pickles), and the prequential accuracy of the published predictors.
 
 Part 2 (``--part rounds``): in one process, for K numeric features and deltas of n rows (a
@@ -18,7 +19,7 @@ partitions.
 Usage (from the repository root; ``pip install -e ".[ray]"``)::
 
     python benchmarks/ray_scaling.py                       # both parts
-    python benchmarks/ray_scaling.py --part ray --rows 40000 --features 100 --repeats 3
+    python benchmarks/ray_scaling.py --part ray --rows 200000 --round 40000 --repeats 3
 """
 
 from __future__ import annotations
@@ -55,34 +56,43 @@ def sources(X: np.ndarray, y: np.ndarray, learners: int) -> dict:
     return {p: functools.partial(IterableSource, functools.partial(rows_of, X[p::learners], y[p::learners])) for p in range(learners)}
 
 
+#: (name, features, learner batch size): one example at a time (the consumer loop: per-example
+#: cost dominated by learning and predicting), and mini-batches of 256 (cheaper per example, so the
+#: coordinator's fixed cost per round weighs more).
+CONFIGURATIONS = (("one example at a time", 20, 1), ("mini-batches of 256", 100, 256))
+
+
 def part_ray(args) -> None:
     import ray
 
     from wnb_stream import ray as wnb_ray
 
-    X, y = rbf(args.rows, args.features)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    runs: dict = {1: [], 2: []}
-    for _ in range(args.repeats):
-        for learners in (1, 2):
-            model, progress = wnb_ray.train(WeightedNaiveBayes(seed=1), sources(X, y, learners),
-                                            round_examples=args.round // learners, measure_bytes=True)  # fmt: skip
-            assert progress.examples == args.rows
-            runs[learners].append(progress)
-            print(f"  L={learners}: {progress.examples_per_second:,.0f} ex/s, {progress.rounds} rounds, "
-                  f"{progress.seconds:.1f} s", flush=True)  # fmt: skip
+    rows = []
+    for name, features, batch in CONFIGURATIONS:
+        X, y = rbf(args.rows, features)
+        runs: dict = {1: [], 2: []}
+        for _ in range(args.repeats):
+            for learners in (1, 2):
+                model, progress = wnb_ray.train(WeightedNaiveBayes(seed=1), sources(X, y, learners), batch_size=batch,
+                                                round_examples=args.round // learners, measure_bytes=True)  # fmt: skip
+                assert progress.examples == args.rows
+                runs[learners].append(progress)
+                print(f"  {name}, K = {features}, L = {learners}: {progress.examples_per_second:,.0f} ex/s, "
+                      f"{progress.rounds} rounds, {progress.seconds:.1f} s", flush=True)  # fmt: skip
+        speed = {L: statistics.median(p.examples_per_second for p in runs[L]) for L in runs}
+        for L in runs:
+            rounds = [s for p in runs[L] for s in p.round_seconds[:-1]]  # (the last round absorbs empty reports)
+            shipped = [b for p in runs[L] for b in p.shipped_bytes[:-1]]
+            accuracy = statistics.median(p.accuracy for p in runs[L])
+            ratio = f"{speed[L] / speed[1]:.2f}x"
+            rows.append(f"| {name}, K = {features} | {L} | {speed[L]:,.0f} | {ratio} | {statistics.median(rounds):.2f} | "
+                        f"{statistics.median(shipped) / 1e6:.2f} | {accuracy:.4f} |")  # fmt: skip
     ray.shutdown()
-    speed = {L: statistics.median(p.examples_per_second for p in runs[L]) for L in runs}
-    print(f"\nRandomRBF, K = {args.features}, J = 5, {args.rows:,} rows, a round every {args.round:,} rows, "
-          f"median of {args.repeats}:\n")  # fmt: skip
-    print("| learners | examples/s | coordinator s/round | MB shipped/round | prequential accuracy |")
-    print("|---:|---:|---:|---:|---:|")
-    for L in runs:
-        rounds = [s for p in runs[L] for s in p.round_seconds]
-        shipped = [b for p in runs[L] for b in p.shipped_bytes]
-        accuracy = statistics.median(p.accuracy for p in runs[L])
-        print(f"| {L} | {speed[L]:,.0f} | {statistics.median(rounds):.2f} | {statistics.median(shipped) / 1e6:.2f} | {accuracy:.4f} |")
-    print(f"\n2 learners : 1 learner = {speed[2] / speed[1]:.2f}x")
+    print(f"\nRandomRBF (5 classes, seeded), {args.rows:,} rows, a round every {args.round:,} rows, median of {args.repeats}:\n")
+    print("| stream | learners | examples/s | vs 1 learner | coordinator s/round | MB shipped/round | prequential accuracy |")
+    print("|:---|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
 
 
 def part_rounds(args) -> None:
@@ -117,9 +127,8 @@ def part_rounds(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=("ray", "rounds", "both"), default="both")
-    parser.add_argument("--rows", type=int, default=40_000)
-    parser.add_argument("--features", type=int, default=100)
-    parser.add_argument("--round", type=int, default=10_000, help="stream rows per round")
+    parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--round", type=int, default=40_000, help="stream rows per round")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     if args.part in ("ray", "both"):

@@ -196,25 +196,38 @@ class Learner:
             ys.append(y)
         if not xs:
             return
+        predicting = self.predictor is not None and self.predictor.classes
+        if len(xs) == 1:  # one example (batch_size=1, the per-example consumer loop): no DataFrame
+            predicted = [self._predict(xs[0])] if predicting else []
+            self._count(predicted, ys, report)
+            self._learn_each(xs, ys, report)
+            return
         import pandas as pd
 
         X = pd.DataFrame(xs)  # one frame for the prediction and the learning
-        if self.predictor is not None and self.predictor.classes:
+        if predicting:
             try:
                 predicted = self.predictor.predict_many(X).tolist()
             except ValueError:  # a row the predictor cannot read: predict one by one
                 predicted = [self._predict(x) for x in xs]
-            for guess, y in zip(predicted, ys):
-                report.predicted += guess is not None
-                report.correct += guess is not None and guess == y
+            self._count(predicted, ys, report)
         try:
             self.delta.learn_many(X, ys)
         except ValueError:  # a row the model refuses: learn one by one (nothing was learned)
-            for x, y in zip(xs, ys):
-                try:
-                    self.delta.learn_one(x, y)
-                except ValueError:
-                    report.rejected += 1
+            self._learn_each(xs, ys, report)
+
+    @staticmethod
+    def _count(predicted: list, ys: list, report: Report) -> None:
+        for guess, y in zip(predicted, ys):
+            report.predicted += guess is not None
+            report.correct += guess is not None and guess == y
+
+    def _learn_each(self, xs: list, ys: list, report: Report) -> None:
+        for x, y in zip(xs, ys):
+            try:
+                self.delta.learn_one(x, y)
+            except ValueError:
+                report.rejected += 1
 
     def _predict(self, x):
         try:

@@ -6,10 +6,12 @@
 1. every learner reads up to ``round_examples`` messages of its partition (or for
    ``round_seconds``), predicting each with the latest published predictor and counting it into
    its delta, and hands over a ``Report``;
-2. the learners start their next run at once (with the predictor they have), while the
-   coordinator absorbs the reports, rebuilds, re-optimises, checkpoints the model with every
-   partition's position (atomically) and returns the new predictor, which is then published to
-   every learner (and the learners' sources may forget what the checkpoint holds).
+2. the learners go on with their next run at once (``DEPTH`` runs are queued at each, so a
+   learner never waits for the driver; it predicts with a predictor at most ``DEPTH`` rounds
+   old), while the coordinator absorbs the reports (fetched from the learners' processes, not
+   through the driver), rebuilds, re-optimises, checkpoints the model with every partition's
+   position (atomically) and returns the new predictor, which is then published to every
+   learner (and the learners' sources may forget what the checkpoint holds).
 
 Actors are restartable (``max_restarts=-1``). When a learner dies, its restarted actor resumes
 from the coordinator's position of its partition; when the coordinator dies, its restarted
@@ -24,6 +26,7 @@ of its object store, so an actor deep-copies what it will change (a delta, the m
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import os
@@ -34,6 +37,9 @@ from .partitioned import Coordinator, Learner, Report
 
 __all__ = ["Progress", "train"]
 
+#: Runs queued at each learner: it reads on while the driver and the coordinator work, and
+#: predicts with a predictor at most this many rounds old.
+DEPTH = 2
 #: Consecutive failed runs of one partition before ``train`` gives up (raises the last error).
 MAX_FAILURES = 5
 #: Attempts (0.2 s apart) to reset a learner whose actor is restarting.
@@ -77,11 +83,16 @@ class _LearnerActor:
     def publish(self, predictor, committed) -> None:
         self.learner.publish(predictor, committed)
 
-    def run(self, max_messages, max_seconds, measure: bool) -> tuple[Report, int]:
+    def run(self, max_messages, max_seconds, measure: bool) -> tuple[dict, Report]:
+        """A run: its counts for the driver (small), and its report for the coordinator (two
+        objects: the delta goes from this actor to the coordinator without passing the driver)."""
         if self.learner.delta is None:  # restarted and not reset yet: the driver resets it
             raise RuntimeError(f"learner {self.learner.partition!r} was restarted: reset it first")
         report = self.learner.run(max_messages, max_seconds)
-        return report, (report.delta.nbytes() if measure else 0)
+        counts = {name: getattr(report, name) for name in ("messages", "rejected", "predicted", "correct", "exhausted")}
+        counts["examples"] = report.delta.n_seen
+        counts["bytes"] = report.delta.nbytes() if measure else 0
+        return counts, report
 
     def pid(self) -> int:
         return os.getpid()
@@ -98,9 +109,9 @@ class _CoordinatorActor:
         model = self.coordinator.model
         return dict(self.coordinator.positions), model.delta(), model.predictor() if model.classes else None
 
-    def round(self, reports: list[Report]) -> tuple[Any, dict, float]:
+    def round(self, *reports: Report) -> tuple[Any, dict, float]:
         began = time.monotonic()
-        predictor = self.coordinator.round(reports)
+        predictor = self.coordinator.round(list(reports))
         return predictor, dict(self.coordinator.positions), time.monotonic() - began
 
     def model(self):
@@ -194,20 +205,38 @@ def train(
         for p in partitions:
             patiently(lambda: learners[p].reset.remote(positions.get(p), delta, predictor))
 
-    def launch(partitions) -> dict:
-        return {p: learners[p].run.remote(round_examples, round_seconds, measure_bytes) for p in partitions}
+    queues: dict = {p: collections.deque() for p in learners}  # each learner's runs in flight, oldest first
+
+    def top_up(partitions) -> None:
+        """Keep ``DEPTH`` runs queued at each learner: it goes from one run to the next without
+        waiting for the driver, which collects the oldest (counts, report) references."""
+        for p in partitions:
+            while len(queues[p]) < DEPTH:
+                queues[p].append(learners[p].run.options(num_returns=2).remote(round_examples, round_seconds, measure_bytes))
+
+    def drain(partitions) -> None:
+        """Wait out and drop the queued runs of ``partitions`` (their reads are read again)."""
+        for p in partitions:
+            while queues[p]:
+                try:
+                    ray.get(queues[p].popleft()[0])
+                except RayError:
+                    pass
 
     absorbed_before = patiently(coordinator.absorbed.remote)
     recover(learners)  # (waits for the actors to start)
     began = time.monotonic()
     active = set(learners)  # partitions whose source may hold more
-    running = launch(active)
+    top_up(active)
     failures: dict = {}
-    while running and (max_rounds is None or progress.rounds < max_rounds):
+    while any(queues.values()) and (max_rounds is None or progress.rounds < max_rounds):
         reports, failed, shipped = [], [], 0
-        for p, pending in running.items():
+        for p, queue in queues.items():
+            if not queue:
+                continue
+            pending, report = queue.popleft()
             try:
-                report, size = ray.get(pending)
+                counts = ray.get(pending)
             except RayError:  # the actor died (or restarted and was not reset yet)
                 failures[p] = failures.get(p, 0) + 1
                 if failures[p] > MAX_FAILURES:
@@ -215,31 +244,28 @@ def train(
                 failed.append(p)
                 continue
             failures.pop(p, None)
-            reports.append(report)
-            shipped += size
-            progress.messages += report.messages
-            progress.rejected += report.rejected
-            progress.predicted += report.predicted
-            progress.correct += report.correct
-            if report.exhausted:
+            reports.append(report)  # a reference: the coordinator fetches it from the learner
+            shipped += counts["bytes"]
+            progress.messages += counts["messages"]
+            progress.rejected += counts["rejected"]
+            progress.predicted += counts["predicted"]
+            progress.correct += counts["correct"]
+            if counts["exhausted"]:
                 active.discard(p)
         if failed:  # what they read since the coordinator's positions is read again
             progress.restarts += len(failed)
+            drain(failed)
             recover(failed)
-        last = max_rounds is not None and progress.rounds + 1 >= max_rounds
-        running = {} if last else launch(active)  # the next runs start while the coordinator works
+        if max_rounds is None or progress.rounds + DEPTH < max_rounds:
+            top_up(active)  # the next runs go on while the coordinator works
         try:
-            predictor, positions, seconds = ray.get(coordinator.round.remote(reports))
+            predictor, positions, seconds = ray.get(coordinator.round.remote(*reports))
         except RayActorError:  # restarted from its checkpoint: every learner resumes from its positions
             progress.restarts += 1
-            for pending in running.values():
-                try:
-                    ray.get(pending)
-                except RayError:
-                    pass
+            drain(learners)
             recover(learners)
             active = set(learners)
-            running = launch(active)
+            top_up(active)
             continue
         progress.rounds += 1
         progress.round_seconds.append(seconds)
@@ -248,6 +274,7 @@ def train(
             learners[p].publish.remote(predictor, positions.get(p))
         if on_round is not None:
             on_round(progress, {"learners": learners, "coordinator": coordinator})
+    drain(learners)  # runs beyond max_rounds: not absorbed, read again by the next call
     progress.examples = patiently(coordinator.absorbed.remote) - absorbed_before
     progress.seconds = time.monotonic() - began
     trained = patiently(coordinator.model.remote)
