@@ -75,7 +75,10 @@ def test_exactly_once_when_a_learner_and_the_coordinator_are_killed(cluster, tmp
             kills.append("coordinator")
 
     model, progress = wnb_ray.train(exact_model(), sources, checkpoint_path=path, round_examples=300, on_round=kill)
-    assert kills == ["learner", "coordinator"] and progress.restarts >= 2
+    # a killed learner is always noticed (its queued runs fail); a coordinator killed between two
+    # rounds restarts from its checkpoint, which holds everything it had, before the next round
+    # reaches it, so nothing may need recovering then
+    assert kills == ["learner", "coordinator"] and progress.restarts >= 1
     model._check()
     assert counts_of(model) == expected_counts(parts)
     assert progress.messages > 4000  # some were read twice, none absorbed twice
