@@ -28,7 +28,7 @@ import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
-from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance
+from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate
 
 from wnb_stream import datasets, evaluation
 
@@ -86,7 +86,10 @@ def main(argv=None) -> int:
             train, test = table.take(train_index), table.take(test_index)
             for label, model_name in labels.items():
                 model = evaluation.make_model(model_name, summary=args.summary, seed=args.seed)
+                tick = time.perf_counter()
                 scores[label].append(fold_scores(model, train, test, classes))
+                scores[label][-1]["seconds"] = time.perf_counter() - tick
+                scores[label][-1]["rows"] = len(train) + len(test)
         print(f"\n## {name} (n={len(table):,}, K={len(table.features)}, J={len(classes)}) "
               f"in {time.perf_counter() - clock:.1f} s")  # fmt: skip
         lines = []
@@ -97,6 +100,8 @@ def main(argv=None) -> int:
                 "accuracy": mean(s["accuracy"] for s in folds_scores), "macro_auc": mean(s["macro_auc"] for s in folds_scores),
                 "log_loss": mean(s["log_loss"] for s in folds_scores),
                 "selected": mean(selected) if selected else None,
+                # learn the training folds and predict the test folds, all 5 folds: rows per second
+                "examples_per_second": sum(s["rows"] for s in folds_scores) / sum(s["seconds"] for s in folds_scores),
             }  # fmt: skip
             results.add(row)
             lines.append([label, fmt(row["accuracy"], 4), fmt(row["macro_auc"], 4), fmt(row["log_loss"], 4),
@@ -127,16 +132,17 @@ def summary(rows: list[dict], anchors: dict) -> str:
         mine = [r for r in rows if r["model"] == model]
         share = [r["selected"] / r["k"] for r in mine if r["selected"] is not None]
         table.append([model, len(mine), fmt(mean(r["accuracy"] for r in mine), 4), fmt(mean(r["macro_auc"] for r in mine), 4),
-                      fmt(mean(r["log_loss"] for r in mine), 4), fmt(mean(share), 2) if share else "—"])  # fmt: skip
+                      fmt(mean(r["log_loss"] for r in mine), 4), fmt(mean(share), 2) if share else "—",
+                      rate(mean(float(r["examples_per_second"]) for r in mine)) if "examples_per_second" in mine[0] else "—"])  # fmt: skip
     for method in ANCHOR_METHODS:
         found = [(anchors[(d, method)]) for d in names_ if (d, method) in anchors]
         if found:
             share = [number(a["n_selected"]) / number(a["k"]) for a in found]
             table.append([f"anchor {method}", len(found), fmt(mean(number(a["acc"]) for a in found), 4),
                           fmt(mean(number(a["auc"]) for a in found), 4), fmt(mean(number(a["logloss"]) for a in found), 4),
-                          fmt(mean(share), 2)])  # fmt: skip
+                          fmt(mean(share), 2), "—"])  # fmt: skip
     parts = [f"### means over {len(names_)} data sets\n\n"
-             + markdown(table, ["model", "data sets", "accuracy", "AUC", "log loss", "selected share"])]  # fmt: skip
+             + markdown(table, ["model", "data sets", "accuracy", "AUC", "log loss", "selected share", "examples/s"])]  # fmt: skip
     for metric, key, anchor_key in (("accuracy", "accuracy", "acc"), ("log loss", "log_loss", "logloss")):
         lines = []
         for d in names_:

@@ -120,6 +120,16 @@ def main(argv=None) -> int:
     return 0
 
 
+#: Streams of fewer rows than this get their own mean accuracy (the issue's "short streams").
+SMALL = 1000
+
+
+def _small(rows: list[dict]) -> str:
+    """Mean accuracy over the streams of fewer than ``SMALL`` rows, with their count."""
+    small = [float(r["accuracy"]) for r in rows if float(r["n"]) < SMALL]
+    return f"{mean(small):.4f} ({len(small)})" if small else "—"
+
+
 def summary(rows: list[dict], anchors: dict) -> str:
     """Markdown: means per group and model, then accuracy and log loss per stream."""
     if not rows:
@@ -139,17 +149,19 @@ def summary(rows: list[dict], anchors: dict) -> str:
                           fmt(mean(r["log_loss"] for r in mine), 4), fmt(mean(r["macro_auc"] for r in mine), 4),
                           fmt(mean(r["compression_rate"] for r in mine), 4),
                           fmt(mean(sel), 2) if sel else "—", f"{wins}/{len(mine)}" if nb and model != "nb" else "—",
-                          rate(mean(r["examples_per_second"] for r in mine))])  # fmt: skip
+                          rate(mean(r["examples_per_second"] for r in mine)),
+                          _small(mine)])  # fmt: skip
         for peer in ANCHOR_PEERS:
             found = [anchors[(s, peer)] for s in stream_names if (s, peer) in anchors]
             if found:
                 table.append([f"anchor {peer}", len(found), fmt(mean(number(r["accuracy"]) for r in found), 4),
                               fmt(mean(number(r["log_loss"]) for r in found), 4),
                               fmt(mean(number(r["macro_auc"]) for r in found), 4), "—", "—", "—",
-                              rate(mean(number(r["inst_per_s"]) for r in found))])  # fmt: skip
+                              rate(mean(number(r["inst_per_s"]) for r in found)),
+                              _small([{"n": number(r["n_instances"]), "accuracy": number(r["accuracy"])} for r in found])])  # fmt: skip
         parts.append(f"### {group}: means over {len(stream_names)} streams\n\n" + markdown(
             table, ["model", "streams", "accuracy", "log loss", "AUC", "compression", "selected share",
-                    "log loss < nb", "examples/s"]))  # fmt: skip
+                    "log loss < nb", "examples/s", f"accuracy, n < {SMALL:,}"]))  # fmt: skip
         for metric, key in (("accuracy", "accuracy"), ("log loss", "log_loss")):
             header = ["stream", "n"] + models + ["anchor river GNB", "anchor river HT", "anchor MOA NB"]
             lines = []

@@ -66,7 +66,8 @@ from common import (
 STREAMS = {"rbf20": (20, 5), "k10": (10, 2), "k100": (100, 2), "k500": (500, 2), "k1000": (1000, 2)}
 #: the stream of the peers' anchor table (shared/anchors/peers-prequential.csv) matching ``rbf20``
 ANCHOR_STREAM = "rbf20_c5"
-OURS = ("nb", "vns")
+#: our models by name: plain naive Bayes, the default (VNS) and the other weight learners
+OURS = ("nb", "vns", "fnb", "snb", "sgcf", "direct")
 
 
 def generator(stream: str, seed: int):
@@ -88,7 +89,12 @@ def make(name: str, seed: int, options: dict | None = None):
         return naive_bayes.GaussianNB()
     if name == "nb":
         return WeightedNaiveBayes(optimizer=weights.Uniform(), seed=seed, **(options or {}))
-    return WeightedNaiveBayes(seed=seed, **(options or {}))  # the default model: GKClass, VNS
+    if name == "vns":
+        return WeightedNaiveBayes(seed=seed, **(options or {}))  # the default model: GKClass, VNS
+    learners = {"fnb": weights.FNB, "snb": weights.SNB, "sgcf": weights.SGCF, "direct": weights.Direct}
+    if name not in learners:
+        raise ValueError(f"unknown model {name!r}; known: noop, gnb, {', '.join(OURS)}")
+    return WeightedNaiveBayes(optimizer=learners[name](), seed=seed, **(options or {}))
 
 
 def run_one(model, rows) -> float:

@@ -272,3 +272,22 @@ def test_on_bad_value_missing_sets_our_models_on_type_change():
                                           "--on-bad-value", "missing"])  # fmt: skip
     models = cli._build_models(args)
     assert models["nb"].on_type_change == "missing" and models["x"].on_type_change == "raise"
+
+
+def test_a_variable_budget_is_a_json_parameter_of_the_learner(tmp_path, capsys):
+    """``max_variables`` needs no option of its own: ``--models`` takes the learner's parameters
+    as JSON, labelled, so budgets and the unbudgeted learner compare in one run."""
+    target = tmp_path / "table.csv"
+    models = 'fnb,fnb1=fnb{"optimizer": {"max_variables": 1}},sgcf2=sgcf{"optimizer": {"max_variables": 2}}'
+    code, _, err = run(["evaluate", "--data", "waveform", "--models", models, "--n", "600", "--quiet", "--no-auc",
+                        "--output", str(target)], capsys)  # fmt: skip
+    assert code == 0, err
+    rows = {r["model"]: r for r in csv.DictReader(open(target))}
+    assert list(rows) == ["fnb", "fnb1", "sgcf2"]
+    assert int(rows["fnb1"]["selected"]) == 1 and int(rows["sgcf2"]["selected"]) <= 2
+    assert int(rows["fnb"]["selected"]) > 1
+
+
+def test_a_budget_on_a_learner_without_one_is_refused_by_name(capsys):
+    code, _, err = run(["evaluate", "--models", 'vns{"optimizer": {"max_variables": 3}}', "--n", "50", "--quiet"], capsys)
+    assert code == 2 and "max_variables" in err

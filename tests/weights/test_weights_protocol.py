@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from synthetic_weights import context_for, make_rows
 
-from wnb_stream.weights import PGDMB, VNS, Batch, Graphical, Optimizer, Uniform
+from wnb_stream.weights import FNB, PGDMB, SGCF, SNB, VNS, Batch, Direct, Graphical, Optimizer, Uniform
 
 LEARNERS = [Uniform, PGDMB, VNS, Graphical]
 
@@ -82,3 +82,25 @@ def test_learning_changes_the_model_and_zero_weights_do_not(cls):
     for _ in range(5):
         model.learn(data, data, context_for(5))
     assert not np.allclose(model.scores(data.log_lik, data.log_prior), before)
+
+
+@pytest.mark.parametrize("cls", [Uniform, PGDMB, VNS, Graphical, FNB, SNB, SGCF, Direct])
+def test_refit_searches_the_window_now_or_does_nothing(cls):
+    """``refit`` (asked by the change detector before it forgets): the batch searches run one
+    search on the window at once, out of schedule, and say so; the learners that step on every
+    batch do nothing and return False (their state is left as it was)."""
+    model = cls()
+    model.reset(5, 2, seed=0)
+    rng = np.random.default_rng(3)
+    first = make_rows(rng, 40, n_informative=2, n_noise=3)
+    model.learn(first, first, context_for(5))
+    searches, weights = getattr(model, "n_searches", None), model.weights
+    window = make_rows(rng, 400, n_informative=2, n_noise=3)
+    done = model.refit(window, context_for(5))
+    model._check()
+    if cls in (FNB, SNB, SGCF, Direct):
+        assert model.n_searches == searches + 1
+        # FNB and SNB always take the search's result; SGCF and Direct only one not worse on the window
+        assert done is True if cls in (FNB, SNB) else isinstance(done, bool)
+    else:
+        assert done is False and np.array_equal(model.weights, weights)

@@ -350,18 +350,67 @@ class Engine:
         as rebuilt so far, the learner's current weights): both paths of learning meet here in
         the same state, so they detect the same changes.
         """
-        h = self.history
+        h, monitor = self.history, self.monitor
         m = min(EVERY, h.size)
         if len(self.classes) < 2 or m == 0:
             return
+        before = (monitor.rows.copy(), monitor.errors.copy(), monitor.detected)
+        errors = self._errors(m)
+        since = monitor.add(errors)
+        if since and self._refit():
+            since = self._retest(before, len(errors))
+        if since:
+            self.forget(since)
+
+    def _retest(self, before: tuple, added: int) -> int:
+        """The test again after a refit (``Optimizer.refit``), on the refitted model's errors.
+
+        A learner that searches on a schedule can err more on recent rows only because its
+        weights are older than them; the test then judges the model it has after a search on
+        the window. The monitor goes back to its state ``before`` this check point, its rows
+        that the history still holds are scored again by the refitted model (the oldest buckets,
+        beyond the history, keep their errors: they are the reference), and the split test runs
+        once. Only a rise that survives the refit is a change. Returns the rows since it (0: none).
+        """
+        monitor = self.monitor
+        rows, errors, detected = before
+        fresh = self._errors(self.history.size)  # every weighted row of the history, oldest first
+        total = int(rows.sum()) + added  # rows watched, this check point's included
+        rescored = min(len(fresh), total)
+        keep = 0  # oldest buckets kept: those the history no longer (fully) holds
+        if total > rescored:
+            keep = int(np.searchsorted(np.cumsum(rows), total - rescored)) + 1
+            rescored = total - int(rows[:keep].sum())
+        monitor.rows, monitor.errors, monitor.detected = rows[:keep], errors[:keep], detected
+        return monitor.add(fresh[len(fresh) - rescored :]) if rescored > 0 else 0
+
+    def _errors(self, m: int) -> np.ndarray:
+        """0/1 errors of the current model on the ``m`` most recent rows of the history, oldest
+        first (rows of sample weight 0 left out)."""
+        h = self.history
         self.refresh()
         K, J = len(self.registry), len(self.classes)
         rows = as_slice(h.recent(m))
         scores = self.lookup.bias + np.einsum("nkj,kj->nj", h.log_lik[rows, :K, :J], self.lookup.coef[:K, :J])
         errors = np.argmax(scores, axis=1) != h.y[rows]
-        since = self.monitor.add(errors[h.sample_weight[rows] > 0])
-        if since:
-            self.forget(since)
+        return errors[h.sample_weight[rows] > 0]
+
+    def _refit(self) -> bool:
+        """Ask the learner to re-fit its weights on the whole window now (``Optimizer.refit``);
+        True when it did (its weights may have changed)."""
+        refit = getattr(self.optimizer, "refit", None)
+        if refit is None:
+            return False
+        h = self.history
+        K, J = len(self.registry), len(self.classes)
+        h.fit_encoding(K, J)
+        log_prior = self.classes.log_prior()
+        log_prior.flags.writeable = False
+        window = Batch(*h.window(h.filled(), K, J), log_prior)
+        if not refit(window, self.context()):
+            return False
+        self.lookup.stale_coef = True
+        return True
 
     def forget(self, keep: int) -> None:
         """Forget all but the ``keep`` most recent rows of the history (0: everything).

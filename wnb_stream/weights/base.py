@@ -42,7 +42,12 @@ class Optimizer(base.Base):
       weights (``log_prior + Σ_k w_k ℓ_k``, or the learner's own form);
     - ``weights``: ``(K,)`` current best weight of each variable;
     - ``coefficients(K, J)``: the prediction's multipliers and offsets (a default is provided for
-      weighted naive Bayes learners; per-class learners override it).
+      weighted naive Bayes learners; per-class learners override it);
+    - optionally ``refit(history, context) -> bool``: re-fit the weights on the whole window now,
+      True if the learner did. The change detector calls it when it sees the error rise, and
+      judges the refitted model before forgetting anything (docs/algorithms/drift.md). The
+      default does nothing and returns False: a learner that steps on every batch is never
+      more than one batch behind its window.
 
     ``batch_size`` is the number of rows the learner wants per ``learn`` call (the classifier may
     send smaller batches early in a stream); 1 means per-example updates.
@@ -61,6 +66,14 @@ class Optimizer(base.Base):
 
     def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
+
+    def refit(self, history: Batch, context: Context) -> bool:
+        """Re-fit the weights on ``history`` now, out of schedule; True if the learner did.
+
+        The default does nothing (False). Batch searches, whose weights can be as old as the
+        rows they have seen since their last search, override it.
+        """
+        return False
 
     @property
     def weights(self) -> np.ndarray:  # pragma: no cover

@@ -175,6 +175,21 @@ class WindowSearch(Optimizer):
         if self._refiner is not None:
             self._refiner.learn(batch, history, context)
 
+    def refit(self, history: Batch, context: Context | None = None) -> bool:
+        """Search the window now, out of schedule (the change detector asks before it forgets),
+        with the usual hand-over; True if the result was handed over. The schedule restarts its
+        count from here."""
+        if not self._ready or not len(history) or not float(np.sum(history.sample_weight)) > 0:
+            return False
+        n_variables, n_classes = history.log_lik.shape[1], history.log_lik.shape[2]
+        if n_variables > self._n_variables or n_classes > self._n_classes:
+            self.resize(n_variables, n_classes)
+        costs, active = self._context(context)
+        self._apply_active(active)
+        self._rows_at_search = self._rows_seen
+        self._window_at_search = len(history)
+        return self._run(self._padded(history), costs, active)
+
     def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
         """``(n, J)`` scores ``log_prior + Σ_k w*_k ℓ_k``; O(n·K·J)."""
         return scores(log_lik, log_prior, self._prediction_weights(log_lik.shape[1]))
@@ -206,8 +221,9 @@ class WindowSearch(Optimizer):
 
     # ------------------------------------------------------------------ internals
 
-    def _run(self, window: Batch, costs: np.ndarray, active: np.ndarray) -> None:
-        """One search from w* (the first from 0.5), the budget, then the hand-over."""
+    def _run(self, window: Batch, costs: np.ndarray, active: np.ndarray) -> bool:
+        """One search from w* (the first from 0.5), the budget, then the hand-over (True if the
+        result replaced w*)."""
         start = np.full(self._n_variables, 0.5) if self._incumbent_is_nb else self._best.copy()
         start[~active] = 0.0
         result = self._search(window, costs, start, active.copy())
@@ -224,6 +240,8 @@ class WindowSearch(Optimizer):
             self._incumbent_is_nb = False
             if self._refiner is not None:
                 self._restart_refiner(result)
+            return True
+        return False
 
     def _restart_refiner(self, weights: np.ndarray) -> None:
         """The refiner's w* and its next descent start from ``weights`` (HB24 §4.4)."""

@@ -435,6 +435,22 @@ class WindowSearch(Optimizer):
         self._searches += 1
         self._search(self._padded(history), prior_costs, active)
 
+    def refit(self, history: Batch, context: Context | None = None) -> bool:
+        """Search the window now, out of schedule (the change detector asks before it forgets);
+        True if a search ran. The schedule restarts its count from here. O(K·N·J·log(K·N))."""
+        if not self._ready or not len(history) or not float(np.sum(history.sample_weight)) > 0:
+            return False
+        n_variables, n_classes = history.log_lik.shape[1], history.log_lik.shape[2]
+        if n_variables > self._n_variables or n_classes > self._n_classes:
+            self.resize(n_variables, n_classes)
+        prior_costs, active = self._context(context)
+        self._active = active
+        self._weights[~active] = 0.0
+        self._searched_at = self._rows_seen
+        self._searches += 1
+        self._search(self._padded(history), prior_costs, active)
+        return True
+
     def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
         """``(n, J)`` scores ``log_prior + Σ_k w_k ℓ_k``; O(n·K·J)."""
         return scores(log_lik, log_prior, self._prediction_weights(log_lik.shape[1]))
