@@ -357,17 +357,17 @@ def test_a_check_point_adds_buckets_of_64_rows_the_oldest_taking_the_remainder(m
 # ---------------------------------------------------------------------- batch searches refit first
 
 
-def stale_rows(n_first, n_then, seed=0):
-    """A stream whose class mix moves from 90 % "a" to 90 % "b" while the variable that names
-    the class changes: A names it first (B agrees 80 % of the time), then A says nothing and B
-    names it. A model that has both A and B is right throughout; one with A alone (the sparse
-    optimum on the first part) errs on the second part until its weights are searched again."""
+def stale_rows(n_first, n_then, share, seed=0):
+    """A stream on which a second variable becomes needed little by little: A names the class on
+    the first ``n_first`` rows (B agrees 80 % of the time); then a growing part of the rows (up
+    to ``share``) has A saying nothing and B naming the class. A model with A and B is right
+    throughout; one with A alone (the sparse optimum of a search on the first rows) errs more and
+    more until its weights are searched again."""
     rng = np.random.default_rng(seed)
     rows = []
     for i in range(n_first + n_then):
-        first = i < n_first
-        y = ("a" if rng.random() < 0.9 else "b") if first else ("b" if rng.random() < 0.9 else "a")
-        if first:
+        y = "a" if rng.random() < 0.5 else "b"
+        if i < n_first or rng.random() >= share * min(1.0, (i - n_first) / n_then):
             a, b = "A" + y, "B" + (y if rng.random() < 0.8 else {"a": "b", "b": "a"}[y])
         else:
             a, b = "Au", "B" + y
@@ -378,21 +378,21 @@ def stale_rows(n_first, n_then, seed=0):
 @pytest.mark.parametrize("optimizer", [weights.FNB, weights.SGCF], ids=["FNB", "SGCF"])
 def test_a_batch_search_refits_before_the_detector_forgets(monkeypatch, optimizer):
     """The error of stale searched weights rises on the second part; the detector asks the
-    learner to search the window again, judges the refitted model, and forgets nothing (before
-    this, FNB and SGCF forgot all but the second part's first rows). SNB's averaged weights keep
-    A above B here, so its refitted model still errs and it forgets, as before."""
+    learner to search the rows before the rise again, judges the rows after it with the refitted
+    weights, and forgets nothing (before this, FNB and SGCF forgot all but the last few hundred
+    rows, where VNS, stepping on every batch, detects nothing)."""
     calls = spy_forget(monkeypatch)
     refits = []
     original = core.Engine._refit
-    monkeypatch.setattr(core.Engine, "_refit", lambda self: refits.append(self.history.stored) or original(self))
+    monkeypatch.setattr(core.Engine, "_refit", lambda self, since: refits.append(self.history.stored) or original(self, since))
     model = WeightedNaiveBayes(optimizer=optimizer(), seed=1)
-    for x, y in stale_rows(2000, 600):
+    for x, y in stale_rows(800, 1600, 0.6):
         model.learn_one(x, y)
     model._check()
     assert refits, "the error rose: the detector should have asked for a refit"
     assert calls == [] and model.changes_detected == 0
     assert model.weights["A"] > 0 and model.weights["B"] > 0
-    test = stale_rows(300, 300, seed=5)
+    test = stale_rows(300, 600, 0.6, seed=5)
     hits = [max(p := model.predict_proba_one(x), key=p.get) == y for x, y in test]
     assert np.mean(hits) > 0.99
 

@@ -33,6 +33,9 @@ from .schedule import Schedule
 
 __all__ = ["Engine"]
 
+#: Weighted rows a refit needs before the rise (``Engine._refit``): as a learner's first search.
+FIRST_REFIT = 32
+
 #: Cells (rows × variables × classes) of the temporaries of one re-encoding piece.
 REENCODE_CELLS = 1 << 20
 
@@ -357,32 +360,30 @@ class Engine:
         before = (monitor.rows.copy(), monitor.errors.copy(), monitor.detected)
         errors = self._errors(m)
         since = monitor.add(errors)
-        if since and self._refit():
-            since = self._retest(before, len(errors))
+        if since and self._refit(since):
+            since = self._retest(before, errors, since)
         if since:
             self.forget(since)
 
-    def _retest(self, before: tuple, added: int) -> int:
-        """The test again after a refit (``Optimizer.refit``), on the refitted model's errors.
+    def _retest(self, before: tuple, errors: np.ndarray, since: int) -> int:
+        """The test again after a refit on the rows before the rise (``_refit``): the rows since
+        the rise, as the refitted model scores them, against the older rows as they were scored.
 
-        A learner that searches on a schedule can err more on recent rows only because its
-        weights are older than them; the test then judges the model it has after a search on
-        the window. The monitor goes back to its state ``before`` this check point, its rows
-        that the history still holds are scored again by the refitted model (the oldest buckets,
-        beyond the history, keep their errors: they are the reference), and the split test runs
-        once. Only a rise that survives the refit is a change. Returns the rows since it (0: none).
+        The monitor goes back to the state the first test saw (``before`` this check point, with
+        its ``errors``); the part older than the rise, the reference, keeps its errors; the
+        ``since`` rows after it (whole buckets, all in the history: ``_refit`` checked) are
+        scored again by the refitted model, which has not been fitted on them, and the split test
+        runs once. Only a rise that survives is a change. Returns the rows since it (0: none).
         """
         monitor = self.monitor
-        rows, errors, detected = before
+        monitor.rows, monitor.errors, monitor.detected = before
+        monitor.append(errors)
+        tail = np.cumsum(monitor.rows[::-1])  # rows of the newest 1, 2, … buckets
+        newer = int(np.searchsorted(tail, since)) + 1  # the newest buckets hold the rows since the rise
+        end = len(monitor.rows) - newer
+        monitor.rows, monitor.errors = monitor.rows[:end], monitor.errors[:end]
         fresh = self._errors(self.history.size)  # every weighted row of the history, oldest first
-        total = int(rows.sum()) + added  # rows watched, this check point's included
-        rescored = min(len(fresh), total)
-        keep = 0  # oldest buckets kept: those the history no longer (fully) holds
-        if total > rescored:
-            keep = int(np.searchsorted(np.cumsum(rows), total - rescored)) + 1
-            rescored = total - int(rows[:keep].sum())
-        monitor.rows, monitor.errors, monitor.detected = rows[:keep], errors[:keep], detected
-        return monitor.add(fresh[len(fresh) - rescored :]) if rescored > 0 else 0
+        return monitor.add(fresh[len(fresh) - int(tail[newer - 1]) :])
 
     def _errors(self, m: int) -> np.ndarray:
         """0/1 errors of the current model on the ``m`` most recent rows of the history, oldest
@@ -395,18 +396,28 @@ class Engine:
         errors = np.argmax(scores, axis=1) != h.y[rows]
         return errors[h.sample_weight[rows] > 0]
 
-    def _refit(self) -> bool:
-        """Ask the learner to re-fit its weights on the whole window now (``Optimizer.refit``);
-        True when it did (its weights may have changed)."""
+    def _refit(self, since: int) -> bool:
+        """Ask the learner to re-fit its weights now (``Optimizer.refit``) on the rows of the
+        window older than the ``since`` weighted rows of the rise; True when it did.
+
+        The rows after the rise are left out so that the new test judges them out of sample:
+        weights fitted on them could absorb a change of concept (the error of the refitted model
+        on them would fall without the model being any good after the change).
+        """
         refit = getattr(self.optimizer, "refit", None)
         if refit is None:
             return False
         h = self.history
+        rows = h.recent(h.size)  # oldest first
+        weighted = np.cumsum(h.sample_weight[rows][::-1] > 0)  # weighted rows among the newest 1, 2, …
+        after = int(np.searchsorted(weighted, since)) + 1  # history rows holding the rise's rows
+        if after >= len(rows) or weighted[-1] < since + FIRST_REFIT:  # too little before the rise
+            return False
         K, J = len(self.registry), len(self.classes)
         h.fit_encoding(K, J)
         log_prior = self.classes.log_prior()
         log_prior.flags.writeable = False
-        window = Batch(*h.window(h.filled(), K, J), log_prior)
+        window = Batch(*h.window(rows[: len(rows) - after], K, J), log_prior)
         if not refit(window, self.context()):
             return False
         self.lookup.stale_coef = True

@@ -82,6 +82,21 @@ class Monitor:
         """Add the 0/1 ``errors (m,)`` of the rows since the last check, oldest first, in buckets of
         ``BUCKET`` rows (the oldest bucket takes the remainder), then test; the rows since the
         change if the error rose (else 0)."""
+        if not self.append(errors):
+            return 0
+        split, rose = self._split()
+        if split is None:
+            return 0
+        if not rose:  # the error fell: the older buckets no longer describe the model
+            self.rows, self.errors = self.rows[split:], self.errors[split:]
+            return 0
+        since = int(self.rows[split:].sum())
+        self.reset()
+        self.detected += 1
+        return since
+
+    def append(self, errors: np.ndarray) -> int:
+        """Add the 0/1 ``errors (m,)`` in buckets as ``add`` does, without testing; m."""
         errors = np.asarray(errors, dtype=float)
         m = len(errors)
         if m == 0:
@@ -93,16 +108,7 @@ class Monitor:
         sizes = np.diff(np.append(edges, m)).astype(float)
         self.rows = np.append(self.rows, sizes)[-MAX_BUCKETS:]
         self.errors = np.append(self.errors, sums)[-MAX_BUCKETS:]
-        split, rose = self._split()
-        if split is None:
-            return 0
-        if not rose:  # the error fell: the older buckets no longer describe the model
-            self.rows, self.errors = self.rows[split:], self.errors[split:]
-            return 0
-        since = int(self.rows[split:].sum())
-        self.reset()
-        self.detected += 1
-        return since
+        return m
 
     def _split(self) -> tuple[int | None, bool]:
         """The most significant split (index of the first newer bucket) and whether the error rose there."""
