@@ -26,7 +26,7 @@ from river import base
 
 from ..tables import Batch, Context
 
-__all__ = ["Batch", "Context", "Optimizer"]
+__all__ = ["Batch", "Context", "Optimizer", "VectorWeights"]
 
 
 class Optimizer(base.Base):
@@ -90,3 +90,40 @@ class Optimizer(base.Base):
         known = np.asarray(self.weights, dtype=float)[:n_variables]
         w[: len(known)] = known
         return np.repeat(w[:, None], n_classes, axis=1), np.zeros(n_classes)
+
+
+class VectorWeights(Optimizer):
+    """A weighted naive Bayes learner: one weight per variable, the same on every class.
+
+    Subclasses give ``_prediction_weights(K) -> (K,)``, the weights predictions use (those of
+    variables not resized to yet included), and ``_n_variables``; this class turns them into
+    ``scores`` and ``coefficients``, and pads a batch encoded before some variables existed.
+    """
+
+    _n_variables: int = 0
+
+    def _prediction_weights(self, n_variables: int) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+        """``(n, J)`` scores ``log_prior + Σ_k w_k ℓ_k`` with the prediction's weights; O(n·K·J)."""
+        from .criterion import scores
+
+        return scores(log_lik, log_prior, self._prediction_weights(log_lik.shape[1]))
+
+    def coefficients(self, n_variables: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per-(variable, class) multipliers ``(K, J)`` (w_k on every class) and offsets ``(J,)`` (0).
+
+        ``scores = log_prior + offsets + Σ_k coefficients_kj ℓ_kj``; variables the learner has not
+        been resized to yet get the weight ``resize`` would give them. O(K·J).
+        """
+        weights = self._prediction_weights(int(n_variables))
+        return np.repeat(weights[:, None], int(n_classes), axis=1), np.zeros(int(n_classes))
+
+    def _padded(self, data: Batch) -> Batch:
+        """``data`` with ℓ = 0 (no evidence) for variables it was encoded without."""
+        missing = self._n_variables - data.log_lik.shape[1]
+        if missing <= 0:
+            return data
+        log_lik = np.pad(data.log_lik, ((0, 0), (0, missing), (0, 0)))
+        return Batch(log_lik, data.y, data.sample_weight, data.log_prior)

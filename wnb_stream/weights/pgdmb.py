@@ -39,8 +39,8 @@ import dataclasses
 
 import numpy as np
 
-from .base import Batch, Context, Optimizer
-from .criterion import criterion, criterion_gradient, scores
+from .base import Batch, Context, VectorWeights
+from .criterion import criterion, criterion_gradient
 from .regularizers import DEFAULT_DELTA, Regularizer
 from .rprop import VARIANTS, RpropState, project, rprop_step
 
@@ -61,7 +61,7 @@ class _Descent:
     iterations: int = 0
 
 
-class PGDMB(Optimizer):
+class PGDMB(VectorWeights):
     """Projected mini-batch Rprop on the regularized criterion (HBL17 Algorithm 1).
 
     Parameters
@@ -287,19 +287,6 @@ class PGDMB(Optimizer):
         self._steps += 1
         self._judge(history, prior_costs)
 
-    def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
-        """``(n, J)`` scores ``log_prior + Σ_k w*_k ℓ_k``; O(n·K·J)."""
-        return scores(log_lik, log_prior, self._prediction_weights(log_lik.shape[1]))
-
-    def coefficients(self, n_variables: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per-(variable, class) multipliers ``(K, J)`` (w*_k on every class) and offsets ``(J,)`` (0).
-
-        ``scores = log_prior + offsets + Σ_k coefficients_kj ℓ_kj``; variables the learner has not
-        been resized to yet get the weight ``resize`` would give them. O(K·J).
-        """
-        weights = self._prediction_weights(int(n_variables))
-        return np.repeat(weights[:, None], int(n_classes), axis=1), np.zeros(int(n_classes))
-
     @property
     def weights(self) -> np.ndarray:
         """``(K,)`` anytime best weights w* (all ones until a step beats the plain naive Bayes)."""
@@ -363,14 +350,6 @@ class PGDMB(Optimizer):
         # variables not resized to yet: the value resize would give them
         fill = 1.0 if self._incumbent_is_nb else self._initial_value
         return np.concatenate([self._best, np.full(n_variables - self._n_variables, fill)])
-
-    def _padded(self, data: Batch) -> Batch:
-        """``data`` with ℓ = 0 (no evidence) for variables it was encoded without."""
-        missing = self._n_variables - data.log_lik.shape[1]
-        if missing <= 0:
-            return data
-        log_lik = np.pad(data.log_lik, ((0, 0), (0, missing), (0, 0)))
-        return Batch(log_lik, data.y, data.sample_weight, data.log_prior)
 
     def _prepare(self, history: Batch) -> None:
         """Hook run before each step (VNS fixes its session budget here)."""

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Batch, Context, Optimizer
+from .base import Batch, Context, VectorWeights
 from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB
 
@@ -86,7 +86,7 @@ def top_variables(gains: np.ndarray, support: np.ndarray, count: int) -> np.ndar
     return keep
 
 
-class WindowSearch(Optimizer):
+class WindowSearch(VectorWeights):
     """Base of the batch searches on the window (see the module's design note)."""
 
     def __init__(self, batch_size: int = 100, max_variables: int | None = None, refine: PGDMB | None = None):
@@ -190,15 +190,6 @@ class WindowSearch(Optimizer):
         self._window_at_search = len(history)
         return self._run(self._padded(history), costs, active)
 
-    def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
-        """``(n, J)`` scores ``log_prior + Σ_k w*_k ℓ_k``; O(n·K·J)."""
-        return scores(log_lik, log_prior, self._prediction_weights(log_lik.shape[1]))
-
-    def coefficients(self, n_variables: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-        """Multipliers ``(K, J)`` (w*_k on every class) and offsets ``(J,)`` (0); O(K·J)."""
-        weights = self._prediction_weights(int(n_variables))
-        return np.repeat(weights[:, None], int(n_classes), axis=1), np.zeros(int(n_classes))
-
     @property
     def weights(self) -> np.ndarray:
         """``(K,)`` anytime best weights (the refiner's when ``refine`` is set)."""
@@ -276,14 +267,6 @@ class WindowSearch(Optimizer):
             return self._best[:n_variables]
         fill = 1.0 if self._incumbent_is_nb else 0.0
         return np.concatenate([self._best, np.full(n_variables - self._n_variables, fill)])
-
-    def _padded(self, data: Batch) -> Batch:
-        """``data`` with ℓ = 0 (no evidence) for variables it was encoded without."""
-        missing = self._n_variables - data.log_lik.shape[1]
-        if missing <= 0:
-            return data
-        log_lik = np.pad(data.log_lik, ((0, 0), (0, missing), (0, 0)))
-        return Batch(log_lik, data.y, data.sample_weight, data.log_prior)
 
     def _check(self) -> None:
         """Assert the invariants of the state."""

@@ -33,8 +33,8 @@ import math
 import numpy as np
 
 from ..modl.costs import universal_code_length
-from .base import Batch, Context, Optimizer
-from .criterion import _log_normaliser, negative_log_likelihood, scores
+from .base import Batch, Context, VectorWeights
+from .criterion import _log_normaliser, negative_log_likelihood
 
 __all__ = [
     "Search",
@@ -354,7 +354,7 @@ def _integer_at_least(name: str, value, low: int) -> None:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
-class WindowSearch(Optimizer):
+class WindowSearch(VectorWeights):
     """A batch search on the history window, rerun as the stream grows (base of FNB and SNB).
 
     Schedule. ``learn`` counts the rows that arrive; a search runs on the whole window inside the
@@ -451,15 +451,6 @@ class WindowSearch(Optimizer):
         self._search(self._padded(history), prior_costs, active)
         return True
 
-    def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
-        """``(n, J)`` scores ``log_prior + Σ_k w_k ℓ_k``; O(n·K·J)."""
-        return scores(log_lik, log_prior, self._prediction_weights(log_lik.shape[1]))
-
-    def coefficients(self, n_variables: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-        """Multipliers ``(K, J)`` (w_k on every class) and offsets ``(J,)`` (0); O(K·J)."""
-        weights = self._prediction_weights(int(n_variables))
-        return np.repeat(weights[:, None], int(n_classes), axis=1), np.zeros(int(n_classes))
-
     @property
     def weights(self) -> np.ndarray:
         """``(K,)`` weights of the last search (ones before the first)."""
@@ -504,14 +495,6 @@ class WindowSearch(Optimizer):
             costs = np.asarray(context.prior_costs, dtype=float)[:k]
             prior_costs[: len(costs)] = costs
         return prior_costs, active
-
-    def _padded(self, data: Batch) -> Batch:
-        """``data`` with ℓ = 0 (no evidence) for variables it was encoded without."""
-        missing = self._n_variables - data.log_lik.shape[1]
-        if missing <= 0:
-            return data
-        log_lik = np.pad(data.log_lik, ((0, 0), (0, missing), (0, 0)))
-        return Batch(log_lik, data.y, data.sample_weight, data.log_prior)
 
     def _prediction_weights(self, n_variables: int) -> np.ndarray:
         if not self._ready:
