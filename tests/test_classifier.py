@@ -20,7 +20,8 @@ def configurations():
 
 
 def _name(params):
-    return type(params["optimizer"]).__name__
+    name = type(params.get("optimizer", weights.VNS())).__name__
+    return name + ("-absent" if params.get("absent") is not None else "")
 
 
 @pytest.mark.parametrize("params", configurations(), ids=_name)

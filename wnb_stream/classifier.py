@@ -67,6 +67,14 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         Level 2 is then rebuilt at least every ``half_life`` observations of a variable.
     seed
         Seed of every random choice (the learners' perturbations).
+    absent
+        What a numeric feature absent from a row means. None (default): a missing value, which
+        contributes nothing. A number such as 0: the feature holds that value, as in sparse data
+        (word counts, one-hot codes, click logs) handed as dicts of the non-zero entries
+        (``docs/algorithms/summaries.md#absent-features``). An entry holding the value is then
+        the same as an absent one, the summaries learn the other values only and level 2 adds the
+        value's mass from the class counts, and a row costs in proportion to its other entries
+        when it is scored. Categorical features absent from a row stay missing.
 
     Notes
     -----
@@ -74,7 +82,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     number (Python or NumPy int or float, ``Fraction``, ``Decimal``; not a bool) or a date or a
     duration (as seconds since 1970-01-01 UTC, or seconds), and categorical when it is a string, a
     bool or a tuple. None, NaN, pandas' NA and NaT are missing values (counted per class); ±inf in
-    a numeric feature is counted as missing. A feature absent from a dict contributes nothing.
+    a numeric feature is counted as missing. A feature absent from a dict contributes nothing
+    (unless ``absent`` gives numeric features a value).
     Features first seen with a missing value are created at their first non-missing value.
 
     *Input policy* (``docs/algorithms/summaries.md#input-policy``). Every method validates its
@@ -112,6 +121,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         drift_delta: float | None = 0.002,
         half_life: float | None = None,
         seed: int | None = None,
+        absent: float | None = None,
     ):
         self.numeric = numeric
         self.categorical = categorical
@@ -124,6 +134,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self.drift_delta = drift_delta
         self.half_life = half_life
         self.seed = seed
+        self.absent = absent
         self._check_params()
         self._engine = self._new_engine()
 
@@ -156,6 +167,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             raise ValueError(f"half_life must be None or a number of rows >= {EVERY}, got {self.half_life!r}")
         if self.seed is not None and not isinstance(self.seed, numbers.Integral):
             raise ValueError(f"seed must be None or an integer, got {self.seed!r}")
+        if self.absent is not None and (
+            isinstance(self.absent, bool | np.bool_)
+            or not isinstance(self.absent, numbers.Real)
+            or not math.isfinite(float(self.absent))
+        ):
+            raise ValueError(f"absent must be None (missing) or a finite number, got {self.absent!r}")
 
     def _new_engine(self) -> Engine:
         from . import summaries, weights
@@ -167,7 +184,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         drift_delta = None if self.drift_delta is None else float(self.drift_delta)
         half_life = None if self.half_life is None else float(self.half_life)
         return Engine(numeric, categorical, optimizer, self.history_size, self.batch_size, self.rebuild_growth,
-                      self.rebuild_every_rows, self.on_type_change, drift_delta, half_life, self.seed)  # fmt: skip
+                      self.rebuild_every_rows, self.on_type_change, drift_delta, half_life, self.seed,
+                      None if self.absent is None else float(self.absent))  # fmt: skip
 
     @property
     def rebuild_every_rows(self) -> int:
@@ -191,6 +209,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         yield {"optimizer": weights.Graphical(), "history_size": 100, "seed": 1}
         yield {"optimizer": weights.SGCF(batch_size=20), "history_size": 100, "seed": 1}
         yield {"optimizer": weights.Direct(batch_size=20, n_starts=2), "history_size": 100, "seed": 1}
+        yield {"absent": 0.0, "history_size": 100, "seed": 1}
 
     def _unit_test_skips(self) -> set:
         return set()
@@ -453,6 +472,7 @@ io.register(
             "drift_delta": io.Optional(io.Float(above=0.0, below=1.0), doc="confidence of the change detector (null: off)"),
             "half_life": io.Optional(io.Float(low=256.0), doc="rows in which an example's weight halves (null: no fading)"),
             "seed": io.Optional(io.Int(), doc="seed of every random choice"),
+            "absent": io.Optional(io.Float(), doc="the value of an absent numeric feature (null: missing)"),
         },
         state={
             "classes": io.Record("Classes", doc="labels, prior counts, rebuild thresholds"),

@@ -226,14 +226,18 @@ class History:
             array.flags.writeable = False
         return out
 
-    def reencode(self, variable_index: int, column: np.ndarray, encode) -> None:
+    def reencode(self, variable_index: int, column: np.ndarray, encode, default: np.ndarray | None = None) -> None:
         """Recompute the encoded column of one variable: ``encode(values) -> (n, J)``.
 
-        ``column`` holds the variable's raw values over the whole ring (``(capacity,)``).
+        ``column`` holds the variable's raw values over the whole ring (``(capacity,)``);
+        ``default`` ``(J,)``, if given, is the encoding of the rows where the variable is absent
+        (else zeros).
         """
         rows = self.filled()
         present = self.present[rows, variable_index]
         ll = np.zeros((self.size, self.log_lik.shape[2]))
+        if default is not None:
+            ll[~present, : len(default)] = default
         if present.any():
             encoded = encode(column[rows][present])
             ll[present, : encoded.shape[1]] = encoded

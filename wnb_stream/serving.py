@@ -82,6 +82,9 @@ class Predictor:
         ``(J,)`` log P(C_j).
     on_type_change
         As the model's: "raise" or "missing" for a value of the other kind.
+    absent
+        As the model's: None (an absent feature is missing) or the value of an absent numeric
+        feature.
 
     Examples
     --------
@@ -98,7 +101,7 @@ class Predictor:
     True
     """
 
-    def __init__(self, labels, variables, coef, offset, log_prior, on_type_change: str = "raise"):
+    def __init__(self, labels, variables, coef, offset, log_prior, on_type_change: str = "raise", absent: float | None = None):
         if on_type_change not in POLICIES:
             raise ValueError(f"on_type_change must be one of {POLICIES}, got {on_type_change!r}")
         self.labels = tuple(labels)
@@ -108,9 +111,10 @@ class Predictor:
         self.offset = np.array(offset, dtype=float).reshape(J)
         self.log_prior = np.array(log_prior, dtype=float).reshape(J)
         self.on_type_change = on_type_change
+        self.absent = None if absent is None else float(absent)
         self._names = _Names(self.variables)
-        self._parser = RowParser(self._names, on_type_change)
-        self._lookup = Lookup()
+        self._parser = RowParser(self._names, on_type_change, self.absent)
+        self._lookup = Lookup(self.absent)
         self._lookup.refresh(self.variables, J, lambda: (self.coef, self.offset), lambda: self.log_prior)
 
     @classmethod
@@ -119,7 +123,7 @@ class Predictor:
         engine.refresh()
         lookup, K = engine.lookup, len(engine.registry)
         return cls(engine.classes.labels, [Scorer.of(v) for v in engine.registry.variables], lookup.coef[:K],
-                   lookup.learner_bias, engine.classes.log_prior(), engine.parser.on_type_change)  # fmt: skip
+                   lookup.learner_bias, engine.classes.log_prior(), engine.parser.on_type_change, engine.absent)  # fmt: skip
 
     # ------------------------------------------------------------------ queries
     @property
@@ -187,7 +191,7 @@ class Predictor:
         return predictor
 
     def __getstate__(self) -> dict:
-        return {name: getattr(self, name) for name in ("labels", "variables", "coef", "offset", "log_prior", "on_type_change")}
+        return {name: getattr(self, name) for name in ("labels", "variables", "coef", "offset", "log_prior", "on_type_change", "absent")}
 
     def __setstate__(self, state: dict) -> None:
         self.__init__(**state)
@@ -214,7 +218,10 @@ io.register(
     "Predictor",
     Predictor,
     io.Schema(
-        params={"on_type_change": io.Str(choices=POLICIES, doc="a value of the other kind: raise or missing")},
+        params={
+            "on_type_change": io.Str(choices=POLICIES, doc="a value of the other kind: raise or missing"),
+            "absent": io.Optional(io.Float(), doc="the value of an absent numeric feature (null: missing)"),
+        },
         state={
             "labels": io.Keys(length="n_classes", doc="class labels in the model's order"),
             "variables": io.List(io.Record("Scorer"), doc="each variable's level 2, in the model's order"),
@@ -227,5 +234,6 @@ io.register(
     ),
     state=lambda p: {"labels": list(p.labels), "variables": p.variables, "coef": p.coef, "offset": p.offset, "log_prior": p.log_prior},
     build=lambda fields: Predictor(fields.state["labels"], fields.state["variables"], fields.state["coef"],
-                                   fields.state["offset"], fields.state["log_prior"], fields.params["on_type_change"]),  # fmt: skip
+                                   fields.state["offset"], fields.state["log_prior"], fields.params["on_type_change"],
+                                   fields.params["absent"]),  # fmt: skip
 )

@@ -121,6 +121,33 @@ class Bins:
             _align_columns(self.missing, self.classes, classes),
         )
 
+    def with_point(self, value: float, counts: np.ndarray) -> Bins:
+        """The table with a point mass of class ``counts (J,)`` at ``value`` (an absent feature's
+        default value, ``docs/algorithms/summaries.md#absent-features``): its own bin ``(b, value]``.
+
+        The bin is inserted before the first bin whose upper bound is at least ``value`` (bin ``i``
+        is ``(b_{i−1}, b_i]``); when a bin ends exactly at ``value`` the mass joins it. The
+        summary never holds the value itself (the engine leaves default values out of it), so the
+        point is exact when no bin straddles it, as for non-negative counts and ``value = 0``;
+        otherwise the straddling bin keeps its counts above the point. A zero mass leaves the
+        table as it is.
+
+        >>> table = Bins([1.0, 3.0], [[2, 0], [0, 2]], ("a", "b"), [0, 0])
+        >>> point = table.with_point(0.0, np.array([5.0, 1.0]))
+        >>> point.upper_bounds.tolist(), point.counts.tolist()
+        ([0.0, 1.0, 3.0], [[5.0, 1.0], [2.0, 0.0], [0.0, 2.0]])
+        """
+        counts = np.asarray(counts, dtype=float).reshape(len(self.classes))
+        if not counts.any():
+            return self
+        i = int(np.searchsorted(self.upper_bounds, value, side="left"))
+        if i < len(self.upper_bounds) and self.upper_bounds[i] == value:
+            merged = np.array(self.counts, dtype=float)
+            merged[i] += counts
+            return Bins(self.upper_bounds, merged, self.classes, self.missing)
+        bounds = np.concatenate([self.upper_bounds[:i], [float(value)], self.upper_bounds[i:]])
+        return Bins(bounds, np.concatenate([self.counts[:i], counts[None, :], self.counts[i:]]), self.classes, self.missing)
+
 
 @dataclasses.dataclass(frozen=True)
 class Categories:
@@ -208,6 +235,26 @@ class Moments:
             classes,
             _align_columns(self.missing, self.classes, classes),
         )
+
+    def with_point(self, value: float, counts: np.ndarray) -> Moments:
+        """The moments with a point mass of class ``counts (J,)`` at ``value`` added (as
+        ``Bins.with_point``): per class, the weighted mean and variance of the union.
+
+        >>> m = Moments([2.0, 0.0], [1.0, 0.0], [1.0, 0.0], ("a", "b"), [0.0, 0.0])
+        >>> point = m.with_point(0.0, np.array([2.0, 3.0]))
+        >>> point.weights.tolist(), point.means.tolist(), point.variances.tolist()
+        ([4.0, 3.0], [0.5, 0.0], [0.75, 0.0])
+        """
+        counts = np.asarray(counts, dtype=float).reshape(len(self.classes))
+        if not counts.any():
+            return self
+        weights = self.weights + counts
+        safe = np.where(weights > 0, weights, 1.0)
+        means = np.where(weights > 0, (self.weights * self.means + counts * value) / safe, self.means)
+        # the two groups' second moments about the common mean (Chan et al.'s pairwise update)
+        m2 = self.weights * self.variances + self.weights * counts / safe * (self.means - value) ** 2
+        variances = np.where(weights > 0, m2 / safe, self.variances)
+        return Moments(weights, means, variances, self.classes, self.missing)
 
 
 class ClassIndex:

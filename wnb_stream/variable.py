@@ -99,9 +99,20 @@ class Variable:
         self._density: gaussian_module.GaussianDensity | None = None
 
     # ------------------------------------------------------------------ level 2
-    def rebuild(self, classes: tuple, selection_cost: float, criterion: str | None = None) -> None:
-        """Rebuild the level-2 model from the summary, with the class axis in ``classes`` order."""
+    def rebuild(self, classes: tuple, selection_cost: float, criterion: str | None = None, default=None) -> None:
+        """Rebuild the level-2 model from the summary, with the class axis in ``classes`` order.
+
+        ``default`` (numeric variables of a model whose absent features hold a value,
+        ``docs/algorithms/summaries.md#absent-features``) is ``(value, class_counts (J,))``: the
+        summary holds the variable's other values, so every row of the class counts it does not
+        hold had the default value; that mass joins the table as a point (``Bins.with_point``,
+        ``Moments.with_point``) before level 2 is built.
+        """
         table = self.summary.table().aligned(classes)
+        if default is not None and self.kind == "numeric":
+            value, class_counts = default
+            held = (table.weights if self.density else table.counts.sum(axis=0)) + table.missing
+            table = table.with_point(value, np.maximum(np.asarray(class_counts, dtype=float) - held, 0.0))
         options = {"selection_cost": selection_cost}
         if criterion is not None:
             options["criterion"] = criterion

@@ -131,9 +131,9 @@ def assert_encoding_is_a_function_of_the_raw_rows(model: WeightedNaiveBayes):
     np.testing.assert_array_equal(copy._engine.history.log_lik[:n, :K, :J], e.history.log_lik[:n, :K, :J])
 
 
-def run(optimizer, numeric, history_size, policy, ops, container_seed):
+def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=None):
     """Model ``a`` takes the ops as drawn; ``b`` takes every row by ``learn_one``: the same model."""
-    params = dict(numeric=numeric, optimizer=optimizer, history_size=history_size, on_type_change=policy, seed=5)
+    params = dict(numeric=numeric, optimizer=optimizer, history_size=history_size, on_type_change=policy, seed=5, absent=absent)
     a, b = WeightedNaiveBayes(**params), WeightedNaiveBayes(**params)
     rng = np.random.default_rng(container_seed)
     for op, rows in ops:

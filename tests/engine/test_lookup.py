@@ -238,3 +238,49 @@ def test_check_catches_broken_lookups():
         for name, value in saved.items():
             setattr(lookup, name, value)
     lookup._check(K, J)
+
+
+@pytest.mark.parametrize("absent", [None, 0.0])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_incremental_compilation_scores_as_a_full_one(absent, seed):
+    """A model's lookup, compiled variable by variable as they are rebuilt and created
+    (``mark``/``recompile``), scores and encodes every row exactly as a lookup compiled in full
+    from the same variables; and its garbage is packed away."""
+    from wnb_stream import WeightedNaiveBayes
+
+    rng = np.random.default_rng(seed)
+    model = WeightedNaiveBayes(absent=absent, seed=seed, numeric=summaries.GKClass() if seed else summaries.Gaussian())
+    engine = model._engine
+    updates, update = [], engine.lookup._update
+    engine.lookup._update = lambda *args: (updates.append(args[2]), update(*args))  # count the incremental path
+    for i in range(400):
+        y = int(rng.integers(0, 2))
+        # more and more features (new variables), sparse rows, a categorical one
+        x = {f"f{k}": float(rng.integers(1, 4) + y * (k % 3 == 0)) for k in range(min(40, 3 + i // 8)) if rng.random() < 0.3}
+        if rng.random() < 0.5:
+            x["c"] = WORDS[(y + int(rng.integers(0, 2))) % 3]
+        if rng.random() < 0.05 and x:
+            x[next(iter(x))] = math.nan
+        model.learn_one(x, y)
+        if i % 7:
+            continue
+        engine.refresh()
+        full = Lookup(absent)
+        K, J_ = len(engine.registry), len(engine.classes)
+        full.refresh(engine.registry.variables, J_, lambda: (engine.lookup.coef, engine.lookup.learner_bias), engine.classes.log_prior)
+        full._check(K, J_)
+        engine.lookup._check(K, J_)
+        for probe in [x, {}, {"f0": 2.0, "f1": math.nan, "c": "zz"}]:
+            row = engine.parser.row(probe)
+            assert engine.lookup.scores_one(row, engine.registry.variables).tolist() == full.scores_one(engine.parser.row(probe), engine.registry.variables).tolist()
+        if absent is not None:
+            np.testing.assert_array_equal(engine.lookup.defaults, full.defaults)
+        ks = np.array([k for k, v in enumerate(engine.registry.variables) if v.kind == "numeric"], dtype=np.intp)
+        block = rng.integers(0, 5, size=(6, len(ks))).astype(float)
+        out_a, out_b = np.zeros((6, K, J_)), np.zeros((6, K, J_))
+        present = np.ones(block.shape, dtype=bool)
+        engine.lookup.encode_block(ks, block, present, out_a, ks)
+        full.encode_block(ks, block, present, out_b, ks)
+        np.testing.assert_array_equal(out_a, out_b)
+    assert len(updates) > 50 and min(map(len, updates)) <= 2  # (the incremental path ran, on a few variables at times)
+    assert engine.lookup.garbage <= max(engine.lookup.used, 64)

@@ -57,7 +57,7 @@ def test_the_envelope_holds_format_version_checksum_and_payload():
     data = io.dumps(gk_summary(), compress=False)
     document = json.loads(data)
     assert list(document) == ["format", "version", "checksum", "payload"]
-    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 2
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 3
     canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert document["payload"]["type"] == "GKClass"
@@ -70,8 +70,8 @@ def test_the_same_model_gives_the_same_bytes():
 
 def test_a_newer_version_is_refused_naming_the_version_read():
     document = json.loads(io.dumps(gk_summary(), compress=False))
-    document["version"] = 3
-    with pytest.raises(io.ModelFileError, match=r"version 3 is newer than this library reads \(version 2 and older\)"):
+    document["version"] = 4
+    with pytest.raises(io.ModelFileError, match=r"version 4 is newer than this library reads \(version 3 and older\)"):
         io.loads(json.dumps(document).encode())
 
 
@@ -90,20 +90,41 @@ def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
 
 
 def test_migrations_run_in_order_from_an_older_version(monkeypatch):
-    """The mechanism a version 3 will use: a version-2 payload goes through MIGRATIONS[2]."""
+    """A version-3 payload read by a library of version 4 goes through MIGRATIONS[3]; without it
+    the file is refused naming the missing step."""
     data = io.dumps(gk_summary(), compress=False)
-    monkeypatch.setattr(io.files, "VERSION", 3)
+    monkeypatch.setattr(io.files, "VERSION", 4)
     seen = []
 
-    def to_version_3(payload):
+    def to_version_4(payload):
         seen.append(payload["type"])
         return payload
 
-    monkeypatch.setitem(io.files.MIGRATIONS, 2, to_version_3)
+    monkeypatch.setitem(io.files.MIGRATIONS, 3, to_version_4)
     assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
-    monkeypatch.delitem(io.files.MIGRATIONS, 2)
-    with pytest.raises(io.ModelFileError, match="version 2 has no migration to version 3"):
+    monkeypatch.delitem(io.files.MIGRATIONS, 3)
+    with pytest.raises(io.ModelFileError, match="version 3 has no migration to version 4"):
         io.loads(data)
+
+
+def test_a_version_2_model_reads_with_absent_features_missing():
+    """Version 3 added ``absent`` to ``WeightedNaiveBayes`` and ``Predictor``: a version-2 record
+    (nested too, as a checkpoint holds its model) reads with null, the meaning it was saved with."""
+    from wnb_stream import WeightedNaiveBayes
+
+    model = WeightedNaiveBayes(seed=1)
+    model.learn_one({"a": 1.0}, True)
+    model.learn_one({"a": 2.0}, False)
+    for obj in (model, model.predictor()):
+        document = json.loads(io.dumps(obj, compress=False))
+        assert document["payload"]["params"].pop("absent") is None
+        document["version"] = 2
+        canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        document["checksum"] = "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+        loaded = io.loads(json.dumps(document).encode())
+        assert loaded.absent is None and loaded.predict_proba_one({"a": 1.5}) == obj.predict_proba_one({"a": 1.5})
+    nested = {"type": "Checkpoint", "params": {}, "state": {"model": {"type": "WeightedNaiveBayes", "params": {"seed": 1}, "state": {}}}}
+    assert io.files.MIGRATIONS[2](nested)["state"]["model"]["params"] == {"seed": 1, "absent": None}
 
 
 @pytest.mark.parametrize(

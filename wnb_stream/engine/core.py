@@ -58,27 +58,35 @@ class Engine:
         The weight learner (a fresh clone, reset).
     history_size, batch_size, rebuild_growth, rebuild_every, on_type_change, drift_delta, half_life, seed
         As ``WeightedNaiveBayes``'s parameters (already checked).
+    absent
+        None: a feature absent from a row is missing (it contributes nothing). A number: an absent
+        numeric feature holds that value (``docs/algorithms/summaries.md#absent-features``); the
+        summaries never see it, level 2 adds its mass from the class counts, and rows are scored
+        and encoded in proportion to their other entries.
     collect
         Level 1 only (the delta of a training round, ``docs/algorithms/merge.md#rounds``): rows
         are counted, summarised and stored raw in the history; nothing is rebuilt, encoded,
         checked for a change or learned at level 3. ``merge.absorbed`` takes such engines.
     """
 
+    absent = None  # (a class default: engines pickled before absent values existed)
+
     def __init__(self, numeric, categorical, optimizer, history_size, batch_size, rebuild_growth, rebuild_every,
-                 on_type_change, drift_delta=None, half_life=None, seed=None, collect=False):  # fmt: skip
+                 on_type_change, drift_delta=None, half_life=None, seed=None, absent=None, collect=False):  # fmt: skip
         # the arguments of an empty engine like this one (``blank``)
         self.arguments = (numeric, categorical, optimizer.clone(), history_size, batch_size, rebuild_growth, rebuild_every,
-                          on_type_change, drift_delta, half_life, seed)  # fmt: skip
+                          on_type_change, drift_delta, half_life, seed, absent)  # fmt: skip
         self.numeric_prototype = numeric
         self.categorical_prototype = categorical
         self.optimizer = optimizer
         self.batch_size = batch_size
         self.classes = Classes()
         self.registry = Registry()
-        self.parser = RowParser(self.registry, on_type_change)
+        self.absent = absent
+        self.parser = RowParser(self.registry, on_type_change, absent)
         self.collect = collect
         self.history = History(history_size, encoded=not collect)
-        self.lookup = Lookup()
+        self.lookup = Lookup(absent)
         self.schedule = Schedule(rebuild_growth, rebuild_every)
         self.monitor = Monitor(drift_delta) if drift_delta is not None else None
         # exponential forgetting: the weight of the past times this factor at every check point
@@ -175,7 +183,7 @@ class Engine:
         prototype = self.numeric_prototype if kind == "numeric" else self.categorical_prototype
         k = self.registry.add(name, kind, prototype.clone(), self.history.stored)
         self.schedule.quiet = 0  # its first rebuild falls due at once
-        self.lookup.stale = True
+        self.lookup.mark([k])
         self._context = None
         return k
 
@@ -213,6 +221,8 @@ class Engine:
         variables = self.registry.variables
         ks, rows = lookup.locate(row, variables)
         J = len(self.classes)
+        if lookup.defaults is not None:  # the row's absent numeric features hold the default value
+            h.log_lik[i, : len(variables), :J] = lookup.defaults
         if self.registry.all_numeric(len(row.numeric)):
             h.log_lik[i, : len(ks), :J] = lookup.table[rows]
         else:
@@ -225,7 +235,7 @@ class Engine:
     # ------------------------------------------------------------------ level 2
     def _compile(self) -> None:
         self._resize()
-        self.lookup.compile(self.registry.variables, len(self.classes))
+        self.lookup.recompile(self.registry.variables, len(self.classes))
 
     def _rebuild(self, indices: np.ndarray) -> None:
         """Rebuild level 2 of the given variables, then re-encode their history columns."""
@@ -234,18 +244,19 @@ class Engine:
         registry.feed(indices, self.history, self.classes)
         classes = self.classes.index.classes
         selection_cost = math.log(max(1, len(registry)))
+        default = None if self.absent is None else (self.absent, self.classes.counts)
         binned = []  # numeric binned variables rebuilt: re-encoded together below
         for k in indices.tolist():
             variable = registry.variables[k]
             if variable.summary.n <= 0:
                 continue
-            variable.rebuild(classes, selection_cost)
+            variable.rebuild(classes, selection_cost, default=default)
             self.schedule.rebuilt(registry, k)
             if variable.kind == "numeric" and not variable.density:
                 binned.append(k)
             elif self.history.size:
                 self._reencode(k)
-        self.lookup.stale = True
+        self.lookup.mark(indices.tolist())
         self._context = None
         if binned and self.history.size:
             self._reencode_numeric(np.array(binned, dtype=np.intp))
@@ -264,10 +275,14 @@ class Engine:
         # consecutive variables and columns (every variable rebuilt at once): slices, not gathers
         at, columns = as_slice(ks), as_slice(columns)
         piece = max(1, REENCODE_CELLS // max(1, len(ks) * J))  # rows per piece: bounded temporaries
+        defaults = None if self.lookup.defaults is None else self.lookup.defaults[ks]  # (a, J)
         for start in range(0, h.size, piece):
             stop = min(h.size, start + piece)
-            self.lookup.encode_block(ks, h.numeric[start:stop, columns], h.present[start:stop, at], h.log_lik[start:stop], at)
+            present = h.present[start:stop, at]
+            self.lookup.encode_block(ks, h.numeric[start:stop, columns], present, h.log_lik[start:stop], at)
             h.log_lik[start:stop, at, J:] = 0.0  # (no class beyond J)
+            if defaults is not None:  # absent cells hold the default value
+                h.log_lik[start:stop, at, :J] = np.where(present[..., None], h.log_lik[start:stop, at, :J], defaults)
 
     def reencode_all(self) -> None:
         """Encode every row of the history with the current level 2 of every variable.
@@ -292,7 +307,13 @@ class Engine:
     def _reencode(self, k: int) -> None:
         variable, h = self.registry.variables[k], self.history
         raw = h.numeric if variable.kind == "numeric" else h.categorical
-        h.reencode(k, raw[:, self.registry.column[k]], variable.log_lik_many)
+        default = None
+        if self.absent is not None and variable.kind == "numeric":  # absent cells hold the default value
+            ll = variable.log_lik_one(float(self.absent))
+            default = np.zeros(len(self.classes))
+            if ll is not None:
+                default[: len(ll)] = ll
+        h.reencode(k, raw[:, self.registry.column[k]], variable.log_lik_many, default)
 
     # ------------------------------------------------------------------ level 3
     def _maybe_step(self) -> None:
@@ -469,7 +490,8 @@ class Engine:
         seed = None if self.seed is None else hash((self.seed, self.history.stored)) & (2**63 - 1)
         self.optimizer.reset(K, J, seed)
         self.shape = (K, J)
-        self.lookup.stale = self.lookup.stale_coef = self.lookup.stale_prior = True
+        self.lookup.invalidate()
+        self.lookup.stale_coef = self.lookup.stale_prior = True
         self._context = None
         schedule.quiet = 0
         schedule.step_size = 0
@@ -533,7 +555,8 @@ class Engine:
         ks = np.array([k for _, k, _ in numeric], dtype=np.intp)
         at = np.array([i for i, _, _ in numeric], dtype=np.intp)
         since = np.array([s for _, _, s in numeric], dtype=np.intp)
-        registry.count[ks] += hi - since
+        if self.absent is None:
+            registry.count[ks] += hi - since
         for k, _, s in categorical:
             registry.count[k] += hi - s
         self._resize()
@@ -544,6 +567,9 @@ class Engine:
         for k, _, s in categorical:
             present[s - lo :, k] = True
         block = frame.numeric[lo:hi][:, at]  # (m, a') NaN before a new variable's first value
+        if self.absent is not None:  # a cell holding the default value is absent
+            present[:, ks] &= block != self.absent
+            registry.count[ks] += present[:, ks].sum(axis=0)
         categories = np.empty((m, len(categorical)), dtype=object)
         for c, (_, values, _) in enumerate(categorical):
             categories[:, c] = values[lo:hi]  # None before a new variable's first value
@@ -589,6 +615,8 @@ class Engine:
                 ll = variables[k].log_lik_many(block[m - kept :, i])
                 ll[~present[m - kept :, k]] = 0.0
                 log_lik[:, k, : ll.shape[1]] = ll
+        if lookup.defaults is not None:  # absent numeric features hold the default value
+            np.copyto(log_lik, lookup.defaults, where=~present[m - kept :, :K, None])
         if not isinstance(slots, slice):
             h.log_lik[slots, :K, :J] = log_lik
 

@@ -138,6 +138,7 @@ class Plan:
     numeric_at: np.ndarray  # (a,) their positions in the dict
     categorical: list  # variable indices
     categorical_at: list
+    default: float | None = None  # the value of absent numeric features (entries holding it are left out)
     last: tuple = (None, None)  # (values, Row) of the last row read
 
     def row(self, values: tuple) -> Row:
@@ -150,8 +151,13 @@ class Plan:
         missing = not np.isfinite(numbers_).all()
         if missing:
             numbers_[np.isinf(numbers_)] = np.nan  # ±inf counts as missing
+        numeric = self.numeric
+        if self.default is not None:
+            held = numbers_ != self.default
+            if not held.all():
+                numeric, numbers_ = numeric[held], numbers_[held]
         categorical = [(k, values[i]) for k, i in zip(self.categorical, self.categorical_at)]
-        row = Row(self.numeric, numbers_, categorical, [], missing)
+        row = Row(numeric, numbers_, categorical, [], missing)
         self.last = (values, row)
         return row
 
@@ -163,13 +169,16 @@ class Frame:
     ``numeric (n, a)`` floats (NaN for missing) of the columns ``numeric_names``, with the first
     row holding a value in ``numeric_first (a,)`` (−1: none); ``categorical`` a list of
     (name, ``(n,)`` object values with None for missing, first row). Columns holding no value of
-    a feature not known yet are left out (they create nothing).
+    a feature not known yet are left out (they create nothing). With a ``default`` value of absent
+    numeric features, cells holding it count as absent (``numeric_first`` is the first row
+    holding another value).
     """
 
     numeric_names: list
     numeric: np.ndarray
     numeric_first: np.ndarray
     categorical: list
+    default: float | None = None
 
     def columns(self):
         """(name, kind, first row) of every column."""
@@ -210,15 +219,19 @@ class RowParser:
         The model's ``Registry`` (read only: names, indices and kinds of the variables).
     on_type_change
         "raise" or "missing": what a value of the other kind is.
+    default
+        The value of an absent numeric feature (None: absent is missing). A numeric entry holding
+        it is read as absent: left out of the row, and no feature is created for it.
     """
 
-    __slots__ = ("registry", "on_type_change", "plan")
+    __slots__ = ("registry", "on_type_change", "plan", "default")
 
-    def __init__(self, registry, on_type_change: str = "raise"):
+    def __init__(self, registry, on_type_change: str = "raise", default: float | None = None):
         if on_type_change not in POLICIES:
             raise ValueError(f"on_type_change must be one of {POLICIES}, got {on_type_change!r}")
         self.registry = registry
         self.on_type_change = on_type_change
+        self.default = default
         self.plan: Plan | None = None  # how the last plain dict was read (a cache, not state)
 
     # ------------------------------------------------------------------ one dict
@@ -264,6 +277,8 @@ class RowParser:
                 kind = None
             if kind == "numeric" and math.isinf(value):
                 kind = None
+            if kind == "numeric" and value == self.default:
+                continue  # the value of an absent feature: as if the key were not there
             if kind is None:
                 value = None
             if variable is None:
@@ -293,7 +308,7 @@ class RowParser:
                 categorical_at.append(position)
         order = np.argsort(numeric)
         return Plan(tuple(x), tuple(map(type, x.values())), np.array(numeric, dtype=np.intp)[order],
-                    np.array(numeric_at, dtype=np.intp)[order], categorical, categorical_at)  # fmt: skip
+                    np.array(numeric_at, dtype=np.intp)[order], categorical, categorical_at, self.default)  # fmt: skip
 
     # ------------------------------------------------------------------ a DataFrame
     def frame(self, X, learn: bool = False) -> Frame:
@@ -332,6 +347,8 @@ class RowParser:
                 categorical.append((name, values, first))
         numeric = np.concatenate(columns, axis=1) if len(columns) > 1 else block  # (n, a)
         present = ~np.isnan(numeric)
+        if self.default is not None:
+            present &= numeric != self.default
         if len(numeric):
             first = np.where(present.any(axis=0), present.argmax(axis=0), -1)  # (a,)
         else:  # no row: no column holds a value
@@ -340,7 +357,7 @@ class RowParser:
             for name, _, start in itertools.chain(zip(names, [None] * len(names), first.tolist()), categorical):
                 if start >= 0 and name not in self.registry.index:
                     _new_name(name)
-        return Frame(names, numeric, first, categorical)
+        return Frame(names, numeric, first, categorical, self.default)
 
     def _known_kind(self, name) -> str | None:
         k = self.registry.index.get(name)
@@ -371,7 +388,11 @@ class RowParser:
                 else:
                     kinds[r] = 0 if math.isinf(v) else 1
                 values[r] = v
-        present_kinds = kinds[kinds > 0]
+        if self.default is not None:  # a cell holding the default value is absent: it decides nothing
+            deciding = np.where((kinds == 1) & (values == self.default), 0, kinds)
+        else:
+            deciding = kinds
+        present_kinds = deciding[deciding > 0]
         if known is None and len(present_kinds):
             known = "numeric" if present_kinds[0] == 1 else "categorical"
         if known is not None:
@@ -390,5 +411,8 @@ class RowParser:
                 ok = kinds == 2
                 out[ok] = values[ok]
             values = out
-        nonmissing = np.flatnonzero(kinds > 0)
+        held = kinds > 0  # (after the policy: a value of the other kind may now be missing)
+        if self.default is not None:
+            held &= ~((kinds == 1) & (values == self.default))
+        nonmissing = np.flatnonzero(held)
         return name, known, values, int(nonmissing[0]) if len(nonmissing) else -1

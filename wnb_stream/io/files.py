@@ -76,9 +76,37 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 2
+VERSION = 3
+
+#: Parameters added in version 3, by record type, with the value that keeps a version-2 record's
+#: meaning: ``absent`` (``WeightedNaiveBayes``, ``Predictor``; null: an absent feature is missing).
+_ADDED_IN_3 = {"WeightedNaiveBayes": {"absent": None}, "Predictor": {"absent": None}}
+
+
+def _added_params(added: dict) -> Callable[[Any], Any]:
+    """A migration giving every record of the types in ``added`` its new parameters' values
+    (records nest: a model holds its learner, a checkpoint its model). Iterative: a payload
+    nested deeper than Python's recursion limit is refused by the schema, not here."""
+
+    def migrate(payload: Any) -> Any:
+        stack = [payload]  # the payload was just parsed: it is changed in place
+        while stack:
+            node = stack.pop()
+            if isinstance(node, list):
+                stack.extend(node)
+            elif isinstance(node, dict):
+                params = node.get("params")
+                if isinstance(params, dict) and node.get("type") in added:
+                    for name, value in added[node["type"]].items():
+                        params.setdefault(name, value)
+                stack.extend(node.values())
+        return payload
+
+    return migrate
+
+
 #: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
-MIGRATIONS: dict[int, Callable[[Any], Any]] = {}
+MIGRATIONS: dict[int, Callable[[Any], Any]] = {2: _added_params(_ADDED_IN_3)}
 #: Largest uncompressed document read (bytes): a bound on what a forged gzip stream can inflate to.
 MAX_SIZE = 1 << 31
 

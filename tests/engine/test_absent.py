@@ -1,0 +1,204 @@
+"""Absent features that hold a value (``WeightedNaiveBayes(absent=v)``, docs/algorithms/summaries.md#absent-features).
+
+- a sparse dict and the same row spelled out densely (the value written where the key was
+  absent) give the same model, bit for bit, by ``learn_one`` and by ``learn_many``;
+- the summaries never see the value, and level 2 sees it as a point mass of the class counts:
+  the tables equal those of a model fed the values explicitly with absent features missing;
+- a row's scores (the default terms folded into one constant) equal the plain sum over every
+  variable, and the history's encoding holds ℓ(default) where a feature is absent;
+- every invariant of the random-stream test holds with a default value;
+- save and load, the predictor, merge, and parameter errors.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_invariants import NUMERIC, OPTIMIZERS, assert_encoding_is_a_function_of_the_raw_rows, assert_same_model, run, streams
+
+from wnb_stream import WeightedNaiveBayes, io, summaries, weights
+
+NAMES = [f"f{k}" for k in range(6)]
+
+
+@st.composite
+def sparse_streams(draw, max_rows=80):
+    """Rows of mostly-zero counts: (sparse dict, dense dict, label). Features 0 and 1 carry the class."""
+    n = draw(st.integers(2, max_rows))
+    rows = []
+    for _ in range(n):
+        y = draw(st.sampled_from("ab"))
+        dense = {}
+        for k, name in enumerate(NAMES):
+            roll = draw(st.integers(0, 9))
+            hot = k < 2 and y == "a"
+            if roll == 0:
+                dense[name] = math.nan  # a missing value stays missing
+            elif roll <= (5 if hot else 2):
+                dense[name] = float(draw(st.integers(1, 3))) * (-1 if roll == 1 and k == 5 else 1)
+            else:
+                dense[name] = 0.0
+        # a categorical feature in every row (one absent from a dict is not the same as a
+        # DataFrame's missing cell; categorical features never take the default value)
+        dense["c"] = draw(st.sampled_from(["u", "v", None]))
+        sparse = {name: v for name, v in dense.items() if v != 0.0}
+        rows.append((sparse, dense, y))
+    return rows
+
+
+def model(numeric=None, **params):
+    return WeightedNaiveBayes(numeric=numeric, absent=0.0, history_size=30, seed=3, **params)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=sparse_streams(), numeric=st.sampled_from(list(NUMERIC)), name=st.sampled_from(list(OPTIMIZERS)), chunk=st.sampled_from([2, 7, 16]))
+def test_a_sparse_row_and_its_dense_spelling_give_the_same_model(rows, numeric, name, chunk):
+    sparse, dense, many = (model(NUMERIC[numeric](), optimizer=OPTIMIZERS[name](5)) for _ in range(3))
+    for x, full, y in rows:
+        assert sparse.predict_proba_one(x) == dense.predict_proba_one(full)  # bit for bit
+        sparse.learn_one(x, y)
+        dense.learn_one(full, y)
+    for start in range(0, len(rows), chunk):
+        part = rows[start : start + chunk]
+        many.learn_many(pd.DataFrame([full for _, full, _ in part]), pd.Series([y for _, _, y in part]))
+    probes = [x for x, _, _ in rows[-5:]] + [{}]
+    assert_same_model(sparse, dense, probes)
+    assert_same_model(sparse, many, probes)
+    for m in (sparse, dense, many):
+        m._check()
+    assert_encoding_is_a_function_of_the_raw_rows(many)
+
+
+@pytest.mark.parametrize("numeric", ["GKClass", "CPiD"])
+def test_level_2_sees_the_default_as_a_point_mass_of_the_class_counts(numeric):
+    """The summaries of a default-valued model never hold the value; its tables, with the point
+    added, equal those of a model fed every value explicitly (absent = missing)."""
+    rng = np.random.default_rng(0)
+    spelled = WeightedNaiveBayes(numeric=NUMERIC[numeric](), seed=1)
+    sparse = WeightedNaiveBayes(numeric=NUMERIC[numeric](), absent=0.0, seed=1)
+    for _ in range(300):
+        y = int(rng.integers(0, 2))
+        full = {"a": float(rng.integers(0, 3) * (rng.random() < (0.7 if y else 0.2))), "b": float(rng.integers(0, 4))}
+        spelled.learn_one(full, y)
+        sparse.learn_one({k: v for k, v in full.items() if v != 0.0}, y)
+    e1, e2 = spelled._engine, sparse._engine
+    e1._rebuild(np.arange(2))
+    e2._rebuild(np.arange(2))
+    for k in range(2):
+        summary = e2.registry.variables[k].summary
+        assert 0.0 not in summary.table().upper_bounds  # the value itself is never summarised
+        v1, v2 = e1.registry.variables[k], e2.registry.variables[k]
+        np.testing.assert_array_equal(v1.model.counts, v2.model.counts)  # the same partition of the rows
+        if numeric == "GKClass":  # exact on a few distinct values: the same tables
+            np.testing.assert_array_equal(v1.log_prob, v2.log_prob)
+            assert v1.cuts == v2.cuts and v1.level == v2.level
+        # (CPiD splits a run of equal values into a cascade of narrow bins; the point mass is one
+        # bin, so its MODL cost counts fewer elementary bins: a higher level, the same partition)
+    assert e1.registry.variables[0].level > 0  # (the test means something: "a" carries the class)
+
+
+def test_a_gaussian_variable_takes_the_default_into_its_moments():
+    rng = np.random.default_rng(1)
+    spelled = WeightedNaiveBayes(numeric=summaries.Gaussian(), seed=1)
+    sparse = WeightedNaiveBayes(numeric=summaries.Gaussian(), absent=0.0, seed=1)
+    for _ in range(200):
+        y = int(rng.integers(0, 2))
+        full = {"a": float(rng.normal(2.0 * y, 1.0)) * (rng.random() < 0.6), "b": float(rng.normal())}
+        spelled.learn_one(full, y)
+        sparse.learn_one({k: v for k, v in full.items() if v != 0.0}, y)
+    for e in (spelled._engine, sparse._engine):
+        e._rebuild(np.arange(2))
+    for k in range(2):
+        d1, d2 = (e.registry.variables[k]._density for e in (spelled._engine, sparse._engine))
+        np.testing.assert_allclose(d2.means, d1.means, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(d2.variances, d1.variances, rtol=1e-9)
+
+
+def test_the_folded_scores_are_the_sum_over_every_variable():
+    """Scores = bias + Σ_k w_kj ℓ_kj(x_k), with ℓ_kj(default) for the absent ones, computed
+    variable by variable (no fold); and the history's encoded rows hold ℓ(default) where absent."""
+    rng = np.random.default_rng(2)
+    m = WeightedNaiveBayes(absent=0.0, optimizer=weights.Graphical(), seed=1)  # per-class coefficients
+    rows = []
+    for _ in range(400):
+        y = int(rng.integers(0, 3))
+        x = {f"f{k}": float(rng.integers(1, 4)) for k in range(8) if rng.random() < (0.5 if k == y else 0.15)}
+        x["n"] = float(rng.normal(y, 1.0))
+        m.learn_one(x, y)
+        rows.append(x)
+    e = m._engine
+    e.refresh()
+    for x in rows[-20:] + [{}, {"f1": math.nan}]:
+        expected = e.lookup.bias.copy()
+        for k, variable in enumerate(e.registry.variables):
+            value = x.get(variable.name, 0.0)
+            ll = variable.log_lik_one(None if isinstance(value, float) and math.isnan(value) else value)
+            if ll is not None:
+                expected[: len(ll)] += e.lookup.coef[k, : len(ll)] * ll
+        np.testing.assert_allclose(e.scores_one(e.parser.row(x)), expected, rtol=0, atol=1e-9)
+    h, K, J = e.history, len(e.registry), len(e.classes)
+    newest = h.newest()
+    for k, variable in enumerate(e.registry.variables):
+        value = rows[-1].get(variable.name, 0.0)
+        np.testing.assert_allclose(h.log_lik[newest, k, :J], variable.log_lik_one(value), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(numeric=st.sampled_from(list(NUMERIC)), history_size=st.integers(7, 40), stream=streams(), container_seed=st.integers(0, 2**16))
+def test_random_streams_keep_every_invariant_with_a_default_value(name, numeric, history_size, stream, container_seed):
+    policy, ops = stream
+    run(OPTIMIZERS[name](5), NUMERIC[numeric](), history_size, policy, ops, container_seed, absent=0.0)
+
+
+def test_save_load_predictor_and_merge_keep_the_default():
+    rng = np.random.default_rng(4)
+    data = []
+    for _ in range(600):
+        y = int(rng.integers(0, 2))
+        data.append(({f"w{k}": 1.0 for k in range(30) if rng.random() < (0.4 if k < 3 and y else 0.1)}, y))
+    a, b = WeightedNaiveBayes(absent=0, seed=2), WeightedNaiveBayes(absent=0, seed=2)
+    for i, (x, y) in enumerate(data):
+        (a if i % 2 else b).learn_one(x, y)
+    loaded = io.loads(io.dumps(a))
+    assert loaded.absent == 0
+    predictor = a.predictor()
+    served = io.loads(io.dumps(predictor))
+    for x, _ in data[:50]:
+        assert loaded.predict_proba_one(x) == a.predict_proba_one(x)
+        assert predictor.predict_proba_one(x) == a.predict_proba_one(x) == served.predict_proba_one(x)
+    X = pd.DataFrame([{f"w{k}": x.get(f"w{k}", 0.0) for k in range(30)} for x, _ in data[:50]])
+    np.testing.assert_allclose(predictor.predict_proba_many(X).to_numpy(), a.predict_proba_many(X).to_numpy(), rtol=0, atol=1e-12)
+    a.merge(b)
+    a._check()
+    accuracy = np.mean([a.predict_one(x) == y for x, y in data])
+    assert accuracy > 0.75
+    with pytest.raises(ValueError, match="same parameters|absent"):
+        a.merge(WeightedNaiveBayes(seed=2))
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, "0", True, [0]])
+def test_an_unusable_default_value_is_refused_naming_absent(bad):
+    with pytest.raises(ValueError, match="absent"):
+        WeightedNaiveBayes(absent=bad)
+
+
+def test_absent_features_as_missing_cannot_learn_what_presence_tells():
+    """Why the switch exists: on word-count rows, presence carries the class only when absence
+    means zero."""
+    rng = np.random.default_rng(5)
+    hits = {None: 0, 0.0: 0}
+    models = {absent: WeightedNaiveBayes(absent=absent, seed=1) for absent in hits}
+    for i in range(2000):
+        y = int(rng.integers(0, 2))
+        x = {f"w{k}": float(rng.integers(1, 3)) for k in range(20) if rng.random() < (0.35 if k < 4 and y else 0.1)}
+        for absent, m in models.items():
+            if i >= 200:
+                hits[absent] += m.predict_one(x) == y
+            m.learn_one(x, y)
+    assert hits[0.0] / 1800 > 0.7 > hits[None] / 1800 + 0.05
