@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,6 +80,11 @@ def test_scaled_step_keeps_immovable_coordinates_at_zero():
     w, state = rprop_step(np.array([0.5, 0.5]), np.array([-1.0, -1.0]), state, variant="scaled", movable=np.array([True, False]))
     np.testing.assert_allclose(w, [0.6, 0.0])
     np.testing.assert_allclose(state.previous_gradient, [-1.0, 0.0])
+
+
+def test_unknown_variant_is_refused():
+    with pytest.raises(ValueError, match="variant"):
+        rprop_step(np.full(2, 0.5), np.ones(2), RpropState.initial(2, 0.1), variant="adam")
 
 
 def test_scaled_step_is_proportional_to_the_gradient_where_sign_steps_are_not():

@@ -98,6 +98,8 @@ def rprop_step(
     >>> w.round(3).tolist(), state.step.round(3).tolist()
     ([0.2, 0.5], [0.12, 0.05])
     """
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     agreement = state.previous_gradient * gradient
     step = np.where(
         agreement > 0,
