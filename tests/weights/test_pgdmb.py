@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from synthetic_weights import concat, context_for, make_rows
 
 from wnb_stream.weights import PGDMB, Batch, Context, Uniform
-from wnb_stream.weights.criterion import criterion, negative_log_likelihood, scores
+from wnb_stream.weights.criterion import criterion, criterion_gradient, negative_log_likelihood, scores
 from wnb_stream.weights.regularizers import Regularizer
 
 
@@ -64,6 +64,8 @@ configurations = st.sampled_from(
         {"regularizer": "r1", "exponent": 2.0},
         {"regularizer": None},
         {"rprop": "rprop-"},
+        {"rprop": "scaled"},
+        {"rprop": "scaled", "regularizer": "r1"},
         {"tolerance": 1, "max_iterations": 3},
     ]
 )
@@ -89,6 +91,41 @@ def test_kept_criterion_never_increases_on_a_fixed_batch(seed, params, n_classes
         value = criterion(w, data, context.prior_costs, regularizer)
         assert value <= previous + 1e-9
         previous = value
+
+
+def test_scaled_first_step_is_the_gradient_step_of_hbl17():
+    """rprop="scaled": w^1 = P(w^0 − η_0 · g) with g the step gradient of the batch (HBL17 eq. 1.10)."""
+    rng = np.random.default_rng(5)
+    data = make_rows(rng, 300, n_informative=3, n_noise=3)
+    costs = context_for(6).prior_costs
+    model = PGDMB(batch_size=300, rprop="scaled", regularizer="r1", initial_step=0.05)
+    model.reset(6, 2)
+    model.learn(data, data, context_for(6))
+    g = criterion_gradient(np.full(6, 0.5), data, costs, Regularizer("r1"), 300.0)
+    np.testing.assert_allclose(model.iterate, np.clip(0.5 - 0.05 * g, 0.0, 1.0))
+    assert len(np.unique(np.abs(model.iterate - 0.5).round(12))) > 2  # not a sign step: sizes differ
+
+
+@pytest.mark.parametrize("regularizer", ["r2", "r1"])
+def test_scaled_step_lowers_the_criterion_and_separates_the_variables(regularizer):
+    """The PGDMB docstring's problem: five informative variables, five noise, 40 batches of 200 rows."""
+    rng = np.random.default_rng(42)
+    history = make_rows(rng, 5000, n_informative=5, n_noise=5)
+    context = context_for(10)
+    model = PGDMB(batch_size=200, rprop="scaled", regularizer=regularizer)
+    model.reset(10, 2)
+    for _ in range(40):
+        model.learn(make_rows(rng, 200, n_informative=5, n_noise=5), history, context)
+        model._check()
+    reg = Regularizer(regularizer)
+
+    def value(w):
+        return criterion(w, history, context.prior_costs, reg)
+
+    w = model.weights
+    assert model.n_steps == 40
+    assert value(w) < 0.9 * min(value(np.full(10, 0.5)), value(np.ones(10))), w
+    assert w[:5].min() > 0.5 > 0.1 > w[5:].max(), w
 
 
 def test_plain_nb_is_the_first_incumbent_and_a_step_replaces_it_only_when_better():

@@ -140,11 +140,11 @@ def test_drops_irrelevant_variables_and_beats_plain_nb(seed, n_classes):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.booleans(), st.integers(2, 3))
-def test_kept_criterion_never_increases_on_a_fixed_batch(seed, multi_start, n_classes):
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.integers(2, 3), st.sampled_from(["irprop-", "scaled"]))
+def test_kept_criterion_never_increases_on_a_fixed_batch(seed, multi_start, n_classes, rprop):
     rng = np.random.default_rng(seed)
     data = make_rows(rng, 150, n_informative=3, n_noise=3, n_classes=n_classes)
-    model = VNS(batch_size=150, opti_level=0, tolerance=2, multi_start=multi_start)
+    model = VNS(batch_size=150, opti_level=0, tolerance=2, multi_start=multi_start, rprop=rprop)
     model.reset(6, n_classes, seed=seed)
     context = context_for(6)
     previous = np.inf

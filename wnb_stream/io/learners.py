@@ -150,7 +150,7 @@ _RUN = Struct(
         "iterate": Array("float64", ("n_variables",), **_WEIGHTS, doc="w^t, the running descent's point"),
         "rprop": Struct(
             {
-                "step": Array("float64", ("n_variables",), above=0.0, doc="Δ_k"),
+                "step": Array("float64", ("n_variables",), above=0.0, doc="Δ_k (the learning rates η_k with rprop='scaled')"),
                 "previous_gradient": Array("float64", ("n_variables",), finite=False, doc="remembered derivative (±inf after an overflowing batch: only its sign is used)"),
             },
             doc="Rprop state",

@@ -85,17 +85,21 @@ class PGDMB(VectorWeights):
     initial_weight
         w0 in [0, 1], the start of the first descent (HBL17: 0.5).
     initial_step
-        η0 in [Δmin, Δmax], the initial Rprop step of every coordinate (HBL17: 1e-2).
+        η0 in [Δmin, Δmax], the initial Rprop step of every coordinate (HBL17: 1e-2); with
+        ``rprop="scaled"``, the initial learning rate of every coordinate.
     step_increase, step_decrease
         Rprop factors η+ > 1 and η− in (0, 1) (HBL17: 1.2 and 0.5).
     step_min, step_max
-        Bounds 0 < Δmin ≤ Δmax of the Rprop steps (1e-6 and 1.0, docs/algorithms/weights.md#rprop).
+        Bounds 0 < Δmin ≤ Δmax of the Rprop steps (1e-6 and 1.0, docs/algorithms/weights.md#rprop);
+        of the learning rates with ``rprop="scaled"``.
     zero_threshold
         Weights below it are set to 0 after each step (HBL17: 1e-3), in [0, 1).
     delta
         δ of the ξ_δ smoothing of concave penalties (docs/algorithms/weights.md#regularizers), in (0, 1).
     rprop
-        ``"irprop-"`` (default) or ``"rprop-"`` (HBL17's plain Rprop); see :mod:`.rprop`.
+        The step: ``"irprop-"`` (default) or ``"rprop-"``, sign-only Rprop steps, or ``"scaled"``,
+        HBL17's gradient step ``w − η ⊙ g`` with per-coordinate rates adapted by the Rprop rule;
+        see :mod:`.rprop`.
 
     Examples
     --------
@@ -208,6 +212,7 @@ class PGDMB(VectorWeights):
     def _unit_test_params(cls):
         yield {"batch_size": 50}
         yield {"batch_size": 20, "regularizer": "r1", "exponent": 0.5, "rprop": "rprop-"}
+        yield {"batch_size": 30, "regularizer": "r1", "rprop": "scaled"}
 
     # ------------------------------------------------------------------ protocol
 
