@@ -291,3 +291,12 @@ def test_fnb_without_refine_predicts_with_its_search_result():
     model.reset(6, 2, seed=0)
     stream(model, 4, batches=2)
     assert model._refiner is None and model.weights.tolist() == model._weights.tolist()
+
+
+@pytest.mark.parametrize("params", list(FNB._unit_test_params()), ids=str)
+def test_river_check_estimator(params):
+    from river import checks
+
+    from wnb_stream import WeightedNaiveBayes
+
+    checks.check_estimator(WeightedNaiveBayes(optimizer=FNB(**params), history_size=100, seed=1))
