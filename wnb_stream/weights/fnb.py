@@ -47,7 +47,12 @@ class FNB(WindowSearch):
         p in (0, 1] of the prior term Σ B_k w_k^p (HB24: 0.95; p < 1 favours sparse weights).
     max_variables
         At most this many non-zero weights (None: no limit): a variable at 0 cannot enter once
-        the budget is full.
+        the budget is full, and a forward pass that has more variables at 0 than free places
+        fills them best first, each with the variable that lowers the criterion most given those
+        already in (:func:`~.selection.ranked_forward_pass`: greedy forward selection, which sees
+        redundancy with the selected variables, unlike a ranking of single-variable gains; one
+        evaluation of the candidates, O(K·N·J), per place filled). A budget that every variable
+        fits changes nothing.
     schedule
         ``"paper"`` (default: HB24 Algorithm 2 as written, δ from 1/2, 1 + log K / log N
         repetitions; the paper is this library's reference) or ``"khiops"`` (Khiops' code: δ
