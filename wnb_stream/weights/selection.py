@@ -59,8 +59,8 @@ __all__ = [
     "average_models",
     "fractional_search",
     "increments",
-    "ranked_forward_pass",
     "ms_ffwbw",
+    "ranked_forward_pass",
     "selection_criterion",
     "selection_prior",
 ]
