@@ -326,6 +326,16 @@ def test_make_model_rejects_unknown_names():
         evaluation.make_model("nb", summary="tdigest")
 
 
+@pytest.mark.parametrize("name, search", [("fnb-vns", "FNB"), ("sgcf-vns", "SGCF")])
+def test_the_hybrid_names_start_vns_from_the_search_and_take_its_parameters(name, search):
+    model = evaluation.make_model(name, params={"optimizer": {"batch_size": 50}})
+    assert type(model.optimizer).__name__ == search and model.optimizer.batch_size == 50
+    assert type(model.optimizer.refine).__name__ == "VNS"
+    assert evaluation.make_model(name).optimizer.refine is not evaluation.make_model(name).optimizer.refine
+    _learned(model, n=300)
+    assert model._engine.optimizer.n_searches >= 1 and model._engine.optimizer._refiner is not None
+
+
 def test_numeric_only_drops_what_gaussian_nb_cannot_read():
     model = evaluation.NumericOnly(naive_bayes.GaussianNB())
     model.learn_one({"a": 1.0, "b": "red", "c": None, "d": float("nan"), "e": float("inf")}, 0)

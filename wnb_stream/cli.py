@@ -499,7 +499,7 @@ def _build_models(args) -> dict:
     return models
 
 
-_OURS = ("nb", "pgdmb", "vns", "fnb", "snb", "graphical", "sgcf", "direct")
+_OURS = ("nb", "pgdmb", "vns", "fnb", "snb", "graphical", "sgcf", "direct", "fnb-vns", "sgcf-vns")
 
 
 def _print_table(rows: list[dict], heading: str) -> None:

@@ -5,6 +5,7 @@ classifier by ``module:Class`` with JSON parameters, the peers' wrappers, and ho
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import importlib
 import inspect
@@ -87,7 +88,9 @@ class NumericOnly(base.Wrapper, base.Classifier):
 
 
 #: Model names understood by ``make_model`` (the command's ``--models``).
-MODEL_NAMES = ("nb", "pgdmb", "vns", "fnb", "snb", "graphical", "sgcf", "direct", "river-gnb", "river-ht", "noop")
+MODEL_NAMES = (
+    "nb", "pgdmb", "vns", "fnb", "snb", "graphical", "sgcf", "direct", "fnb-vns", "sgcf-vns", "river-gnb", "river-ht", "noop"
+)  # fmt: skip
 #: What ``wnb-stream evaluate`` compares by default.
 DEFAULT_MODELS = ("nb", "pgdmb", "vns", "graphical", "river-gnb")
 #: Numeric summaries of level 1 by name (the command's ``--summary``).
@@ -102,6 +105,8 @@ _DESCRIPTIONS = {
     "graphical": "WeightedNaiveBayes(optimizer=weights.Graphical())",
     "sgcf": "WeightedNaiveBayes(optimizer=weights.SGCF())",
     "direct": "WeightedNaiveBayes(optimizer=weights.Direct())",
+    "fnb-vns": "WeightedNaiveBayes(optimizer=weights.FNB(refine=weights.VNS())): FNB's result as VNS's start",
+    "sgcf-vns": "WeightedNaiveBayes(optimizer=weights.SGCF(refine=weights.VNS())): SGCF's result as VNS's start",
     "river-gnb": "river.naive_bayes.GaussianNB() on the numeric variables",
     "river-ht": 'river.tree.HoeffdingTreeClassifier(leaf_prediction="nba")',
     "noop": "a classifier that does nothing",
@@ -160,6 +165,8 @@ def make_model(name: str, summary: str = "gk", seed: int | None = 42, params: Ma
         "graphical": weights.Graphical,
         "sgcf": weights.SGCF,
         "direct": weights.Direct,
+        "fnb-vns": functools.partial(weights.FNB, refine=weights.VNS()),
+        "sgcf-vns": functools.partial(weights.SGCF, refine=weights.VNS()),
     }[name]
     parts = {"numeric": numeric, "categorical": summaries.Categorical, "optimizer": optimizer}
     arguments = {"seed": seed}

@@ -206,6 +206,8 @@ def learner_cases() -> list:
         ("fnb", lambda: _trained(FNB(batch_size=40), 12, inactive=(4,), seed=8)),
         ("fnb-khiops-budget", lambda: _trained(FNB(max_variables=2, schedule="khiops", refresh=None), 9, j=3, seed=9, resize=(8, 3))),
         ("fnb-unset", lambda: FNB(penalty=0.5)),
+        ("fnb-refine", lambda: _trained(FNB(batch_size=40, refine=VNS(batch_size=40, opti_level=0)), 12, inactive=(2,), seed=12)),
+        ("fnb-refine-pgdmb-resized", lambda: _trained(FNB(batch_size=40, refine=PGDMB(batch_size=40)), 9, j=3, seed=13, resize=(8, 3))),
         ("snb", lambda: _trained(SNB(batch_size=40), 12, seed=10)),
         ("snb-optima-budget", lambda: _trained(SNB(max_variables=2, starts=3, averaging="optima"), 9, inactive=(0,), seed=11, resize=(7, 2))),
         ("snb-unset", lambda: SNB(growth=3.0)),

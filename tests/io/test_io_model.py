@@ -22,6 +22,7 @@ CONFIGS = {
     "uniform": {"optimizer": weights.Uniform()},
     "pgdmb": {"optimizer": weights.PGDMB(batch_size=40)},
     "fnb": {"optimizer": weights.FNB()},
+    "fnb-vns": {"optimizer": weights.FNB(refine=weights.VNS())},
     "snb": {"optimizer": weights.SNB(max_variables=3)},
     "graphical": {"optimizer": weights.Graphical()},
     "cpid": {"numeric": summaries.CPiD()},

@@ -11,12 +11,13 @@ from hypothesis import strategies as st
 from synthetic_weights import context_for, make_rows
 from test_selection import costs, problem
 
-from wnb_stream.weights import FNB, selection
+from wnb_stream.weights import FNB, PGDMB, VNS, Batch, selection
 from wnb_stream.weights.selection import (
     Search,
     ffwbw_round,
     fractional_search,
     increments,
+    ranked_forward_pass,
     selection_criterion,
 )
 
@@ -151,8 +152,151 @@ def test_inactive_and_new_variables():
         ({"refresh": 0.0}, "refresh"),
         ({"penalty": -1.0}, "penalty"),
         ({"batch_size": 0}, "batch_size"),
+        ({"refine": "vns"}, "refine must be None or a PGDMB or VNS"),
+        ({"refine": VNS(), "max_variables": 3}, "refine and max_variables cannot be combined"),
     ],
 )
 def test_parameters_are_checked(params, message):
     with pytest.raises(ValueError, match=message):
         FNB(**params)
+
+
+# ------------------------------------------------------------------------------------------------
+# A binding budget fills best first (selection.ranked_forward_pass)
+
+
+def pointing_window(accuracy, n: int = 600, seed: int = 0) -> Batch:
+    """Binary rows; variable k points at the class with probability ``accuracy[k]`` (exact ℓ)."""
+    rng = np.random.default_rng(seed)
+    accuracy = np.asarray(accuracy, dtype=float)
+    y = rng.integers(0, 2, n)
+    pointed = np.where(rng.random((n, len(accuracy))) < accuracy, y[:, None], 1 - y[:, None])
+    log_lik = np.where(pointed[..., None] == np.arange(2), np.log(accuracy)[:, None], np.log(1 - accuracy)[:, None])
+    return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
+
+
+def test_a_budget_takes_the_strong_variables_that_come_last_in_the_random_order():
+    """Seed 31's first order is 4 2 1 5 3 0 6 7: the random pass would fill a budget of 2 with two
+    weak variables (each lowers the criterion) before it meets the strong ones."""
+    data = pointing_window([0.58] * 6 + [0.85] * 2)  # 0–5 weakly informative, 6 and 7 strongly
+    assert np.random.default_rng(31).permutation(8)[-2:].tolist() == [6, 7]
+    context = context_for(8)
+    b = context.prior_costs
+    for k in range(6):  # a weak variable alone pays for its place: the random pass keeps it
+        w = np.zeros(8)
+        w[k] = 0.5
+        assert selection_criterion(w, data, b) < selection_criterion(np.zeros(8), data, b)
+    model = FNB(max_variables=2)
+    model.reset(8, 2, seed=31)
+    model.learn(data, data, context)
+    assert model.n_searches == 1
+    assert np.flatnonzero(model.weights).tolist() == [6, 7]
+    model._check()
+
+
+def test_each_entry_is_the_best_given_those_already_in():
+    """Greedy, not a ranking of single gains: variable 4 copies the strongest, 0; alone each gains
+    the most, but next to 0 the copy gains less than an independent weaker variable."""
+    data = pointing_window([0.85, 0.75, 0.75, 0.75], n=1500, seed=3)
+    data = Batch(np.concatenate([data.log_lik, data.log_lik[:, :1]], axis=1), data.y, data.sample_weight, data.log_prior)
+    b = costs(5)
+    search = Search(data, b, np.ones(5, bool), max_variables=2)
+    single = search.trial_values(np.arange(5), 0.5)
+    assert set(np.argsort(single)[:2].tolist()) == {0, 4}  # the two best single gains
+    assert ranked_forward_pass(search, np.random.default_rng(0).permutation(5), 0.5) == 2
+    chosen = np.flatnonzero(search.weights).tolist()
+    assert len(set(chosen) & {0, 4}) == 1 and len(set(chosen) & {1, 2, 3}) == 1
+
+
+def test_trial_values_are_the_criterion_of_each_single_move():
+    data = problem(5, n=80, n_informative=3, n_noise=3)
+    b = costs(6, 5)
+    search = Search(data, b, np.ones(6, bool))
+    search.try_move(1, 0.5, forward=True)
+    values = search.trial_values(np.arange(6), 0.75)
+    for k in range(6):
+        w = search.weights.copy()
+        w[k] = 0.75
+        assert values[k] == pytest.approx(selection_criterion(w, data, b), rel=1e-12)
+    assert search.weights.tolist() == [0.0, 0.5, 0.0, 0.0, 0.0, 0.0]  # nothing kept
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.sampled_from(["paper", "khiops"]))
+def test_a_budgeted_search_never_holds_more_variables_and_never_worsens(seed, budget, schedule):
+    """Every round of the budgeted search (the ranked forward pass when the budget binds)."""
+    data = make_rows(np.random.default_rng(seed), 200, n_informative=4, n_noise=6)
+    b = costs(10, seed)
+    rng = np.random.default_rng(seed)
+    search = Search(data, b, np.ones(10, bool), max_variables=budget)
+    value = search.value
+    for delta, repeats in increments(search.n_rows, 10, schedule):
+        for _ in range(repeats):
+            ffwbw_round(search, rng, delta, ranked=True)
+            assert np.count_nonzero(search.weights) <= budget
+            assert search.value <= value + 1e-9 * (1 + abs(value))
+            assert search.value == pytest.approx(selection_criterion(search.weights, data, b), rel=1e-9)
+            value = search.value
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_budget_that_every_variable_fits_changes_nothing(seed):
+    data = make_rows(np.random.default_rng(seed), 400, n_informative=3, n_noise=4)
+    free = fractional_search(data, costs(7), np.ones(7, bool), np.random.default_rng(seed))
+    roomy = fractional_search(data, costs(7), np.ones(7, bool), np.random.default_rng(seed), max_variables=7)
+    assert roomy.weights.tolist() == free.weights.tolist() and roomy.value == free.value
+
+
+# ------------------------------------------------------------------------------------------------
+# refine: FNB's result as the start of VNS or PGDMB (HB24 §4.4)
+
+
+def test_refine_restarts_the_learner_from_each_search_result():
+    rng = np.random.default_rng(7)
+    history = make_rows(rng, 400, n_informative=3, n_noise=5)
+    model = FNB(batch_size=40, refine=VNS(batch_size=40, opti_level=0, replay_level=None))
+    model.reset(8, 2, seed=1)
+    assert model.weights.tolist() == [1.0] * 8  # the refiner's plain naive Bayes start
+    model.learn(make_rows(rng, 40, n_informative=3, n_noise=5), history, context_for(8))
+    refiner = model._refiner
+    assert model.n_searches == 1 and not refiner._incumbent_is_nb
+    assert refiner.n_steps == 1  # restarted from the search's result, then one step on the batch
+    solution = np.where(model._weights < refiner.zero_threshold, 0.0, model._weights)
+    value = refiner._window_value
+    assert np.array_equal(refiner.weights, solution) or (
+        value(refiner.weights, history, context_for(8).prior_costs) < value(solution, history, context_for(8).prior_costs)
+    )
+    np.testing.assert_array_equal(model.weights, refiner.weights)
+    np.testing.assert_array_equal(model.coefficients(8, 2)[0][:, 0], refiner.weights)
+    model._check()
+
+
+def test_refine_follows_refits_resizes_and_is_deterministic():
+    runs = []
+    for _ in range(2):
+        model = FNB(refine=PGDMB(batch_size=40))
+        model.reset(6, 2, seed=3)
+        stream(model, 2, batches=6)
+        assert model.refit(make_rows(np.random.default_rng(9), 300, 3, 3), context_for(6))
+        assert np.array_equal(model._refiner._best, np.where(model._weights < 1e-3, 0.0, model._weights))
+        model.resize(8, 3)
+        assert model.weights.shape == (8,) and model._refiner._n_variables == 8
+        model._check()
+        runs.append(model.weights.tolist())
+    assert runs[0] == runs[1]
+
+
+def test_fnb_without_refine_predicts_with_its_search_result():
+    model = FNB()
+    model.reset(6, 2, seed=0)
+    stream(model, 4, batches=2)
+    assert model._refiner is None and model.weights.tolist() == model._weights.tolist()
+
+
+@pytest.mark.parametrize("params", list(FNB._unit_test_params()), ids=str)
+def test_river_check_estimator(params):
+    from river import checks
+
+    from wnb_stream import WeightedNaiveBayes
+
+    checks.check_estimator(WeightedNaiveBayes(optimizer=FNB(**params), history_size=100, seed=1))

@@ -13,8 +13,10 @@ learning exactly as before:
   the budget, the steps spent, the neighbourhood size and the session and replay counters.
 - ``FNB``: the sizes, and once ``reset`` has run: the weights of the last search (ones before
   the first), the active mask, the NumPy generator of the variable orders, the rows seen, the
-  rows seen at the last search, the number of searches and the criterion of the last result.
-- ``SNB``: that of FNB plus the best subset of the last search and the number of models averaged.
+  rows seen at the last search, the number of searches, the criterion of the last result, and
+  the refiner (a PGDMB or VNS record) when ``refine`` is set.
+- ``SNB``: that of FNB without the refiner, plus the best subset of the last search and the
+  number of models averaged.
 - ``Graphical``: once ``reset`` has run, the per-class weights and biases, Adam's moments and
   per-class step counts, and the number of updates.
 - ``SGCF`` and ``Direct`` (batch searches on the window): once ``reset`` has run, the best
@@ -345,6 +347,10 @@ _SEARCH_RUN = {
     "searches": Int(low=0, doc="searches since reset"),
     "value": Optional(Float(), doc="criterion of the last search's result (null before the first)"),
 }
+_FNB_RUN = {
+    **_SEARCH_RUN,
+    "refiner": Optional(Record("PGDMB", "VNS"), doc="the refine learner's live copy (null without refine)"),
+}
 _SNB_RUN = {
     **_SEARCH_RUN,
     "best": Array("float64", ("n_variables",), **_WEIGHTS, doc="0/1 weights of the best subset of the last search"),
@@ -366,6 +372,8 @@ def _search_state(model) -> dict:
         }
         if isinstance(model, SNB):
             state["run"].update(best=model._best, models=model._models)
+        else:
+            state["run"].update(refiner=model._refiner)
     return state
 
 
@@ -388,6 +396,11 @@ def _search_check(fields: Fields) -> None:
         fields.fail("run.weights", f"holds more than max_variables = {limit!r} non-zero weights")
     if "best" in run and np.any((run["best"] != 0.0) & (run["best"] != 1.0)):
         fields.fail("run.best", "must hold 0/1 weights")
+    if "refine" in params:
+        if (run["refiner"] is None) != (params["refine"] is None):
+            fields.fail("run.refiner", "must be given exactly when the parameter refine is")
+        if limit is not None and params["refine"] is not None:
+            fields.fail("refine", "cannot be combined with max_variables")
 
 
 def _search_build(fields: Fields):
@@ -403,6 +416,8 @@ def _search_build(fields: Fields):
     model._value = None if run["value"] is None else float(run["value"])
     if fields.name == "SNB":
         model._best, model._models = run["best"], run["models"]
+    else:
+        model._refiner = run["refiner"]
     model._ready = True
     return model
 
@@ -416,8 +431,9 @@ register(
             "exponent": Float(doc="p of the prior term Σ B_k w_k^p"),
             "schedule": Str(choices=SCHEDULES, doc="increments and repetitions: HB24 or Khiops"),
             **_SEARCH_SCHEDULE,
+            "refine": Optional(Record("PGDMB", "VNS"), doc="learner restarted from each search's result (null: none)"),
         },
-        state={**_SIZES, "run": Optional(Struct(_SEARCH_RUN, doc="the search state, once reset"), doc="null before reset")},
+        state={**_SIZES, "run": Optional(Struct(_FNB_RUN, doc="the search state, once reset"), doc="null before reset")},
         checks=(_search_check,),
         doc="Fractional naive Bayes (HB24 Algorithm 2)",
     ),

@@ -13,6 +13,13 @@ Schedules of the increments. ``schedule="paper"`` (default) is HB24's Algorithm 
 the Khiops implementation: δ from 1 (a Boolean first pass), ⌈log2(N + 1)⌉ increments, two
 repetitions per δ. The paper is the reference of this library; Khiops' variant is kept for
 comparison. In both, repetitions at one δ stop as soon as one accepts no move.
+
+Refinement. HB24 §4.4 use FNB's weights as the starting point of their gradient search ("the
+FNB initialization appears to be the best trade-off between execution time, quality of the
+optimization, number of selected variables and predictive performance"). ``refine=VNS()`` (or
+``PGDMB()``) does that on a stream: each search's result restarts the learner's w* and descent,
+the learner steps on every batch, and predictions use its weights (:mod:`~.refinement`, the
+code SGCF's and Direct's ``refine`` use).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Batch
+from .pgdmb import PGDMB
 from .selection import DEFAULT_EXPONENT, SCHEDULES, WindowSearch, fractional_search
 
 __all__ = ["FNB"]
@@ -39,7 +47,12 @@ class FNB(WindowSearch):
         p in (0, 1] of the prior term Σ B_k w_k^p (HB24: 0.95; p < 1 favours sparse weights).
     max_variables
         At most this many non-zero weights (None: no limit): a variable at 0 cannot enter once
-        the budget is full.
+        the budget is full, and a forward pass that has more variables at 0 than free places
+        fills them best first, each with the variable that lowers the criterion most given those
+        already in (:func:`~.selection.ranked_forward_pass`: greedy forward selection, which sees
+        redundancy with the selected variables, unlike a ranking of single-variable gains; one
+        evaluation of the candidates, O(K·N·J), per place filled). A budget that every variable
+        fits changes nothing.
     schedule
         ``"paper"`` (default: HB24 Algorithm 2 as written, δ from 1/2, 1 + log K / log N
         repetitions; the paper is this library's reference) or ``"khiops"`` (Khiops' code: δ
@@ -49,6 +62,10 @@ class FNB(WindowSearch):
     refresh
         Search again when ``refresh`` × (window size) rows have come since the last search
         (None: only on growth).
+    refine
+        None, or a :class:`~.PGDMB` or :class:`~.VNS` prototype: each search's result becomes
+        the start of its live copy, which steps on every batch and gives the weights (HB24
+        §4.4; the module's note). Not combined with ``max_variables``.
 
     Examples
     --------
@@ -82,6 +99,7 @@ class FNB(WindowSearch):
         schedule: str = "paper",
         growth: float = 2.0,
         refresh: float | None = 1.0,
+        refine: PGDMB | None = None,
     ):
         self.batch_size = batch_size
         self.penalty = penalty
@@ -90,7 +108,9 @@ class FNB(WindowSearch):
         self.schedule = schedule
         self.growth = growth
         self.refresh = refresh
+        self.refine = refine
         self._validate_schedule()
+        self._check_refine()
         if not 0.0 < self.exponent <= 1.0:
             raise ValueError(f"exponent must be in (0, 1], got {self.exponent}")
         if self.schedule not in SCHEDULES:
@@ -103,6 +123,7 @@ class FNB(WindowSearch):
     def _unit_test_params(cls):
         yield {"batch_size": 20}
         yield {"batch_size": 20, "max_variables": 2, "schedule": "khiops", "refresh": None}
+        yield {"batch_size": 20, "refine": PGDMB(batch_size=20)}
 
     def _search(self, history: Batch, prior_costs: np.ndarray, active: np.ndarray) -> None:
         search = fractional_search(

@@ -23,7 +23,8 @@ step along mini-batches. Design note (docs/algorithms/weights.md#batch-searches)
 - **Refinement** (``refine``, HB24 §4.4: "FNB or SG.CF as starting points"). With a PGDMB or VNS
   prototype, each hand-over restarts that learner from the search's result (its w* and its
   descent's start), the learner then takes one step per ``learn`` call, and predictions use its
-  w*. ``refine`` and ``max_variables`` cannot be combined (PGDMB and VNS know no budget).
+  w*. ``refine`` and ``max_variables`` cannot be combined (PGDMB and VNS know no budget). The
+  code is :class:`~.refinement.Refinable`'s, shared with FNB.
 - **New and inactive variables.** Variables whose ``Context.active`` is False are 0 in w* and
   in every search. A variable that appears (``resize``) gets 1 in w* while w* is the plain naive
   Bayes, 0 afterwards until a search weighs it.
@@ -36,9 +37,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Batch, Context, VectorWeights
+from .base import Batch, Context
 from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB
+from .refinement import Refinable
 
 __all__ = ["WindowSearch", "drop_gains", "top_variables"]
 
@@ -86,7 +88,7 @@ def top_variables(gains: np.ndarray, support: np.ndarray, count: int) -> np.ndar
     return keep
 
 
-class WindowSearch(VectorWeights):
+class WindowSearch(Refinable):
     """Base of the batch searches on the window (see the module's design note)."""
 
     def __init__(self, batch_size: int = 100, max_variables: int | None = None, refine: PGDMB | None = None):
@@ -96,13 +98,10 @@ class WindowSearch(VectorWeights):
             isinstance(max_variables, bool) or not isinstance(max_variables, (int, np.integer)) or max_variables < 0
         ):
             raise ValueError(f"max_variables must be None or an integer >= 0, got {max_variables!r}")
-        if refine is not None and not isinstance(refine, PGDMB):
-            raise ValueError(f"refine must be None or a PGDMB or VNS learner, got {refine!r}")
-        if refine is not None and max_variables is not None:
-            raise ValueError("refine and max_variables cannot be combined (PGDMB and VNS know no variable budget)")
         self.batch_size = batch_size
         self.max_variables = max_variables
         self.refine = refine
+        self._check_refine()
         self._n_variables = 0
         self._n_classes = 0
         self._ready = False
@@ -131,10 +130,7 @@ class WindowSearch(VectorWeights):
         self._rows_at_search = 0  # rows seen when the last search ran
         self._window_at_search = 0  # rows of the window that search saw
         self._searches = 0
-        self._refiner = None
-        if self.refine is not None:
-            self._refiner = self.refine.clone()
-            self._refiner.reset(n_variables, n_classes, seed)
+        self._reset_refiner(n_variables, n_classes, seed)
         self._ready = True
 
     def resize(self, n_variables: int, n_classes: int) -> None:
@@ -149,8 +145,7 @@ class WindowSearch(VectorWeights):
             self._active = np.concatenate([self._active, np.ones(extra, dtype=bool)])
             self._n_variables = int(n_variables)
         self._n_classes = max(self._n_classes, int(n_classes))
-        if self._refiner is not None:
-            self._refiner.resize(self._n_variables, self._n_classes)
+        self._resize_refiner()
 
     def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
         """Count the batch's rows; run a search on ``history`` when one is due (module doc).
@@ -172,8 +167,7 @@ class WindowSearch(VectorWeights):
             self._rows_at_search = self._rows_seen
             self._window_at_search = len(history)
             self._run(self._padded(history), costs, active)
-        if self._refiner is not None:
-            self._refiner.learn(batch, history, context)
+        self._step_refiner(batch, history, context)
 
     def refit(self, history: Batch, context: Context | None = None) -> bool:
         """Search the window now, out of schedule (the change detector asks before it forgets),
@@ -229,19 +223,9 @@ class WindowSearch(VectorWeights):
         if over_budget or self.criterion(result, window, costs) <= self.criterion(self._best, window, costs):
             self._best = result
             self._incumbent_is_nb = False
-            if self._refiner is not None:
-                self._restart_refiner(result)
+            self._restart_refiner(result)
             return True
         return False
-
-    def _restart_refiner(self, weights: np.ndarray) -> None:
-        """The refiner's w* and its next descent start from ``weights`` (HB24 §4.4)."""
-        refiner = self._refiner
-        start = weights.copy()
-        start[(start > 0) & (start < refiner.zero_threshold)] = 0.0  # PGDMB's sparsification
-        refiner._best = start.copy()
-        refiner._incumbent_is_nb = False
-        refiner._start_descent(start, from_best=True)
 
     def _context(self, context: Context | None) -> tuple[np.ndarray, np.ndarray]:
         k = self._n_variables

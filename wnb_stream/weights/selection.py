@@ -22,6 +22,21 @@ Acceptance. An addition (forward move) must lower the criterion by more than
 ``1e-9·(1 + |CR|)``, so that float noise never adds a variable; a removal (backward move) is
 kept when it does not raise the criterion (ties go to the sparser model). Every accepted move
 therefore leaves the criterion non-increasing, and a pass cannot cycle.
+
+Design note — a binding budget (``max_variables`` = m, FNB). A variable at 0 cannot enter a
+full budget, so in a random order the first m variables that lower the criterion fill it,
+whichever they are. When a forward pass starts with more variables at 0 than free places, FNB's
+pass (:func:`ranked_forward_pass`) therefore lets the selected variables grow first, in the
+random order, then fills the free places best first: every candidate's trial w_k ← δ is
+evaluated at the current weights (the trial the random pass would make), the one that lowers the
+criterion most is tried and kept as usual, and the others are evaluated again before the next
+place is filled. This is greedy forward selection on the criterion: each entrant is the best
+given those already in, so a variable redundant with a selected one loses to a weaker but
+independent one, which a ranking by single-variable gains (computed once, from the empty model)
+would not see. It costs one evaluation of the entrants, O(K·N·J) (vectorised), per place filled,
+and only in passes where the budget binds; when every candidate fits, the pass is the random one,
+move for move, so FNB without a binding budget is unchanged. SNB keeps the random entries: its
+averaging wants the subsets of several random orders.
 """
 
 from __future__ import annotations
@@ -33,8 +48,9 @@ import math
 import numpy as np
 
 from ..modl.costs import universal_code_length
-from .base import Batch, Context, VectorWeights
+from .base import Batch, Context
 from .criterion import _log_normaliser, negative_log_likelihood
+from .refinement import Refinable
 
 __all__ = [
     "Search",
@@ -44,12 +60,15 @@ __all__ = [
     "fractional_search",
     "increments",
     "ms_ffwbw",
+    "ranked_forward_pass",
     "selection_criterion",
     "selection_prior",
 ]
 
 #: Relative margin a forward move must gain (float noise never adds a variable).
 _GAIN = 1e-9
+#: Most floats of the candidate scores that ``Search.trial_values`` holds at once (32 MB).
+_TRIAL_FLOATS = 1 << 22
 #: HB24 §4.4: exponent p of the fractional prior (Khiops' default, "from empirical studies").
 DEFAULT_EXPONENT = 0.95
 SCHEDULES = ("paper", "khiops")
@@ -170,6 +189,29 @@ class Search:
             return False
         return w > 0 or self.max_variables is None or self._selected < self.max_variables
 
+    def trial_values(self, variables: np.ndarray, weight: float) -> np.ndarray:
+        """``(len(variables),)`` criterion after ``w_k ← weight`` for each k alone; nothing is kept.
+
+        The values :meth:`try_move` would compute (to rounding: the weighted sums are matrix
+        products here), for ranking candidates. Vectorised over the variables, in chunks of at most
+        ``_TRIAL_FLOATS`` scores; O(len(variables)·N·J).
+        """
+        variables = np.asarray(variables, dtype=np.intp)
+        values = np.empty(len(variables))
+        n_rows, n_classes = self.scores.shape
+        chunk = max(1, _TRIAL_FLOATS // max(n_rows * n_classes, 1))
+        for start in range(0, len(variables), chunk):
+            part = variables[start : start + chunk]
+            steps = weight - self.weights[part]  # (c,)
+            candidate = self.scores[None] + steps[:, None, None] * self.log_lik[part]  # (c, N, J)
+            observed = candidate[:, self._rows, self.y] - _log_normaliser(candidate)  # (c, N)
+            data_costs = -(observed @ self.sample_weight)  # (c,)
+            for i, k in enumerate(part.tolist()):
+                weighted = self._weighted - self._term(k, self.weights[k]) + self._term(k, weight)
+                values[start + i] = data_costs[i] + self.penalty * _prior(self._total + steps[i], weighted)
+        self.trials += len(variables)
+        return values
+
     def try_move(self, k: int, weight: float, forward: bool) -> bool:
         """Evaluate ``w_k ← weight`` and keep it if it pays (see the module note); O(N·J)."""
         old = self.weights[k]
@@ -211,10 +253,44 @@ def fast_pass(search: Search, order: np.ndarray, delta: float, forward: bool) ->
     return moves
 
 
-def ffwbw_round(search: Search, rng: np.random.Generator, delta: float) -> int:
-    """Random order, fast forward; random order, fast backward (one repetition of HB24 Alg. 1/2)."""
+def ranked_forward_pass(search: Search, order: np.ndarray, delta: float) -> int:
+    """Fast forward pass whose entries fill the budget best first (module note); accepted moves.
+
+    The selected variables below 1 grow by δ in ``order``; then, while the budget has a free
+    place, the variable at 0 whose trial ``w_k ← δ`` gives the lowest criterion (ties: first in
+    ``order``) is tried (:meth:`Search.try_move`, the usual acceptance), and the pass ends at
+    the first refusal. Cost O(K·N·J) per place filled, plus the growth moves' O(K·N·J).
+    """
+    moves = 0
+    for k in order.tolist():
+        if search.weights[k] > 0 and search.can_enter(k):
+            moves += search.try_move(k, min(1.0, search.weights[k] + delta), forward=True)
+    while search.max_variables is None or search.n_selected < search.max_variables:
+        entrants = order[search.weights[order] == 0.0]
+        if not len(entrants):
+            break
+        best = int(entrants[np.argmin(search.trial_values(entrants, min(1.0, delta)))])
+        if not search.try_move(best, min(1.0, delta), forward=True):
+            break
+        moves += 1
+    return moves
+
+
+def ffwbw_round(search: Search, rng: np.random.Generator, delta: float, ranked: bool = False) -> int:
+    """Random order, fast forward; random order, fast backward (one repetition of HB24 Alg. 1/2).
+
+    ``ranked`` (FNB): when the budget binds, more variables at 0 than free places, the forward
+    pass is :func:`ranked_forward_pass` (the same random order drawn, for the growth moves).
+    """
     candidates = np.flatnonzero(search.candidates)
-    moves = fast_pass(search, rng.permutation(candidates), delta, forward=True)
+    order = rng.permutation(candidates)
+    if ranked and search.max_variables is not None:
+        free = search.max_variables - search.n_selected
+        waiting = int(np.count_nonzero(search.weights[candidates] == 0.0))
+        if 0 < free < waiting:
+            moves = ranked_forward_pass(search, order, delta)
+            return moves + fast_pass(search, rng.permutation(candidates), delta, forward=False)
+    moves = fast_pass(search, order, delta, forward=True)
     return moves + fast_pass(search, rng.permutation(candidates), delta, forward=False)
 
 
@@ -255,12 +331,14 @@ def fractional_search(
     At each δ of :func:`increments`, repetitions of (forward, backward) passes in fresh random
     orders; the repetitions stop early once one accepts no move (the point is then a local
     optimum for that δ and further orders cannot move it). The criterion never increases, so the
-    final point is the best one visited. Cost O(K·N·J·log(K·N)).
+    final point is the best one visited. With ``max_variables``, a forward pass in which the
+    budget binds fills it best first (:func:`ranked_forward_pass`, the module's note). Cost
+    O(K·N·J·log(K·N)), plus O(K·N·J) per place a binding budget fills.
     """
     search = Search(data, prior_costs, candidates, penalty, exponent, max_variables)
     for delta, repeats in increments(search.n_rows, int(search.candidates.sum()), schedule):
         for _ in range(repeats):
-            if ffwbw_round(search, rng, delta) == 0:
+            if ffwbw_round(search, rng, delta, ranked=True) == 0:
                 break
     return search
 
@@ -354,7 +432,7 @@ def _integer_at_least(name: str, value, low: int) -> None:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
-class WindowSearch(VectorWeights):
+class WindowSearch(Refinable):
     """A batch search on the history window, rerun as the stream grows (base of FNB and SNB).
 
     Schedule. ``learn`` counts the rows that arrive; a search runs on the whole window inside the
@@ -371,6 +449,9 @@ class WindowSearch(VectorWeights):
     Variables whose ``Context.active`` is False never enter a search and are pinned at 0. A
     variable that appears (``resize``) gets weight 1 before the first search, 0 after (no
     search has selected it yet). All randomness comes from the seed given to ``reset``.
+
+    Refinement (FNB's ``refine``; :mod:`~.refinement`): every search's result restarts the PGDMB
+    or VNS refiner, which steps on every batch and gives the predictions' weights.
     """
 
     #: Rows seen before the first search (as VNS's first replay session).
@@ -399,6 +480,7 @@ class WindowSearch(VectorWeights):
         self._searched_at = 0  # rows seen at the last search
         self._searches = 0
         self._value: float | None = None  # criterion of the last search's result on its window
+        self._reset_refiner(n_variables, n_classes, seed)
         self._ready = True
 
     def resize(self, n_variables: int, n_classes: int) -> None:
@@ -413,11 +495,12 @@ class WindowSearch(VectorWeights):
             self._grow(extra)
             self._n_variables = int(n_variables)
         self._n_classes = max(self._n_classes, int(n_classes))
+        self._resize_refiner()
 
     def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
-        """Count the batch's rows; search the window when the schedule says so.
+        """Count the batch's rows; search the window when the schedule says so; the refiner's step.
 
-        O(K) without a search, O(K·N·J·log(K·N)) with one.
+        O(K) without a search (plus the refiner's step), O(K·N·J·log(K·N)) with one.
         """
         n_variables, n_classes = batch.log_lik.shape[1], batch.log_lik.shape[2]
         if not self._ready:
@@ -429,11 +512,12 @@ class WindowSearch(VectorWeights):
         self._weights[~active] = 0.0
         self._rows_seen += len(batch)
         history = batch if history is None else history
-        if not self._due(len(history)) or not float(np.sum(history.sample_weight)) > 0:
-            return
-        self._searched_at = self._rows_seen
-        self._searches += 1
-        self._search(self._padded(history), prior_costs, active)
+        if self._due(len(history)) and float(np.sum(history.sample_weight)) > 0:
+            self._searched_at = self._rows_seen
+            self._searches += 1
+            self._search(self._padded(history), prior_costs, active)
+            self._restart_refiner(self._weights)
+        self._step_refiner(batch, history, context)
 
     def refit(self, history: Batch, context: Context | None = None) -> bool:
         """Search the window now, out of schedule (the change detector asks before it forgets);
@@ -449,12 +533,18 @@ class WindowSearch(VectorWeights):
         self._searched_at = self._rows_seen
         self._searches += 1
         self._search(self._padded(history), prior_costs, active)
+        self._restart_refiner(self._weights)
         return True
 
     @property
     def weights(self) -> np.ndarray:
-        """``(K,)`` weights of the last search (ones before the first)."""
-        return self._weights.copy() if self._ready else np.zeros(0)
+        """``(K,)`` weights of the last search (ones before the first); the refiner's when
+        ``refine`` is set."""
+        if not self._ready:
+            return np.zeros(0)
+        if self._refiner is not None:
+            return self._refiner.weights
+        return self._weights.copy()
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -499,6 +589,8 @@ class WindowSearch(VectorWeights):
     def _prediction_weights(self, n_variables: int) -> np.ndarray:
         if not self._ready:
             return np.ones(n_variables)
+        if self._refiner is not None:
+            return self._refiner._prediction_weights(n_variables)
         if n_variables <= self._n_variables:
             return self._weights[:n_variables]
         return np.concatenate([self._weights, np.full(n_variables - self._n_variables, self._new_weight)])
@@ -518,3 +610,6 @@ class WindowSearch(VectorWeights):
         assert (self._searches == 0) == (self._value is None)
         if self._searches and self.max_variables is not None:
             assert np.count_nonzero(self._weights) <= self.max_variables
+        assert (self._refiner is None) == (self.refine is None)
+        if self._refiner is not None:
+            self._refiner._check()
