@@ -127,6 +127,28 @@ def test_a_version_2_model_reads_with_absent_features_missing():
     assert io.files.MIGRATIONS[2](nested)["state"]["model"]["params"] == {"seed": 1, "absent": None}
 
 
+@pytest.mark.parametrize("reset", [False, True])
+def test_a_version_2_fnb_reads_without_a_refine_learner(reset):
+    """Version 3 added FNB's ``refine`` and its search state's ``refiner``: a version-2 FNB
+    record (as saved before or after ``reset``) reads with both null."""
+    from wnb_stream.weights import FNB
+
+    fnb = FNB()
+    if reset:
+        fnb.reset(3, 2, seed=1)
+    document = json.loads(io.dumps(fnb, compress=False))
+    assert document["payload"]["params"].pop("refine") is None
+    if reset:
+        assert document["payload"]["state"]["run"].pop("refiner") is None
+    else:
+        assert document["payload"]["state"]["run"] is None
+    document["version"] = 2
+    canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    document["checksum"] = "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    loaded = io.loads(json.dumps(document).encode())
+    assert loaded.refine is None and io.dumps(loaded) == io.dumps(fnb)
+
+
 @pytest.mark.parametrize(
     "data, match",
     [

@@ -78,15 +78,22 @@ FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
 VERSION = 3
 
-#: Parameters added in version 3, by record type, with the value that keeps a version-2 record's
-#: meaning: ``absent`` (``WeightedNaiveBayes``, ``Predictor``; null: an absent feature is missing).
-_ADDED_IN_3 = {"WeightedNaiveBayes": {"absent": None}, "Predictor": {"absent": None}}
+#: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
+#: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
+#: (``WeightedNaiveBayes``, ``Predictor``; null: an absent feature is missing); FNB's ``refine``
+#: (null: none) and its search state's ``refiner`` (null: no refine learner).
+_ADDED_IN_3 = {
+    "WeightedNaiveBayes": [("params", "absent", None)],
+    "Predictor": [("params", "absent", None)],
+    "FNB": [("params", "refine", None), ("state.run", "refiner", None)],
+}
 
 
-def _added_params(added: dict) -> Callable[[Any], Any]:
-    """A migration giving every record of the types in ``added`` its new parameters' values
-    (records nest: a model holds its learner, a checkpoint its model). Iterative: a payload
-    nested deeper than Python's recursion limit is refused by the schema, not here."""
+def _added_fields(added: dict) -> Callable[[Any], Any]:
+    """A migration giving every record of the types in ``added`` its new fields' values (records
+    nest: a model holds its learner, a checkpoint its model; a part that is null, as the search
+    state before ``reset``, gets nothing). Iterative: a payload nested deeper than Python's
+    recursion limit is refused by the schema, not here."""
 
     def migrate(payload: Any) -> Any:
         stack = [payload]  # the payload was just parsed: it is changed in place
@@ -95,10 +102,12 @@ def _added_params(added: dict) -> Callable[[Any], Any]:
             if isinstance(node, list):
                 stack.extend(node)
             elif isinstance(node, dict):
-                params = node.get("params")
-                if isinstance(params, dict) and node.get("type") in added:
-                    for name, value in added[node["type"]].items():
-                        params.setdefault(name, value)
+                for part, name, value in added.get(node.get("type"), ()) if isinstance(node.get("type"), str) else ():
+                    target = node
+                    for key in part.split("."):
+                        target = target.get(key) if isinstance(target, dict) else None
+                    if isinstance(target, dict):
+                        target.setdefault(name, value)
                 stack.extend(node.values())
         return payload
 
@@ -106,7 +115,7 @@ def _added_params(added: dict) -> Callable[[Any], Any]:
 
 
 #: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
-MIGRATIONS: dict[int, Callable[[Any], Any]] = {2: _added_params(_ADDED_IN_3)}
+MIGRATIONS: dict[int, Callable[[Any], Any]] = {2: _added_fields(_ADDED_IN_3)}
 #: Largest uncompressed document read (bytes): a bound on what a forged gzip stream can inflate to.
 MAX_SIZE = 1 << 31
 
