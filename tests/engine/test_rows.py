@@ -340,6 +340,28 @@ def test_the_plan_reads_a_dict_as_the_general_path_does(data):
     assert pickle.dumps(registry) == before
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_dict_of_plain_numbers_is_read_in_bulk_as_the_general_path_reads_it(data):
+    """``_numeric_plan``: a dict of Python ints and floats in known numeric variables (a sparse
+    row: its keys change every time) is read without a check per entry, as ``_each`` reads it,
+    with or without a default value of absent features."""
+    draw = data.draw
+    kinds = {name: draw(st.sampled_from([NUMERIC, NUMERIC, NUMERIC, CATEGORICAL, None]), label=f"kind {name!r}") for name in NAMES}
+    registry = make_registry({name: kind for name, kind in kinds.items() if kind})
+    default = draw(st.sampled_from([None, 0.0, 1.0, -2.0]), label="default")
+    keys = draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=5), label="keys")
+    x = {key: value_of(draw, draw(st.sampled_from(["float", "float", "int", "int", "bool", "np.float64"]))) for key in keys}
+    if default is not None and keys and draw(st.booleans()):
+        x[keys[0]] = draw(st.sampled_from([default, int(default)]))  # an entry holding the default value
+    bulk = RowParser(registry, "raise", default)._numeric_plan(x) is not None
+    event(f"read in bulk: {bulk}")
+    plain = all(kinds[k] == NUMERIC and type(v) in (int, float) for k, v in x.items())
+    assert bulk == plain
+    general = outcome(lambda x: RowParser(registry, "raise", default)._each(x)[0], x, registry)
+    assert outcome(RowParser(registry, "raise", default).row, x, registry) == general
+
+
 def test_a_plain_dict_is_read_by_its_plan(monkeypatch):
     registry = make_registry({"a": NUMERIC, "b": CATEGORICAL, "c": NUMERIC})
     parser = RowParser(registry)

@@ -70,6 +70,7 @@ class Lookup:
         self.default = default
         self.defaults = None  # (K, J) ℓ_kj(default), with a default value
         self.shift = None  # (K, J) defaults × coef
+        self.constant = None  # (J,) Σ shift over the binned variables
         self.intercept = np.zeros(0)
         self.stale = True  # level 2 changed since ``compile``
         self.changed: set | None = None  # variables changed since then (None: unknown, compile all)
@@ -272,16 +273,14 @@ class Lookup:
             if self.defaults is not None:
                 self.shift = self.defaults * self.coef
                 self.weighted[:-1] -= self.shift[self.row_variable]
+                folded = np.ones(len(self.shift), dtype=bool)
+                folded[self.density] = False  # the density-scored variables' terms are added per row
+                self.constant = self.shift[folded].sum(axis=0)
             self.stale_coef = False
             self.stale_prior = True
         if self.stale_prior:
             self.bias = log_prior() + self.learner_bias
-            if self.defaults is None:
-                self.intercept = self.bias
-            else:  # the binned variables' default terms (the density-scored ones are added per row)
-                folded = np.ones(len(self.shift), dtype=bool)
-                folded[self.density] = False
-                self.intercept = self.bias + self.shift[folded].sum(axis=0)
+            self.intercept = self.bias if self.defaults is None else self.bias + self.constant
             self.stale_prior = False
 
     # ------------------------------------------------------------------ locating

@@ -254,10 +254,39 @@ class RowParser:
                     return plan.row(values)
                 except OverflowError:  # an int beyond the float range: the general path names it
                     pass
+        plan = self._numeric_plan(x)
+        if plan is not None:
+            try:
+                row = plan.row(tuple(x.values()))
+                self.plan = plan
+                return row
+            except OverflowError:  # an int beyond the float range: the general path names it
+                pass
         row, plain = self._each(x, learn)
         if plain:
             self.plan = self._make_plan(x)
         return row
+
+    def _numeric_plan(self, x: dict) -> Plan | None:
+        """The plan of a dict of plain numbers (Python ints and floats) in known numeric variables,
+        made without reading its values one by one (None for any other dict).
+
+        A sparse stream hands dicts whose keys change from row to row, so the plan of the last
+        shape rarely serves the next row; this reads such a row in a few NumPy calls instead of
+        a check per entry, with the same result as ``_each`` (tested).
+        """
+        index, variables = self.registry.index, self.registry.variables
+        ks = [index.get(name) for name in x]
+        if None in ks:
+            return None
+        types = tuple(map(type, x.values()))
+        if not all(kind is float or kind is int for kind in types):
+            return None
+        if not all(variables[k].kind == "numeric" for k in ks):
+            return None
+        ks = np.array(ks, dtype=np.intp)
+        order = np.argsort(ks)
+        return Plan(tuple(x), types, ks[order], order.astype(np.intp), [], [], self.default)
 
     def _each(self, x: dict, learn: bool = False) -> tuple[Row, bool]:
         """Validate ``x`` feature by feature: its ``Row``, and whether a plan can read it."""
