@@ -75,6 +75,11 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         the same as an absent one, the summaries learn the other values only and level 2 adds the
         value's mass from the class counts, and a row costs in proportion to its other entries
         when it is scored. Categorical features absent from a row stay missing.
+    memory_budget
+        None (default), or a number of bytes that ``memory_usage()`` should not exceed: every 256
+        rows the history window is cut to the most recent rows that fit (it never grows back,
+        and keeps at least 32 rows). The window is what grows with the number of variables; the
+        summaries are bounded by their own parameters (``docs/algorithms/prediction.md#memory-budget``).
 
     Notes
     -----
@@ -122,6 +127,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         half_life: float | None = None,
         seed: int | None = None,
         absent: float | None = None,
+        memory_budget: int | None = None,
     ):
         self.numeric = numeric
         self.categorical = categorical
@@ -135,6 +141,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self.half_life = half_life
         self.seed = seed
         self.absent = absent
+        self.memory_budget = memory_budget
         self._check_params()
         self._engine = self._new_engine()
 
@@ -173,6 +180,10 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             or not math.isfinite(float(self.absent))
         ):
             raise ValueError(f"absent must be None (missing) or a finite number, got {self.absent!r}")
+        if self.memory_budget is not None and (
+            isinstance(self.memory_budget, bool | np.bool_) or not isinstance(self.memory_budget, numbers.Integral) or self.memory_budget < 1
+        ):
+            raise ValueError(f"memory_budget must be None or a number of bytes >= 1, got {self.memory_budget!r}")
 
     def _new_engine(self) -> Engine:
         from . import summaries, weights
@@ -185,7 +196,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         half_life = None if self.half_life is None else float(self.half_life)
         return Engine(numeric, categorical, optimizer, self.history_size, self.batch_size, self.rebuild_growth,
                       self.rebuild_every_rows, self.on_type_change, drift_delta, half_life, self.seed,
-                      None if self.absent is None else float(self.absent))  # fmt: skip
+                      None if self.absent is None else float(self.absent),
+                      None if self.memory_budget is None else int(self.memory_budget))  # fmt: skip
 
     @property
     def rebuild_every_rows(self) -> int:
@@ -433,8 +445,9 @@ def _model_state(model: WeightedNaiveBayes) -> dict:
 def _model_check(fields: io.Fields) -> None:
     p, s = fields.params, fields.state
     classes, registry, history, schedule = s["classes"], s["registry"], s["history"], s["schedule"]
-    if history.capacity != p["history_size"]:
-        fields.fail("history", f"holds {history.capacity} rows, history_size is {p['history_size']}")
+    if history.capacity != p["history_size"] and (p["memory_budget"] is None or history.capacity > p["history_size"]):
+        budget = "" if p["memory_budget"] is None else " (a memory budget only shrinks it)"
+        fields.fail("history", f"holds {history.capacity} rows, history_size is {p['history_size']}{budget}")
     every = _largest_gap(p["rebuild_every"], p["half_life"])
     if (schedule.growth, schedule.every) != (p["rebuild_growth"], every):
         fields.fail("schedule", "its growth and every differ from rebuild_growth and rebuild_every")
@@ -473,6 +486,7 @@ io.register(
             "half_life": io.Optional(io.Float(low=256.0), doc="rows in which an example's weight halves (null: no fading)"),
             "seed": io.Optional(io.Int(), doc="seed of every random choice"),
             "absent": io.Optional(io.Float(), doc="the value of an absent numeric feature (null: missing)"),
+            "memory_budget": io.Optional(io.Int(low=1), doc="bytes memory_usage() is kept within (null: no budget)"),
         },
         state={
             "classes": io.Record("Classes", doc="labels, prior counts, rebuild thresholds"),

@@ -196,6 +196,23 @@ class History:
         self.size = m
         self.cursor = m % self.capacity
 
+    def shrink(self, capacity: int) -> None:
+        """Keep the ``capacity`` most recent rows in a ring of that many rows (a memory budget);
+        the arrays are reallocated, so the memory of the dropped rows is freed. ``stored`` (the
+        clock) does not change. Cost O(capacity · columns)."""
+        capacity = max(1, int(capacity))
+        if capacity >= self.capacity:
+            return
+        m = min(self.size, capacity)
+        rows = self.recent(m)  # oldest first: they go to the front of the new ring
+        for name in self._ROWS:
+            array = getattr(self, name)
+            kept = np.full((capacity, *array.shape[1:]), self._FILL.get(name, 0), dtype=array.dtype)
+            kept[:m] = array[rows]
+            setattr(self, name, kept)
+        self.capacity, self.size = capacity, m
+        self.cursor = m % capacity
+
     def order(self) -> np.ndarray:
         """Row indices from the oldest to the most recent, ``(size,)``."""
         start = (self.cursor - self.size) % self.capacity

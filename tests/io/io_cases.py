@@ -270,6 +270,8 @@ def model_cases() -> list:
         ("model-graphical-gaussian", lambda: trained_model(model_rows(500, 43), numeric=Gaussian(), optimizer=Graphical())),
         ("model-uniform-many", lambda: trained_model(model_rows(500, 44), one_by_one=False, optimizer=Uniform())),
         ("model-sketch", lambda: trained_model(model_rows(400, 45), categorical=Categorical(max_values=3, top_k=2, epsilon=0.05))),
+        ("model-absent-zero", lambda: trained_model([({k: round(v) for k, v in x.items() if isinstance(v, float)} | {"colour": x["colour"]}, y) for x, y in model_rows(500, 46)], absent=0.0)),
+        ("model-memory-budget", lambda: trained_model(model_rows(800, 47), memory_budget=60_000)),
     ]
 
 

@@ -118,13 +118,14 @@ def test_a_version_2_model_reads_with_absent_features_missing():
     for obj in (model, model.predictor()):
         document = json.loads(io.dumps(obj, compress=False))
         assert document["payload"]["params"].pop("absent") is None
+        document["payload"]["params"].pop("memory_budget", None)
         document["version"] = 2
         canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         document["checksum"] = "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
         loaded = io.loads(json.dumps(document).encode())
         assert loaded.absent is None and loaded.predict_proba_one({"a": 1.5}) == obj.predict_proba_one({"a": 1.5})
     nested = {"type": "Checkpoint", "params": {}, "state": {"model": {"type": "WeightedNaiveBayes", "params": {"seed": 1}, "state": {}}}}
-    assert io.files.MIGRATIONS[2](nested)["state"]["model"]["params"] == {"seed": 1, "absent": None}
+    assert io.files.MIGRATIONS[2](nested)["state"]["model"]["params"] == {"seed": 1, "absent": None, "memory_budget": None}
 
 
 @pytest.mark.parametrize("reset", [False, True])

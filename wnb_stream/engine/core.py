@@ -36,6 +36,9 @@ __all__ = ["Engine"]
 #: Weighted rows a refit needs before the rise (``Engine._refit``): as a learner's first search.
 FIRST_REFIT = 32
 
+#: Fewest rows a memory budget leaves in the history window (``Engine.keep_budget``).
+MIN_WINDOW = 32
+
 #: Cells (rows × variables × classes) of the temporaries of one re-encoding piece.
 REENCODE_CELLS = 1 << 20
 
@@ -63,19 +66,25 @@ class Engine:
         numeric feature holds that value (``docs/algorithms/summaries.md#absent-features``); the
         summaries never see it, level 2 adds its mass from the class counts, and rows are scored
         and encoded in proportion to their other entries.
+    memory_budget
+        None, or bytes: at every check point (``drift.EVERY`` rows) the history window is cut to
+        the most recent rows that keep ``memory_usage()`` within it (never below ``MIN_WINDOW``
+        rows; ``docs/algorithms/prediction.md#memory-budget``).
     collect
         Level 1 only (the delta of a training round, ``docs/algorithms/merge.md#rounds``): rows
         are counted, summarised and stored raw in the history; nothing is rebuilt, encoded,
         checked for a change or learned at level 3. ``merge.absorbed`` takes such engines.
     """
 
-    absent = None  # (a class default: engines pickled before absent values existed)
+    absent = None  # (class defaults: engines pickled before these parameters existed)
+    memory_budget = None
 
     def __init__(self, numeric, categorical, optimizer, history_size, batch_size, rebuild_growth, rebuild_every,
-                 on_type_change, drift_delta=None, half_life=None, seed=None, absent=None, collect=False):  # fmt: skip
+                 on_type_change, drift_delta=None, half_life=None, seed=None, absent=None, memory_budget=None,
+                 collect=False):  # fmt: skip
         # the arguments of an empty engine like this one (``blank``)
         self.arguments = (numeric, categorical, optimizer.clone(), history_size, batch_size, rebuild_growth, rebuild_every,
-                          on_type_change, drift_delta, half_life, seed, absent)  # fmt: skip
+                          on_type_change, drift_delta, half_life, seed, absent, memory_budget)  # fmt: skip
         self.numeric_prototype = numeric
         self.categorical_prototype = categorical
         self.optimizer = optimizer
@@ -83,6 +92,7 @@ class Engine:
         self.classes = Classes()
         self.registry = Registry()
         self.absent = absent
+        self.memory_budget = memory_budget
         self.parser = RowParser(self.registry, on_type_change, absent)
         self.collect = collect
         self.history = History(history_size, encoded=not collect)
@@ -344,11 +354,38 @@ class Engine:
 
     # ------------------------------------------------------------------ change detection, forgetting
     def _check_point(self) -> None:
-        """Every ``EVERY`` rows: fade the past (``half_life``), then watch for a change."""
+        """Every ``EVERY`` rows: fade the past (``half_life``), watch for a change, then keep the
+        memory budget."""
         if self.fading is not None:
             self.fade(self.fading)
         if self.monitor is not None:
             self._watch()
+        if self.memory_budget is not None:
+            self.keep_budget(self.memory_budget)
+
+    def keep_budget(self, budget: int) -> None:
+        """Cut the history window to the most recent rows that bring ``memory_usage()`` within
+        ``budget`` bytes (at least ``MIN_WINDOW`` rows; it never grows back).
+
+        The window is what grows with the number of variables (rows × variables × classes); the
+        summaries are bounded by their own parameters and the lookups by level 2, so they are
+        not touched, and a budget below them plus ``MIN_WINDOW`` rows is not reached. The
+        numeric summaries take the rows that go first (as before the ring overwrites a row).
+        """
+        h, registry = self.history, self.registry
+        while True:
+            total = self.memory_usage()
+            if total <= budget or h.capacity <= MIN_WINDOW:
+                return
+            window = h.memory_usage()
+            rows = int((budget - (total - window)) // (window / h.capacity))
+            rows = max(MIN_WINDOW, min(rows, h.capacity - 1))
+            dropped = h.stored - min(h.size, rows)  # rows stored before this one leave the window
+            if dropped <= registry.synced_min:
+                break
+            # the summaries take those rows first; they grow, so measure again
+            registry.feed(np.flatnonzero(registry.synced < dropped), h, self.classes)
+        h.shrink(rows)
 
     def fade(self, factor: float) -> None:
         """Multiply the weight of everything learned so far by ``factor`` (0 < factor ≤ 1).
@@ -518,7 +555,7 @@ class Engine:
         t = 0
         while t < n:
             end = self.schedule.chunk_end(t, n, positions, columns, self.registry, self.classes, self.target_batch)
-            if self.monitor is not None or self.fading is not None:  # a check point ends a chunk
+            if self.monitor is not None or self.fading is not None or self.memory_budget is not None:  # a check point ends a chunk
                 end = min(end, t + EVERY - 1 - self.n_seen % EVERY)
             self._learn_chunk(frame, columns, labels, codes, uniques, sample_weight, t, end + 1)
             t = end + 1

@@ -80,10 +80,11 @@ VERSION = 3
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
-#: (``WeightedNaiveBayes``, ``Predictor``; null: an absent feature is missing); FNB's ``refine``
+#: (``WeightedNaiveBayes``, ``Predictor``; null: an absent feature is missing), the model's
+#: ``memory_budget`` (null: none); FNB's ``refine``
 #: (null: none) and its search state's ``refiner`` (null: no refine learner).
 _ADDED_IN_3 = {
-    "WeightedNaiveBayes": [("params", "absent", None)],
+    "WeightedNaiveBayes": [("params", "absent", None), ("params", "memory_budget", None)],
     "Predictor": [("params", "absent", None)],
     "FNB": [("params", "refine", None), ("state.run", "refiner", None)],
 }
