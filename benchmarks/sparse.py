@@ -7,7 +7,8 @@ whose rates follow a Zipf law (a few frequent words, a long tail). Two classes, 
 Models, prequential (``predict_proba_one`` then ``learn_one`` on the same dict), taking turns
 ``--turn`` rows at a time so that a load spike hits them alike:
 
-- ``wnb0``: ``WeightedNaiveBayes(absent=0)`` (GK summaries, VNS weights), the sparse switch;
+- ``wnb0``: ``WeightedNaiveBayes(absent=0)`` (GK summaries, VNS weights), the sparse switch
+  (with ``--memory-budget``, its ``memory_budget``);
 - ``wnb``: ``WeightedNaiveBayes()`` on the same dicts, absent = missing (today's default);
 - ``mnb``, ``bnb``: River's ``MultinomialNB`` and ``BernoulliNB``, the peers on such dicts.
 
@@ -57,6 +58,7 @@ def main() -> None:
     parser.add_argument("--nnz", type=int, default=100, help="non-zero entries per row, about")
     parser.add_argument("--informative", type=int, default=20)
     parser.add_argument("--history-size", type=int, default=5000)
+    parser.add_argument("--memory-budget", type=int, default=None, help="bytes (memory_budget of wnb0; none by default)")
     parser.add_argument("--models", default="wnb0,wnb,mnb,bnb")
     parser.add_argument("--turn", type=int, default=500)
     parser.add_argument("--seed", type=int, default=42)
@@ -68,7 +70,7 @@ def main() -> None:
     from wnb_stream import WeightedNaiveBayes
 
     makers = {
-        "wnb0": lambda: WeightedNaiveBayes(absent=0, history_size=args.history_size, seed=args.seed),
+        "wnb0": lambda: WeightedNaiveBayes(absent=0, history_size=args.history_size, memory_budget=args.memory_budget, seed=args.seed),
         "wnb": lambda: WeightedNaiveBayes(history_size=args.history_size, seed=args.seed),
         "mnb": naive_bayes.MultinomialNB,
         "bnb": naive_bayes.BernoulliNB,
@@ -105,7 +107,8 @@ def main() -> None:
         out.append({
             "model": name, "K": args.K, "n": args.n, "nnz": round(nnz, 1), "informative": args.informative,
             "accuracy": hits[name] / args.n, "log_loss": loss[name] / args.n,
-            "examples_per_s": args.n / seconds[name], "time_vs_mnb": seconds[name] / seconds["mnb"] if "mnb" in seconds else "",
+            "examples_per_s": args.n / seconds[name], "memory_budget": args.memory_budget if name == "wnb0" else "",
+            "window_rows": model._engine.history.capacity if name.startswith("wnb") else "", "time_vs_mnb": seconds[name] / seconds["mnb"] if "mnb" in seconds else "",
             "weighted_variables": used, "informative_weighted": found,
             "memory_usage_mib": model.memory_usage() / 2**20 if hasattr(model, "memory_usage") else "",
             "peak_rss_mib": peak,
@@ -118,7 +121,7 @@ def main() -> None:
                      f"{r['time_vs_mnb']:.2f}" if r["time_vs_mnb"] != "" else "", r["weighted_variables"], r["informative_weighted"],
                      f"{r['memory_usage_mib']:.1f}" if r["memory_usage_mib"] != "" else ""] for r in out],
                    ["model", "accuracy", "log loss", "examples/s", "time ÷ mnb", "weighted variables", "of them informative", "memory_usage() MiB"]))  # fmt: skip
-    print(f"peak RSS of the process: {peak:.0f} MiB")
+    print(f"peak RSS of the process: {peak:.0f} MiB; windows: {[r['window_rows'] for r in out]}")
 
 
 if __name__ == "__main__":
