@@ -32,7 +32,9 @@ def _grow(array: np.ndarray, axis: int, size: int, fill) -> np.ndarray:
     new_size = max(size, 2 * array.shape[axis], 4)
     shape = list(array.shape)
     shape[axis] = new_size
-    out = np.full(shape, fill, dtype=array.dtype)
+    # zeros come from the allocator's zeroed pages, touched only where written (the encoded block
+    # of a wide stream is gigabytes); other fills are written out
+    out = np.zeros(shape, dtype=array.dtype) if fill is not None and not fill else np.full(shape, fill, dtype=array.dtype)
     index = [slice(None)] * array.ndim
     index[axis] = slice(0, array.shape[axis])
     out[tuple(index)] = array
