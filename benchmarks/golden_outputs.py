@@ -1,6 +1,6 @@
 """Golden outputs: every prediction and weight of a fixed set of runs, to compare two checkouts.
 
-A performance change must not change what the model computes. This script runs 4 streams × 12
+A performance change must not change what the model computes. This script runs 4 streams × 13
 configurations on both paths (per instance, and mini-batches of 500 rows) with the checkout at
 ``--root`` and saves every ``predict_proba`` row and the final weights to an ``.npz`` file;
 ``--compare A B`` reports the arrays that are not equal bit for bit.
@@ -10,7 +10,8 @@ and an Agrawal stream made messy (two categorical variables, 5 % missing values,
 from 2 % of the rows; per instance only). Configurations: ``Uniform``, the default ``VNS``,
 ``PGDMB``, ``Graphical``, ``VNS`` on ``CPiD`` summaries, ``Uniform`` on ``Gaussian`` summaries, the
 batch searches ``FNB``, ``SNB``, ``SGCF``, ``Direct`` and ``FNB(refine=VNS())``, and the default
-model with ``absent=0`` (the 100-variable stream runs the first two). A configuration the
+model with ``absent=0`` and with a memory budget that cuts its window (the 100-variable stream
+runs the first two). A configuration the
 checkout cannot build (a learner or parameter it does not have yet) is skipped, and
 ``--compare`` compares the arrays of its first file, listing those only the second one has.
 
@@ -77,6 +78,7 @@ def run(root: pathlib.Path, output: str) -> None:
         "direct": lambda: {"optimizer": weights.Direct()},
         "fnb_vns": lambda: {"optimizer": weights.FNB(refine=weights.VNS())},
         "absent0": lambda: {"absent": 0.0},
+        "budget": lambda: {"memory_budget": 400_000},
     }
     result = {}
     for stream, make_stream in streams.items():
