@@ -369,7 +369,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         return {**self._get_params(), **{name: (type(p), p._get_params()) for name, p in used.items()}}
 
     def debug_one(self, x: dict) -> str:
-        """Each feature's weighted log-likelihood contribution per class, as a text table."""
+        """Each feature's weighted log-likelihood contribution per class, as a text table (with
+        ``absent``, one more line sums the terms of the numeric features absent from ``x``)."""
         engine = self._engine
         if not len(engine.classes):
             return "no class seen yet"
@@ -380,13 +381,21 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         values = dict(numeric + row.categorical)  # variable → value, shown in the dict's order
         index = engine.registry.index
         shown = [(name, index[name]) for name in x if index.get(name) in values]
-        width = max([len("prior + bias")] + [len(str(name)) for name, _ in shown]) + 2
+        absent = None  # with a default value: the numeric variables absent from the row, and their terms
+        if engine.lookup.shift is not None:
+            held = set(row.numeric.tolist())
+            ks = [k for k, v in enumerate(engine.registry.variables) if v.kind == "numeric" and k not in held]
+            absent = (f"{len(ks)} absent (= {engine.absent:g})", engine.lookup.shift[ks].sum(axis=0))
+        labels = ["prior + bias"] + [str(name) for name, _ in shown] + ([absent[0]] if absent else [])
+        width = max(len(label) for label in labels) + 2
         lines = [" " * width + " ".join(f"{c:>12}" for c in classes)]
         lines.append(f"{'prior + bias':<{width}}" + " ".join(f"{v:12.4f}" for v in engine.lookup.bias))
         for name, k in shown:
             contribution = engine.contribution(k, values[k])
             if contribution is not None:
                 lines.append(f"{name!s:<{width}}" + " ".join(f"{v:12.4f}" for v in contribution))
+        if absent:
+            lines.append(f"{absent[0]:<{width}}" + " ".join(f"{v:12.4f}" for v in absent[1]))
         p = serving.softmax(engine.scores_one(row))
         lines.append(f"{'probability':<{width}}" + " ".join(f"{v:12.4f}" for v in p))
         return "\n".join(lines)

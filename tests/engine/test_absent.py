@@ -202,3 +202,20 @@ def test_absent_features_as_missing_cannot_learn_what_presence_tells():
                 hits[absent] += m.predict_one(x) == y
             m.learn_one(x, y)
     assert hits[0.0] / 1800 > 0.7 > hits[None] / 1800 + 0.05
+
+
+def test_debug_one_shows_the_absent_features_terms_and_its_lines_add_up():
+    rng = np.random.default_rng(6)
+    model = WeightedNaiveBayes(absent=0.0, seed=1)
+    for _ in range(300):
+        y = int(rng.integers(0, 2))
+        model.learn_one({f"w{k}": 1.0 for k in range(6) if rng.random() < (0.6 if k < 2 and y else 0.15)}, y)
+    x = {"w0": 1.0, "w4": 1.0}
+    text = model.debug_one(x)
+    assert "4 absent (= 0)" in text
+    lines = text.splitlines()
+    terms = np.array([[float(v) for v in line.split()[-2:]] for line in lines[1:-1]])
+    probability = np.array([float(v) for v in lines[-1].split()[-2:]])
+    scores = terms.sum(axis=0)
+    np.testing.assert_allclose(np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum(), probability, atol=2e-4)
+    assert [float(v) for v in lines[-1].split()[-2:]] == [round(p, 4) for p in model.predict_proba_one(x).values()]
