@@ -11,6 +11,7 @@ import datetime
 import math
 import os
 import pathlib
+import shlex
 import platform
 import subprocess
 import sys
@@ -80,6 +81,14 @@ class ResultFile:
             writer.writeheader()
             for r in self.rows:
                 writer.writerow({**{c: _cell(r.get(c)) for c in columns}, **self.meta})
+
+
+def write_report(results: ResultFile, meta: dict, script: str, argv, report: str) -> None:
+    """The Markdown report beside ``results``' CSV: provenance, the command that made it, ``report``.
+
+    ``argv`` is the script's arguments (None: those of this process)."""
+    command = shlex.join(["python", f"benchmarks/{script}", *(sys.argv[1:] if argv is None else argv)])
+    results.path.with_suffix(".md").write_text(f"Commit {meta['commit']}, {meta['date']}, {meta['machine']}; command: `{command}`\n\n{report}\n")
 
 
 def _cell(value):

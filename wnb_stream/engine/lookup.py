@@ -115,7 +115,7 @@ class Lookup:
             and self.table.shape[1] == J
             and K >= len(self.offsets)
             and len(self.size) == len(self.offsets)
-            and 2 * (self.garbage + sum(int(self.size[k]) for k in changed if k < len(self.size))) <= max(self.used, 64)
+            and 2 * (self.garbage + int(self.size[[k for k in changed if k < len(self.size)]].sum())) <= max(self.used, 64)
         )
         if incremental:
             self._update(variables, J, sorted(changed))

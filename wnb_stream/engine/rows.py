@@ -178,7 +178,6 @@ class Frame:
     numeric: np.ndarray
     numeric_first: np.ndarray
     categorical: list
-    default: float | None = None
 
     def columns(self):
         """(name, kind, first row) of every column."""
@@ -386,7 +385,7 @@ class RowParser:
             for name, _, start in itertools.chain(zip(names, [None] * len(names), first.tolist()), categorical):
                 if start >= 0 and name not in self.registry.index:
                     _new_name(name)
-        return Frame(names, numeric, first, categorical, self.default)
+        return Frame(names, numeric, first, categorical)
 
     def _known_kind(self, name) -> str | None:
         k = self.registry.index.get(name)

@@ -76,3 +76,13 @@ class Refinable(VectorWeights):
         refiner._best = start.copy()
         refiner._incumbent_is_nb = False
         refiner._start_descent(start, from_best=True)
+
+    def _ready_to_refit(self, history: Batch) -> bool:
+        """Whether ``refit`` can search ``history`` now (reset, and a window holding some weight),
+        the learner grown first to the window's variables and classes."""
+        if not self._ready or not len(history) or not float(np.sum(history.sample_weight)) > 0:
+            return False
+        n_variables, n_classes = history.log_lik.shape[1], history.log_lik.shape[2]
+        if n_variables > self._n_variables or n_classes > self._n_classes:
+            self.resize(n_variables, n_classes)
+        return True

@@ -173,11 +173,8 @@ class WindowSearch(Refinable):
         """Search the window now, out of schedule (the change detector asks before it forgets),
         with the usual hand-over; True if the result was handed over. The schedule restarts its
         count from here."""
-        if not self._ready or not len(history) or not float(np.sum(history.sample_weight)) > 0:
+        if not self._ready_to_refit(history):
             return False
-        n_variables, n_classes = history.log_lik.shape[1], history.log_lik.shape[2]
-        if n_variables > self._n_variables or n_classes > self._n_classes:
-            self.resize(n_variables, n_classes)
         costs, active = self._context(context)
         self._apply_active(active)
         self._rows_at_search = self._rows_seen

@@ -522,11 +522,8 @@ class WindowSearch(Refinable):
     def refit(self, history: Batch, context: Context | None = None) -> bool:
         """Search the window now, out of schedule (the change detector asks before it forgets);
         True if a search ran. The schedule restarts its count from here. O(K·N·J·log(K·N))."""
-        if not self._ready or not len(history) or not float(np.sum(history.sample_weight)) > 0:
+        if not self._ready_to_refit(history):
             return False
-        n_variables, n_classes = history.log_lik.shape[1], history.log_lik.shape[2]
-        if n_variables > self._n_variables or n_classes > self._n_classes:
-            self.resize(n_variables, n_classes)
         prior_costs, active = self._context(context)
         self._active = active
         self._weights[~active] = 0.0
