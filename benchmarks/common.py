@@ -83,10 +83,14 @@ class ResultFile:
                 writer.writerow({**{c: _cell(r.get(c)) for c in columns}, **self.meta})
 
 
-def write_report(results: ResultFile, meta: dict, script: str, argv, report: str) -> None:
-    """The Markdown report beside ``results``' CSV: provenance, the command that made it, ``report``.
+def finish_run(results: ResultFile, meta: dict, script: str, argv, report: str, started: float) -> None:
+    """End a suite's run: print its total time (since ``started``, a ``time.perf_counter()``) and
+    ``report``, and write the report beside ``results``' CSV as Markdown, with its provenance and
+    the command that made it (``argv``: the script's arguments; None: those of this process)."""
+    import time
 
-    ``argv`` is the script's arguments (None: those of this process)."""
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    print("\n" + report)
     command = shlex.join(["python", f"benchmarks/{script}", *(sys.argv[1:] if argv is None else argv)])
     results.path.with_suffix(".md").write_text(f"Commit {meta['commit']}, {meta['date']}, {meta['machine']}; command: `{command}`\n\n{report}\n")
 

@@ -30,7 +30,7 @@ import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
-from common import RESULTS, ResultFile, fmt, markdown, names, provenance, write_report
+from common import RESULTS, ResultFile, fmt, markdown, names, provenance, finish_run
 
 from wnb_stream import WeightedNaiveBayes, datasets, summaries, weights
 
@@ -102,10 +102,7 @@ def main(argv=None) -> int:
                "paper_k": paper[2], "paper_informative": paper[3]}  # fmt: skip
         results.add(row)
         print(f"{name}: n={len(table):,} K={k} informative {whole} (5-fold {np.mean(per_fold):.1f}), paper {paper[3]}", flush=True)
-    print(f"\ntotal {time.perf_counter() - started:.0f} s")
-    report = summary(results.rows)
-    print("\n" + report)
-    write_report(results, meta, "informative_variables.py", argv, report)
+    finish_run(results, meta, "informative_variables.py", argv, summary(results.rows), started)
     return 0
 
 

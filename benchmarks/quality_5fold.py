@@ -31,7 +31,7 @@ import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
-from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate, write_report
+from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate, finish_run
 
 from wnb_stream import datasets, evaluation
 
@@ -116,10 +116,7 @@ def main(argv=None) -> int:
                 lines.append([f"anchor {method}", fmt(number(a["acc"]), 4), fmt(number(a["auc"]), 4),
                               fmt(number(a["logloss"]), 4), a["n_selected"]])  # fmt: skip
         print(markdown(lines, ["model", "accuracy", "AUC", "log loss", "selected (of K)"]))
-    print(f"\ntotal {time.perf_counter() - started:.0f} s")
-    report = summary(results.rows, anchors)
-    print("\n" + report)
-    write_report(results, meta, "quality_5fold.py", argv, report)
+    finish_run(results, meta, "quality_5fold.py", argv, summary(results.rows, anchors), started)
     return 0
 
 

@@ -32,7 +32,7 @@ import sys
 import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
-from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate, write_report
+from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate, finish_run
 
 from wnb_stream import datasets, evaluation
 
@@ -114,10 +114,7 @@ def main(argv=None) -> int:
                 table.append([label, fmt(number(row["accuracy"]), 4), fmt(number(row["log_loss"]), 4),
                               fmt(number(row["macro_auc"]), 4), "—", "—", rate(number(row["inst_per_s"]))])  # fmt: skip
         print(markdown(table, ["model", "accuracy", "log loss", "AUC", "compression", "selected", "examples/s"]))
-    print(f"\ntotal {time.perf_counter() - started:.0f} s")
-    report = summary(results.rows, anchors)
-    print("\n" + report)
-    write_report(results, meta, "quality_prequential.py", argv, report)
+    finish_run(results, meta, "quality_prequential.py", argv, summary(results.rows, anchors), started)
     return 0
 
 

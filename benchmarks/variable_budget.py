@@ -29,7 +29,7 @@ import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
-from common import RESULTS, ResultFile, fmt, markdown, mean, names, provenance, write_report
+from common import RESULTS, ResultFile, fmt, markdown, mean, names, provenance, finish_run
 from quality_5fold import fold_scores
 
 from wnb_stream import datasets, evaluation
@@ -97,10 +97,7 @@ def main(argv=None) -> int:
                     results.add({"dataset": name, "n": n, "k": k, "protocol": protocol, "model": m,
                                  "max_variables": "" if b is None else b, **s})  # fmt: skip
             print(f"{name} ({protocol}, n={n:,}, K={k}) in {time.perf_counter() - clock:.1f} s", flush=True)
-    print(f"\ntotal {time.perf_counter() - started:.0f} s")
-    report = summary(results.rows)
-    print("\n" + report)
-    write_report(results, meta, "variable_budget.py", argv, report)
+    finish_run(results, meta, "variable_budget.py", argv, summary(results.rows), started)
     return 0
 
 
