@@ -231,6 +231,8 @@ def test_vns_finds_the_irrelevant_led_variables(led_plain, replay_level):
     LED is naive Bayes's own generative model (segments flipped independently given the digit),
     so weights can only match plain NB's accuracy up to noise; the weighted model must do better
     on the likelihood it optimises. Single pass (HBL17 as written) also meets NB's accuracy.
+    With replay, accuracy stays within 0.003 of plain NB's, about one standard error of an
+    accuracy near 0.76 on 20,000 rows (the learner's random draws move it by that much).
     """
     _, acc_plain, ce_plain = led_plain
     w, acc_vns, ce_vns = _led_run(weights.VNS(replay_level=replay_level))
@@ -243,7 +245,7 @@ def test_vns_finds_the_irrelevant_led_variables(led_plain, replay_level):
         assert acc_vns >= acc_plain
     else:
         assert ce_vns < ce_plain
-        assert acc_vns >= acc_plain - 0.002
+        assert acc_vns >= acc_plain - 0.003
 
 
 @pytest.mark.parametrize(

@@ -237,10 +237,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """Current best weight of every feature (``{feature: weight in [0, 1]}``), anytime.
 
         For ``weights.Graphical`` (one weight per feature and class, free in sign and size) this is
-        the mean over classes.
+        the mean over classes. A feature whose level 2 is flat (it found no information, so the
+        feature changes no prediction) is outside level 3 and reports the learner's
+        ``outside_weight``: 0, or 1 for plain naive Bayes (``weights.Uniform()``).
         """
-        w = np.asarray(self._engine.optimizer.weights, dtype=float)
-        return {v.name: float(w[k]) if k < len(w) else 1.0 for k, v in enumerate(self._engine.registry.variables)}
+        w = self._engine.weights()
+        return {v.name: float(w[k]) for k, v in enumerate(self._engine.registry.variables)}
 
     def memory_usage(self) -> int:
         """Bytes held by the model's arrays and summaries (cheap; no object-graph walk).
@@ -447,6 +449,7 @@ def _model_state(model: WeightedNaiveBayes) -> dict:
         "history": e.history,
         "schedule": e.schedule,
         "learner": e.optimizer,
+        "slots": e.slots,
         "monitor": e.monitor,
     }
 
@@ -463,7 +466,7 @@ def _model_check(fields: io.Fields) -> None:
     monitor = s["monitor"]
     if (monitor is None) != (p["drift_delta"] is None) or (monitor is not None and monitor.delta != p["drift_delta"]):
         fields.fail("monitor", "must be null exactly when drift_delta is, with delta = drift_delta")
-    io.engine.check_parts(fields, classes, registry, history, schedule, s["learner"])
+    io.engine.check_parts(fields, classes, registry, history, schedule, s["learner"], s["slots"])
 
 
 def _model_build(fields: io.Fields) -> WeightedNaiveBayes:
@@ -472,6 +475,8 @@ def _model_build(fields: io.Fields) -> WeightedNaiveBayes:
     e.classes, e.registry, e.history, e.schedule, e.optimizer, e.monitor = (
         s[k] for k in ("classes", "registry", "history", "schedule", "learner", "monitor")
     )
+    e.slots = s["slots"]
+    e.shape = (len(e.slots), len(e.classes))  # the learner's size (checked above)
     e.parser.registry = e.registry
     e.n_seen = e.history.stored
     e.reencode_all()  # the encoded window, a function of the raw rows and level 2
@@ -503,6 +508,7 @@ io.register(
             "history": io.Record("History", doc="the window of raw rows"),
             "schedule": io.Record("Schedule", doc="rebuild countdown and step counters"),
             "learner": io.Record(*_LEARNERS, doc="the weight learner and its state"),
+            "slots": io.Record("Slots", doc="the variables in level 3, in the learner's order (since version 4)"),
             "monitor": io.Optional(io.Record("Monitor"), doc="the change detector (null when drift_delta is)"),
         },
         checks=(_model_check,),

@@ -11,11 +11,12 @@ Storage is columnar and preallocated (a ring of ``capacity`` rows):
 - ``numeric``: ``(capacity, n_numeric)`` floats, NaN for missing;
 - ``categorical``: ``(capacity, n_categorical)`` objects, None for missing;
 - ``present``: ``(capacity, K)`` bool, False where the feature was absent from the row;
-- ``log_lik``: ``(capacity, K, J)`` encoded rows (zeros where absent);
+- ``log_lik``: ``(capacity, A, J)`` encoded rows, one column per level-3 slot (the engine's
+  ``Slots``: the A variables whose level 2 is not flat; zeros where absent);
 - ``y``: ``(capacity,)`` class indices; ``sample_weight``: ``(capacity,)``.
 
-Column axes grow by doubling when variables or classes appear, so memory is bounded by
-capacity × (number of variables) × (number of classes), never by the stream length.
+Column axes grow by doubling when variables, slots or classes appear, so memory is bounded by
+capacity × (number of variables + slots × classes), never by the stream length.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ class History:
         self.size = 0
         self.cursor = 0  # next row to write
         self.stored = 0  # rows ever pushed (the clock of the summaries fed from here)
-        self.n_variables = 0  # columns in use of present and log_lik (the arrays may hold more)
+        self.n_variables = 0  # columns in use of present (the arrays may hold more)
+        self.n_encoded = 0  # columns in use of log_lik (slots)
         self.n_classes = 0
         self.n_numeric = 0  # columns in use of numeric and categorical
         self.n_categorical = 0
@@ -90,21 +92,24 @@ class History:
     def __len__(self) -> int:
         return self.size
 
-    def resize(self, n_variables: int, n_classes: int, n_numeric: int, n_categorical: int) -> None:
-        """Make room for at least these many variables, classes and raw columns."""
+    def resize(self, n_variables: int, n_classes: int, n_numeric: int, n_categorical: int, n_encoded: int | None = None) -> None:
+        """Make room for at least these many variables, classes, raw columns and encoded columns
+        (``n_encoded``: as many as variables if not given)."""
+        n_encoded = n_variables if n_encoded is None else n_encoded
         self.numeric = _grow(self.numeric, 1, n_numeric, np.nan)
         self.categorical = _grow(self.categorical, 1, n_categorical, None)
         self.present = _grow(self.present, 1, n_variables, False)
         if self.encoded:
-            self.log_lik = _grow(self.log_lik, 1, n_variables, 0.0)
+            self.log_lik = _grow(self.log_lik, 1, n_encoded, 0.0)
             self.log_lik = _grow(self.log_lik, 2, n_classes, 0.0)
+        self.n_encoded = max(self.n_encoded, n_encoded)
         self.n_variables = max(self.n_variables, n_variables)
         self.n_classes = max(self.n_classes, n_classes)
         self.n_numeric = max(self.n_numeric, n_numeric)
         self.n_categorical = max(self.n_categorical, n_categorical)
 
-    def fit_encoding(self, n_variables: int, n_classes: int) -> None:
-        """Drop the headroom of ``log_lik`` beyond ``(n_variables, n_classes)`` (at least the sizes
+    def fit_encoding(self, n_encoded: int, n_classes: int) -> None:
+        """Drop the headroom of ``log_lik`` beyond ``(n_encoded, n_classes)`` (at least the sizes
         in use), so that the rows in use are one contiguous ``(size, K, J)`` block for the learners.
 
         ``resize`` grows with headroom (doubling) so that features and classes arriving one at a
@@ -112,9 +117,14 @@ class History:
         grows, and a strided window costs every criterion evaluation (several times slower gathers
         and products). A copy is made only when there is headroom to drop.
         """
-        if self.log_lik.shape[1:] != (n_variables, n_classes):
-            assert n_variables >= self.n_variables and n_classes >= self.n_classes, "cells in use would be dropped"
-            self.log_lik = np.ascontiguousarray(self.log_lik[:, :n_variables, :n_classes])
+        if self.log_lik.shape[1:] != (n_encoded, n_classes):
+            assert n_encoded >= self.n_encoded and n_classes >= self.n_classes, "cells in use would be dropped"
+            self.log_lik = np.ascontiguousarray(self.log_lik[:, :n_encoded, :n_classes])
+
+    def drop_encoding(self) -> None:
+        """No encoded column is in use any more (level 3 restarts; columns are encoded again as
+        slots are handed out)."""
+        self.n_encoded = 0
 
     def push(self, numeric, categorical, present, log_lik_row, y: int, sample_weight: float) -> None:
         """Append one row, overwriting the oldest when full.
@@ -233,20 +243,21 @@ class History:
         """Index of the rows in use (order does not matter for a sum over rows)."""
         return slice(0, self.size)
 
-    def window(self, rows, n_variables: int, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Read-only ``log_lik (n, K, J)``, ``y (n,)`` and ``sample_weight (n,)`` of ``rows``.
+    def window(self, rows, n_encoded: int, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Read-only ``log_lik (n, A, J)``, ``y (n,)`` and ``sample_weight (n,)`` of ``rows``.
 
         ``rows`` is a slice (a view, no copy: the rows in use, or a run of consecutive rows) or
         an index array (a copy). The arrays are valid until the next push or re-encoding; a
         learner reads them during its step and cannot write to them.
         """
-        out = self.log_lik[rows, :n_variables, :n_classes], self.y[rows], self.sample_weight[rows]
+        out = self.log_lik[rows, :n_encoded, :n_classes], self.y[rows], self.sample_weight[rows]
         for array in out:
             array.flags.writeable = False
         return out
 
-    def reencode(self, variable_index: int, column: np.ndarray, encode, default: np.ndarray | None = None) -> None:
-        """Recompute the encoded column of one variable: ``encode(values) -> (n, J)``.
+    def reencode(self, variable_index: int, column: np.ndarray, encode, default: np.ndarray | None = None, slot: int | None = None) -> None:
+        """Recompute the encoded column (``slot``, else ``variable_index``) of one variable:
+        ``encode(values) -> (n, J)``.
 
         ``column`` holds the variable's raw values over the whole ring (``(capacity,)``);
         ``default`` ``(J,)``, if given, is the encoding of the rows where the variable is absent
@@ -260,7 +271,7 @@ class History:
         if present.any():
             encoded = encode(column[rows][present])
             ll[present, : encoded.shape[1]] = encoded
-        self.log_lik[rows, variable_index, :] = ll
+        self.log_lik[rows, variable_index if slot is None else slot, :] = ll
 
     _ROWS = ("numeric", "categorical", "present", "log_lik", "y", "sample_weight")  # arrays with a row axis
     _FILL = {"numeric": np.nan, "categorical": None, "present": False}  # (others: 0)
@@ -276,6 +287,7 @@ class History:
         return state
 
     def __setstate__(self, state: dict) -> None:
+        state.setdefault("n_encoded", state.get("n_variables", 0))  # (pickled before slots: one per variable)
         self.__dict__.update(state)
         for name in self._ROWS:
             array = getattr(self, name)

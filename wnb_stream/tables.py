@@ -385,7 +385,9 @@ class Batch:
 class Context:
     """Per-variable facts for the regularizers: ``prior_costs (K,)`` the MODL prior costs B(X_k),
     ``active (K,)`` bool, False for variables at Level 0 (their weight stays 0 in the selective
-    learners)."""
+    learners); ``n_variables``, the model's number of variables when the learner's K counts only
+    those in level 3 (None: K), for budgets that the papers size by the data's variables."""
 
     prior_costs: np.ndarray
     active: np.ndarray
+    n_variables: int | None = None

@@ -141,11 +141,11 @@ def test_the_folded_scores_are_the_sum_over_every_variable():
             if ll is not None:
                 expected[: len(ll)] += e.lookup.coef[k, : len(ll)] * ll
         np.testing.assert_allclose(e.scores_one(e.parser.row(x)), expected, rtol=0, atol=1e-9)
-    h, K, J = e.history, len(e.registry), len(e.classes)
-    newest = h.newest()
+    h, J = e.history, len(e.classes)
+    newest = e.encoding([h.newest()])[0]  # (K, J)
     for k, variable in enumerate(e.registry.variables):
         value = rows[-1].get(variable.name, 0.0)
-        np.testing.assert_allclose(h.log_lik[newest, k, :J], variable.log_lik_one(value), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(newest[k, :J], variable.log_lik_one(value), rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))

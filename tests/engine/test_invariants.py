@@ -125,10 +125,10 @@ def assert_same_model(a: WeightedNaiveBayes, b: WeightedNaiveBayes, probes: list
 def assert_encoding_is_a_function_of_the_raw_rows(model: WeightedNaiveBayes):
     """The history's encoded block is what encoding its raw rows with the current level 2 gives."""
     e = model._engine
-    K, J, n = len(e.registry), len(e.classes), len(e.history)
+    A, J, n = len(e.slots), len(e.classes), len(e.history)
     copy = pickle.loads(pickle.dumps(model))
     copy._engine.reencode_all()
-    np.testing.assert_array_equal(copy._engine.history.log_lik[:n, :K, :J], e.history.log_lik[:n, :K, :J])
+    np.testing.assert_array_equal(copy._engine.history.log_lik[:n, :A, :J], e.history.log_lik[:n, :A, :J])
 
 
 def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=None):

@@ -8,6 +8,7 @@ import gzip
 import hashlib
 import json
 import os
+import pathlib
 
 import numpy as np
 import pytest
@@ -57,7 +58,7 @@ def test_the_envelope_holds_format_version_checksum_and_payload():
     data = io.dumps(gk_summary(), compress=False)
     document = json.loads(data)
     assert list(document) == ["format", "version", "checksum", "payload"]
-    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 3
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 4
     canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert document["payload"]["type"] == "GKClass"
@@ -70,8 +71,8 @@ def test_the_same_model_gives_the_same_bytes():
 
 def test_a_newer_version_is_refused_naming_the_version_read():
     document = json.loads(io.dumps(gk_summary(), compress=False))
-    document["version"] = 4
-    with pytest.raises(io.ModelFileError, match=r"version 4 is newer than this library reads \(version 3 and older\)"):
+    document["version"] = 5
+    with pytest.raises(io.ModelFileError, match=r"version 5 is newer than this library reads \(version 4 and older\)"):
         io.loads(json.dumps(document).encode())
 
 
@@ -90,20 +91,20 @@ def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
 
 
 def test_migrations_run_in_order_from_an_older_version(monkeypatch):
-    """A version-3 payload read by a library of version 4 goes through MIGRATIONS[3]; without it
+    """A version-4 payload read by a library of version 5 goes through MIGRATIONS[4]; without it
     the file is refused naming the missing step."""
     data = io.dumps(gk_summary(), compress=False)
-    monkeypatch.setattr(io.files, "VERSION", 4)
+    monkeypatch.setattr(io.files, "VERSION", 5)
     seen = []
 
-    def to_version_4(payload):
+    def to_version_5(payload):
         seen.append(payload["type"])
         return payload
 
-    monkeypatch.setitem(io.files.MIGRATIONS, 3, to_version_4)
+    monkeypatch.setitem(io.files.MIGRATIONS, 4, to_version_5)
     assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
-    monkeypatch.delitem(io.files.MIGRATIONS, 3)
-    with pytest.raises(io.ModelFileError, match="version 3 has no migration to version 4"):
+    monkeypatch.delitem(io.files.MIGRATIONS, 4)
+    with pytest.raises(io.ModelFileError, match="version 4 has no migration to version 5"):
         io.loads(data)
 
 
@@ -113,12 +114,14 @@ def test_a_version_2_model_reads_with_absent_features_missing():
     from wnb_stream import WeightedNaiveBayes
 
     model = WeightedNaiveBayes(seed=1)
-    model.learn_one({"a": 1.0}, True)
-    model.learn_one({"a": 2.0}, False)
+    for i in range(60):  # "a" separates the classes: its level 2 is not flat, it has slot 0
+        model.learn_one({"a": float(i % 2) + 0.01 * i}, bool(i % 2))
+    assert model._engine.slots.variable.tolist() == [0]  # as a version-2 model's learner axis
     for obj in (model, model.predictor()):
         document = json.loads(io.dumps(obj, compress=False))
         assert document["payload"]["params"].pop("absent") is None
         document["payload"]["params"].pop("memory_budget", None)
+        document["payload"]["state"].pop("slots", None)
         document["version"] = 2
         canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         document["checksum"] = "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
@@ -126,6 +129,31 @@ def test_a_version_2_model_reads_with_absent_features_missing():
         assert loaded.absent is None and loaded.predict_proba_one({"a": 1.5}) == obj.predict_proba_one({"a": 1.5})
     nested = {"type": "Checkpoint", "params": {}, "state": {"model": {"type": "WeightedNaiveBayes", "params": {"seed": 1}, "state": {}}}}
     assert io.files.MIGRATIONS[2](nested)["state"]["model"]["params"] == {"seed": 1, "absent": None, "memory_budget": None}
+
+
+def test_a_version_3_model_gets_a_slot_for_every_variable():
+    """Version 4 added the model's ``slots``: a version-3 model (its learner sized for every
+    variable) reads with the slots 0 … K−1, predicts as saved (the fixture's facts) and keeps
+    learning with its invariants (a variable whose level 2 is flat may keep its slot)."""
+    from wnb_stream import WeightedNaiveBayes
+
+    path = pathlib.Path(__file__).parent / "fixtures" / "v3" / "model-vns.json.gz"
+    document = json.loads(gzip.decompress(path.read_bytes()))
+    K = len(document["payload"]["state"]["registry"]["state"]["variables"])
+    assert "slots" not in document["payload"]["state"] and K > 1
+    model = io.loads(path.read_bytes())
+    assert isinstance(model, WeightedNaiveBayes)
+    assert model._engine.slots.variable.tolist() == list(range(K))
+    rng = np.random.default_rng(0)
+    kinds = {v.name: v.kind for v in model._engine.registry.variables}
+    for _ in range(300):
+        x = {name: float(rng.normal()) if kind == "numeric" else f"c{rng.integers(4)}" for name, kind in kinds.items()}
+        model.learn_one(x, model.classes[int(rng.integers(len(model.classes)))])
+    model._check()
+    nested = {"type": "Checkpoint", "params": {}, "state": {"model": document["payload"]}}
+    migrated = io.files.MIGRATIONS[3](nested)["state"]["model"]["state"]["slots"]["state"]
+    assert values.decode_array(migrated["variable"]).tolist() == list(range(K))
+    assert not values.decode_array(migrated["passed"]).any()
 
 
 @pytest.mark.parametrize("reset", [False, True])

@@ -68,7 +68,7 @@ def test_to_dict_is_json_and_from_dict_gives_the_same_record():
     again = WeightedNaiveBayes.from_dict(json.loads(text))
     assert json.dumps(again.to_dict()) == text
     assert record["type"] == "WeightedNaiveBayes"
-    assert set(record["state"]) == {"classes", "registry", "history", "schedule", "learner", "monitor"}
+    assert set(record["state"]) == {"classes", "registry", "history", "schedule", "learner", "slots", "monitor"}
     assert "log_lik" not in text  # the encoded window is rebuilt, not saved
 
 

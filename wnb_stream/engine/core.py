@@ -9,7 +9,12 @@ encode the row with the current level 2, check for a change of concept every ``d
 a mini-batch goes through the same steps in bulk; the schedule cuts chunks so that only a
 chunk's last row can register a class, rebuild, check for a change or step (``schedule.py``).
 The parts each own their state: ``Classes``, ``Registry`` (the variables), ``History``,
-``Lookup``, ``Schedule``, ``Monitor``, the learner; the engine owns none beyond them.
+``Lookup``, ``Schedule``, ``Monitor``, ``Slots`` (the variables in level 3), the learner; the
+engine owns none beyond them.
+
+Level 3 sees only the variables with a slot (``slots.py``): the learner's variable axis and the
+history's encoded columns are the slots', and the engine maps them to and from the variables
+(``coefficients``, ``context``).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from . import frames
 from .rows import Frame, Row, RowParser, check_label, check_sample_weights, feature_order
 from .rows import labels as label_codes
 from .schedule import Schedule
+from .slots import Slots, flat
 
 __all__ = ["Engine"]
 
@@ -102,7 +108,8 @@ class Engine:
         # exponential forgetting: the weight of the past times this factor at every check point
         self.fading = None if half_life is None else 0.5 ** (EVERY / half_life)
         self.seed = seed
-        self.shape = (0, 0)  # (K, J) the history and the learner are sized for
+        self.slots = Slots()
+        self.shape = (0, 0)  # (A, J) the learner is sized for (slots, classes)
         self.n_seen = 0
         self._context: Context | None = None  # the variables' prior costs and activity (a cache)
 
@@ -198,13 +205,17 @@ class Engine:
         return k
 
     def _resize(self) -> None:
-        """Grow the history and the learner to the current numbers of variables and classes."""
-        shape = (len(self.registry), len(self.classes))
-        if shape == self.shape:
+        """Grow the history and the learner to the current numbers of variables, slots and classes."""
+        K, J = len(self.registry), len(self.classes)
+        shape, h = (len(self.slots), J), self.history
+        if shape == self.shape and (K, *shape) == (h.n_variables, h.n_encoded, h.n_classes):
             return
-        self.history.resize(shape[0], shape[1], self.registry.n_numeric, self.registry.n_categorical)
-        self.optimizer.resize(*shape)
-        self.shape = shape
+        self.slots.grow(K)
+        self.history.resize(K, J, self.registry.n_numeric, self.registry.n_categorical, n_encoded=shape[0])
+        if shape != self.shape:
+            # new slots: variables at Level 0 until now, pinned if the learner stepped past them
+            self.optimizer.enter(*shape, asleep=self.slots.asleep(self.shape[0]) if shape[0] > self.shape[0] else None)
+            self.shape = shape
         self.lookup.stale_coef = True
 
     def _store(self, row: Row, j: int, w: float) -> None:
@@ -228,19 +239,20 @@ class Engine:
         if lookup.stale:
             self._compile()
         i = h.newest()
-        variables = self.registry.variables
+        variables, slots = self.registry.variables, self.slots
+        if not len(slots):
+            return
         ks, rows = lookup.locate(row, variables)
         J = len(self.classes)
         if lookup.defaults is not None:  # the row's absent numeric features hold the default value
-            h.log_lik[i, : len(variables), :J] = lookup.defaults
-        if self.registry.all_numeric(len(row.numeric)):
-            h.log_lik[i, : len(ks), :J] = lookup.table[rows]
-        else:
-            h.log_lik[i, ks, :J] = lookup.table[rows]  # NOWHERE rows are the zero row
+            h.log_lik[i, : len(slots), :J] = lookup.defaults[slots.variable]
+        at = slots.of[ks]
+        held = at >= 0  # the row's variables in level 3
+        h.log_lik[i, at[held], :J] = lookup.table[rows[held]]  # NOWHERE rows are the zero row
         for k, value in lookup.density_values(row):
             ll = variables[k].log_lik_one(value)
-            if ll is not None:
-                h.log_lik[i, k, : len(ll)] = ll
+            if ll is not None and slots.of[k] >= 0:
+                h.log_lik[i, slots.of[k], : len(ll)] = ll
 
     # ------------------------------------------------------------------ level 2
     def _compile(self) -> None:
@@ -255,20 +267,35 @@ class Engine:
         classes = self.classes.index.classes
         selection_cost = math.log(max(1, len(registry)))
         default = None if self.absent is None else (self.absent, self.classes.counts)
-        binned = []  # numeric binned variables rebuilt: re-encoded together below
+        rebuilt = []
         for k in indices.tolist():
             variable = registry.variables[k]
             if variable.summary.n <= 0:
                 continue
             variable.rebuild(classes, selection_cost, default=default)
             self.schedule.rebuilt(registry, k)
-            if variable.kind == "numeric" and not variable.density:
-                binned.append(k)
-            elif self.history.size:
-                self._reencode(k)
+            rebuilt.append(k)
         self.lookup.mark(indices.tolist())
         self._context = None
-        if binned and self.history.size:
+        self._enter([k for k in rebuilt if not flat(registry.variables[k])])
+        self._reencode_columns([k for k in rebuilt if self.slots.of[k] >= 0])
+
+    def _enter(self, ks: list) -> None:
+        """Give level-3 slots to the variables ``ks`` (their level 2 is not flat) that have none."""
+        if ks and self.slots.enter(np.array(ks, dtype=np.intp), len(self.registry)):
+            self._resize()
+            self._context = None
+
+    def _reencode_columns(self, ks: list) -> None:
+        """Encode the history columns of the variables ``ks`` (all with slots) with their level 2."""
+        if not ks or not self.history.size:
+            return
+        variables = self.registry.variables
+        binned = [k for k in ks if variables[k].kind == "numeric" and not variables[k].density]
+        for k in ks:
+            if variables[k].kind != "numeric" or variables[k].density:
+                self._reencode(k)
+        if binned:
             self._reencode_numeric(np.array(binned, dtype=np.intp))
 
     def _reencode_numeric(self, ks: np.ndarray) -> None:
@@ -282,13 +309,13 @@ class Engine:
         h = self.history
         J = len(self.classes)
         columns = self.registry.column[ks]
-        # consecutive variables and columns (every variable rebuilt at once): slices, not gathers
-        at, columns = as_slice(ks), as_slice(columns)
+        # consecutive variables, slots and columns (every variable rebuilt at once): slices, not gathers
+        held, at, columns = as_slice(ks), as_slice(self.slots.of[ks]), as_slice(columns)
         piece = max(1, REENCODE_CELLS // max(1, len(ks) * J))  # rows per piece: bounded temporaries
         defaults = None if self.lookup.defaults is None else self.lookup.defaults[ks]  # (a, J)
         for start in range(0, h.size, piece):
             stop = min(h.size, start + piece)
-            present = h.present[start:stop, at]
+            present = h.present[start:stop, held]
             self.lookup.encode_block(ks, h.numeric[start:stop, columns], present, h.log_lik[start:stop], at)
             h.log_lik[start:stop, at, J:] = 0.0  # (no class beyond J)
             if defaults is not None:  # absent cells hold the default value
@@ -304,15 +331,7 @@ class Engine:
         """
         self._resize()
         self.history.log_lik[...] = 0.0
-        if not self.history.size:
-            return
-        variables = self.registry.variables
-        binned = [k for k, v in enumerate(variables) if v.kind == "numeric" and not v.density]
-        for k, variable in enumerate(variables):
-            if k not in binned:
-                self._reencode(k)
-        if binned:
-            self._reencode_numeric(np.array(binned, dtype=np.intp))
+        self._reencode_columns(self.slots.variable.tolist())
 
     def _reencode(self, k: int) -> None:
         variable, h = self.registry.variables[k], self.history
@@ -323,7 +342,7 @@ class Engine:
             default = np.zeros(len(self.classes))
             if ll is not None:
                 default[: len(ll)] = ll
-        h.reencode(k, raw[:, self.registry.column[k]], variable.log_lik_many, default)
+        h.reencode(k, raw[:, self.registry.column[k]], variable.log_lik_many, default, slot=int(self.slots.of[k]))
 
     # ------------------------------------------------------------------ level 3
     def _maybe_step(self) -> None:
@@ -334,21 +353,27 @@ class Engine:
             self.schedule.stepped(target)
 
     def context(self) -> Context:
-        """Variables' prior costs and activity, cached until the next rebuild or new variable."""
-        if self._context is None or len(self._context.active) != len(self.registry):
-            self._context = Context(prior_costs=self.registry.prior_costs(), active=self.registry.active())
+        """The slots' variables' prior costs and activity, cached until the next rebuild or slot."""
+        if self._context is None or len(self._context.active) != len(self.slots) or self._context.n_variables != len(self.registry):
+            variables, ks = self.registry.variables, self.slots.variable.tolist()
+            self._context = Context(
+                prior_costs=np.array([variables[k].prior_cost for k in ks], dtype=float),
+                active=np.array([variables[k].level > 0 for k in ks], dtype=bool),
+                n_variables=len(variables),
+            )
         return self._context
 
     def _step(self, m: int) -> None:
         """One learner step on the ``m`` most recent rows, judged on the whole history."""
         h = self.history
-        K, J = len(self.registry), len(self.classes)
-        h.fit_encoding(K, J)  # the window below: one contiguous block
+        A, J = len(self.slots), len(self.classes)
+        h.fit_encoding(A, J)  # the window below: one contiguous block
         log_prior = self.classes.log_prior()
         log_prior.flags.writeable = False
         rows = as_slice(h.recent(m))  # consecutive in the ring (the usual case): a view, not a copy
-        batch = Batch(*h.window(rows, K, J), log_prior)
-        window = Batch(*h.window(h.filled(), K, J), log_prior)
+        batch = Batch(*h.window(rows, A, J), log_prior)
+        window = Batch(*h.window(h.filled(), A, J), log_prior)
+        self.slots.step()
         self.optimizer.learn(batch, window, self.context())
         self.lookup.stale_coef = True
 
@@ -448,9 +473,9 @@ class Engine:
         first (rows of sample weight 0 left out)."""
         h = self.history
         self.refresh()
-        K, J = len(self.registry), len(self.classes)
+        A, J = len(self.slots), len(self.classes)
         rows = as_slice(h.recent(m))
-        scores = self.lookup.bias + np.einsum("nkj,kj->nj", h.log_lik[rows, :K, :J], self.lookup.coef[:K, :J])
+        scores = self.lookup.bias + np.einsum("nkj,kj->nj", h.log_lik[rows, :A, :J], self.lookup.coef[self.slots.variable, :J])
         errors = np.argmax(scores, axis=1) != h.y[rows]
         return errors[h.sample_weight[rows] > 0]
 
@@ -471,11 +496,12 @@ class Engine:
         after = int(np.searchsorted(weighted, since)) + 1  # history rows holding the rise's rows
         if after >= len(rows) or weighted[-1] < since + FIRST_REFIT:  # too little before the rise
             return False
-        K, J = len(self.registry), len(self.classes)
-        h.fit_encoding(K, J)
+        A, J = len(self.slots), len(self.classes)
+        h.fit_encoding(A, J)
         log_prior = self.classes.log_prior()
         log_prior.flags.writeable = False
-        window = Batch(*h.window(rows[: len(rows) - after], K, J), log_prior)
+        window = Batch(*h.window(rows[: len(rows) - after], A, J), log_prior)
+        self.slots.step()
         if not refit(window, self.context()):
             return False
         self.lookup.stale_coef = True
@@ -523,10 +549,16 @@ class Engine:
         (else at the next row learned).
         """
         registry, classes, schedule = self.registry, self.classes, self.schedule
-        K, J = len(registry), len(classes)
+        # level 3 starts with the variables whose level 2 is not flat now (the rebuilds below add others)
+        self.slots.clear()
+        self.slots.enter(np.array([k for k, v in enumerate(registry.variables) if not flat(v)], dtype=np.intp), len(registry))
+        self.history.drop_encoding()
+        A, J = len(self.slots), len(classes)
         seed = None if self.seed is None else hash((self.seed, self.history.stored)) & (2**63 - 1)
-        self.optimizer.reset(K, J, seed)
-        self.shape = (K, J)
+        self.optimizer.reset(A, J, seed)
+        self.shape = (A, J)
+        self.history.resize(len(registry), J, registry.n_numeric, registry.n_categorical, n_encoded=A)
+        self._reencode_columns(self.slots.variable.tolist())
         self.lookup.invalidate()
         self.lookup.stale_coef = self.lookup.stale_prior = True
         self._context = None
@@ -628,34 +660,44 @@ class Engine:
 
     def _encode_chunk(self, ks, block, present, categorical, m: int, hi: int) -> None:
         """Encode the chunk's rows still held in the history with the current level 2."""
-        lookup, h, variables = self.lookup, self.history, self.registry.variables
+        lookup, h, variables, slots = self.lookup, self.history, self.registry.variables, self.slots
         if lookup.stale:
             self._compile()
-        K, J = len(variables), len(self.classes)
+        A, J = len(slots), len(self.classes)
+        if not A:
+            return
         kept = min(m, len(h))
-        slots = as_slice(h.recent(kept))
-        if isinstance(slots, slice):  # the rows are consecutive in the ring: encode in place
-            log_lik = h.log_lik[slots, :K, :J]  # (kept, K, J) a view
+        at_rows = as_slice(h.recent(kept))
+        if isinstance(at_rows, slice):  # the rows are consecutive in the ring: encode in place
+            log_lik = h.log_lik[at_rows, :A, :J]  # (kept, A, J) a view
             log_lik[...] = 0.0
         else:
-            log_lik = np.zeros((kept, K, J))  # (kept, K, J)
-        lookup.encode_block(ks, block[m - kept :], present[m - kept :, ks], log_lik, as_slice(ks))
+            log_lik = np.zeros((kept, A, J))  # (kept, A, J)
+        held = slots.of[ks] >= 0  # the chunk's numeric variables in level 3
+        block, rows = block[m - kept :], slice(m - kept, m)
+        if held.all():
+            lookup.encode_block(ks, block, present[rows, ks], log_lik, as_slice(slots.of[ks]))
+        elif held.any():
+            lookup.encode_block(ks[held], block[:, held], present[rows, ks[held]], log_lik, as_slice(slots.of[ks[held]]))
         for k, values, _ in categorical:
             variable = variables[k]
+            if slots.of[k] < 0:
+                continue
             parts = variable.locate_many(values[hi - kept : hi]) if variable.log_prob is not None else None
             if parts is not None:
                 found = lookup.categorical_rows(k, parts)
-                found[~present[m - kept :, k]] = NOWHERE
-                log_lik[:, k, :] = lookup.table[found]
-        for i, k in enumerate(ks.tolist()):
+                found[~present[rows, k]] = NOWHERE
+                log_lik[:, slots.of[k], :] = lookup.table[found]
+        for i in np.flatnonzero(held).tolist():
+            k = int(ks[i])
             if variables[k].density:
-                ll = variables[k].log_lik_many(block[m - kept :, i])
-                ll[~present[m - kept :, k]] = 0.0
-                log_lik[:, k, : ll.shape[1]] = ll
+                ll = variables[k].log_lik_many(block[:, i])
+                ll[~present[rows, k]] = 0.0
+                log_lik[:, slots.of[k], : ll.shape[1]] = ll
         if lookup.defaults is not None:  # absent numeric features hold the default value
-            np.copyto(log_lik, lookup.defaults, where=~present[m - kept :, :K, None])
-        if not isinstance(slots, slice):
-            h.log_lik[slots, :K, :J] = log_lik
+            np.copyto(log_lik, lookup.defaults[slots.variable], where=~present[rows][:, slots.variable, None])
+        if not isinstance(at_rows, slice):
+            h.log_lik[at_rows, :A, :J] = log_lik
 
     # ------------------------------------------------------------------ prediction
     def refresh(self) -> None:
@@ -665,8 +707,36 @@ class Engine:
             return
         if lookup.stale:
             self._resize()
-        K, J = len(self.registry), len(self.classes)
-        lookup.refresh(self.registry.variables, J, lambda: self.optimizer.coefficients(K, J), self.classes.log_prior)
+        J = len(self.classes)
+        lookup.refresh(self.registry.variables, J, lambda: self.coefficients(J), self.classes.log_prior)
+
+    def coefficients(self, J: int) -> tuple[np.ndarray, np.ndarray]:
+        """The learner's ``coef`` of the slots, per variable ``(K, J)``, and its ``bias (J,)``.
+
+        A variable without a slot has a flat level 2 (ℓ = 0), so its coefficient changes no score;
+        it is the learner's ``outside_weight`` (what it reports as that variable's weight).
+        """
+        coef, bias = self.optimizer.coefficients(len(self.slots), J)
+        return self.slots.scatter(np.asarray(coef, dtype=float), len(self.registry), self.optimizer.outside_weight), bias
+
+    def encoding(self, rows=None) -> np.ndarray:
+        """``(n, K, J)`` the history's encoded ``rows`` (default: the rows in use) per variable: the
+        slots' columns where they are, zeros for the variables outside level 3 (whose ℓ is 0).
+        For inspection and tests; the learners read the compact ``(n, A, J)`` window."""
+        h = self.history
+        rows = h.filled() if rows is None else rows
+        block = h.log_lik[rows, : len(self.slots), : len(self.classes)]
+        out = np.zeros((block.shape[0], len(self.registry), len(self.classes)))
+        out[:, self.slots.variable] = block
+        return out
+
+    def weights(self) -> np.ndarray:
+        """``(K,)`` the learner's current weight of each variable (``outside_weight`` outside level 3)."""
+        w = np.asarray(self.optimizer.weights, dtype=float)
+        known = self.slots.variable[: len(w)]
+        out = np.full(len(self.registry), float(self.optimizer.outside_weight))
+        out[known] = w[: len(known)]
+        return out
 
     def scores_one(self, row: Row) -> np.ndarray:
         """``(J,)`` unnormalised log posterior of one parsed row."""
@@ -697,6 +767,11 @@ class Engine:
         state["_context"] = None  # a cache
         return state
 
+    def __setstate__(self, state: dict) -> None:
+        if "slots" not in state:  # pickled before slots: the learner's axis is the variables'
+            state["slots"] = Slots(np.arange(state["shape"][0]))
+        self.__dict__.update(state)
+
     def _check(self) -> None:
         """Assert the invariants of every part and of how they fit together."""
         K, J = len(self.registry), len(self.classes)
@@ -709,4 +784,8 @@ class Engine:
             self.monitor._check()
         self.lookup._check(K, J)
         assert self.n_seen == self.history.stored, "every example learned is stored once"
-        assert self.shape[0] <= K and self.shape[1] <= J
+        self.slots._check(K)
+        assert all(self.slots.of[k] >= 0 for k, v in enumerate(self.registry.variables) if not flat(v)) or self.collect, (
+            "every variable whose level 2 is not flat has a slot"
+        )
+        assert self.shape[0] <= len(self.slots) and self.shape[1] <= J

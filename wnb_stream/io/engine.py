@@ -27,6 +27,7 @@ from ..engine.classes import Classes
 from ..engine.drift import MAX_BUCKETS, Monitor
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule
+from ..engine.slots import Slots, flat
 from ..history import History
 from ..modl.partition import MISSING, STAR
 from ..tables import ClassIndex
@@ -346,7 +347,7 @@ def _history_build(fields: Fields) -> History:
     s = fields.state
     h = History(fields.params["capacity"])
     n_numeric, n_categorical, K = s["numeric"].shape[1], s["categorical"].shape[1], s["present"].shape[1]
-    h.resize(K, 0, n_numeric, n_categorical)
+    h.resize(K, 0, n_numeric, n_categorical, n_encoded=0)  # (the model sizes the encoding: its slots)
     h.numeric = np.full((h.capacity, n_numeric), np.nan)
     h.categorical = np.full((h.capacity, n_categorical), None, dtype=object)
     h.present = np.zeros((h.capacity, K), dtype=bool)
@@ -414,6 +415,33 @@ register(
 
 
 # ------------------------------------------------------------------------------------------------
+# Slots
+
+
+def _slots_check(fields: Fields) -> None:
+    variable, passed = fields.state["variable"], fields.state["passed"]
+    if len(np.unique(variable)) != len(variable) or (len(variable) and variable.max() >= len(passed)):
+        fields.fail("variable", f"must be distinct variable indices below n_variables = {len(passed)}")
+
+
+register(
+    "Slots",
+    Slots,
+    Schema(
+        params={},
+        state={
+            "variable": Array("int64", ("n_slots",), low=0, doc="the variable of each slot, in the learner's order"),
+            "passed": Array("bool", ("n_variables",), doc="True where the learner stepped while the variable had no slot"),
+        },
+        checks=(_slots_check,),
+        doc="The variables in level 3 (those whose level 2 is not flat), since version 4",
+    ),
+    state=lambda s: {"variable": s.variable.astype(np.int64), "passed": s.passed},
+    build=lambda fields: Slots(fields.state["variable"], fields.state["passed"]),
+)
+
+
+# ------------------------------------------------------------------------------------------------
 # Monitor
 
 
@@ -452,9 +480,15 @@ register(
 # Across the parts of one model (``WeightedNaiveBayes``'s record calls this before it builds)
 
 
-def check_parts(fields: Fields, classes, registry, history, schedule, learner) -> None:
+def check_parts(fields: Fields, classes, registry, history, schedule, learner, slots: Slots) -> None:
     """The invariants that tie a model's loaded parts together (``fields.fail`` on the first broken)."""
     K, J = len(registry), len(classes)
+    if len(slots.passed) != K:
+        fields.fail("slots.passed", f"must have one entry per variable ({K})")
+    held = set(slots.variable.tolist())
+    missing = [k for k, v in enumerate(registry.variables) if not flat(v) and k not in held]
+    if missing:
+        fields.fail("slots", f"variable {missing[0]} ({registry.variables[missing[0]].name!r}) has a level 2 that is not flat and no slot")
     if history.present.shape[1] != K or history.numeric.shape[1] != registry.n_numeric or history.categorical.shape[1] != registry.n_categorical:
         fields.fail("history", f"its columns do not match the {K} variables")
     if history.size and int(history.y[: history.size].max()) >= J:
@@ -469,10 +503,10 @@ def check_parts(fields: Fields, classes, registry, history, schedule, learner) -
             f"must add up to between the rows held and the rows stored, [{history.size}, {history.stored}]"
             " (every example learned is stored once; a change forgets the older ones)",
         )
-    # The engine sizes its learner for (K, J) at every row learned: a loaded model starts so.
+    # The engine sizes its learner for (slots, J) at every row learned: a loaded model starts so.
     size = _learner_size(learner)
-    if size is not None and size != (K, J):
-        fields.fail("learner", f"is sized for {size[0]} variables and {size[1]} classes, the model has {K} and {J}")
+    if size is not None and size != (len(slots), J):
+        fields.fail("learner", f"is sized for {size[0]} variables and {size[1]} classes, the model has {len(slots)} slots and {J} classes")
     if K and not schedule.quiet <= max(0, math.ceil(np.min(registry.next_rebuild - registry.count))):
         fields.fail("schedule.quiet", "a rebuild would fall due during the countdown")
     labels = list(classes.labels)

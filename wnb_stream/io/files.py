@@ -56,8 +56,11 @@ import tempfile
 import zlib
 from typing import Any, Callable
 
+import numpy as np
+
 from .errors import ModelFileError
 from .registry import from_record, to_record
+from .values import encode_array
 
 __all__ = [
     "FORMAT",
@@ -76,7 +79,7 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 3
+VERSION = 4
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
@@ -115,8 +118,41 @@ def _added_fields(added: dict) -> Callable[[Any], Any]:
     return migrate
 
 
+def _records(payload: Any, kind: str):
+    """Every record of type ``kind`` in a payload, at any depth (iteratively)."""
+    stack = [payload]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") == kind:
+                yield node
+            stack.extend(node.values())
+
+
+def _slots_for_every_variable(payload: Any) -> Any:
+    """Version 3 → 4: ``WeightedNaiveBayes`` gained ``state.slots``, the variables in level 3 in
+    the learner's order. A version-3 learner's axis is every variable, in order: slots 0 … K−1.
+    (A record whose registry is malformed gets nothing here; the schema then names what is wrong.)"""
+    for node in list(_records(payload, "WeightedNaiveBayes")):
+        state = node.get("state")
+        registry = state.get("registry") if isinstance(state, dict) else None
+        variables = registry.get("state", {}).get("variables") if isinstance(registry, dict) else None
+        if isinstance(variables, list) and "slots" not in state:
+            state["slots"] = {
+                "type": "Slots",
+                "params": {},
+                "state": {
+                    "variable": encode_array(np.arange(len(variables), dtype=np.int64)),
+                    "passed": encode_array(np.zeros(len(variables), dtype=bool)),
+                },
+            }
+    return payload
+
+
 #: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
-MIGRATIONS: dict[int, Callable[[Any], Any]] = {2: _added_fields(_ADDED_IN_3)}
+MIGRATIONS: dict[int, Callable[[Any], Any]] = {2: _added_fields(_ADDED_IN_3), 3: _slots_for_every_variable}
 #: Largest uncompressed document read (bytes): a bound on what a forged gzip stream can inflate to.
 MAX_SIZE = 1 << 31
 

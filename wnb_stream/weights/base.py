@@ -14,6 +14,9 @@ docs/algorithms/modl.md#level-and-prior-cost) and
 ``active`` (``(K,)`` bool, False for variables at Level 0, whose weight stays 0 in the
 selective learners).
 
+The classifier's learner sees only the variables in level 3 (those whose level 2 is not flat),
+in the order they entered it: K above is their number.
+
 A learner is a River ``Base`` prototype (configuration only in ``__init__``); its state is created
 by ``reset`` and grown by ``resize`` when variables or classes appear (new variables and classes
 are appended at the end of their axis, never reordered).
@@ -55,11 +58,26 @@ class Optimizer(base.Base):
 
     batch_size: int = 1
 
+    #: The weight reported for a variable outside level 3 (its level 2 is flat, so it changes no
+    #: score: ``docs/algorithms/prediction.md#compact-window``). 0: it is not used. Plain naive
+    #: Bayes (``Uniform``) says 1, as it weighs every variable 1.
+    outside_weight: float = 0.0
+
     def reset(self, n_variables: int, n_classes: int, seed: int | None = None) -> None:  # pragma: no cover
         raise NotImplementedError
 
     def resize(self, n_variables: int, n_classes: int) -> None:  # pragma: no cover
         raise NotImplementedError
+
+    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
+        """Grow to ``n_variables`` with variables that were at Level 0 until now (the classifier
+        lets a variable into level 3 when its level 2 first says something,
+        ``docs/algorithms/prediction.md#compact-window``). ``asleep`` (one bool per new variable)
+        marks those the learner has stepped while they were at Level 0: a learner that pins
+        inactive variables at 0 takes them as pinned (they wake when the context says they are
+        active), as if it had held them all along. The others, and every new variable for the
+        other learners, are as ``resize`` gives them."""
+        self.resize(n_variables, n_classes)
 
     def learn(self, batch: Batch, history: Batch, context: Context) -> None:  # pragma: no cover
         raise NotImplementedError

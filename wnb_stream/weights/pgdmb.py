@@ -254,6 +254,19 @@ class PGDMB(VectorWeights):
             self._n_variables = int(n_variables)
         self._n_classes = max(self._n_classes, int(n_classes))
 
+    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
+        """As ``resize``, the new variables ``asleep`` pinned at 0 as inactive ones (``Optimizer.enter``)."""
+        old = self._n_variables if self._ready else 0
+        self.resize(n_variables, n_classes)
+        self._sleep(old, asleep)
+
+    def _sleep(self, start: int, asleep: np.ndarray | None) -> None:
+        """Pin the variables ``start + i`` with ``asleep[i]`` as inactive (they wake at ``initial_weight``)."""
+        if asleep is not None and np.any(asleep):
+            active = self._active.copy()
+            active[start : start + len(asleep)] &= ~np.asarray(asleep, dtype=bool)
+            self._apply_active(active)
+
     def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
         """One PGDMB iteration on ``batch``, judged on ``history`` (default: the batch).
 

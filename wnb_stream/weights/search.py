@@ -147,6 +147,18 @@ class WindowSearch(Refinable):
         self._n_classes = max(self._n_classes, int(n_classes))
         self._resize_refiner()
 
+    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
+        """As ``resize``, the new variables ``asleep`` pinned at 0 as inactive ones
+        (``Optimizer.enter``), in the refine learner too."""
+        old = self._n_variables if self._ready else 0
+        self.resize(n_variables, n_classes)
+        if asleep is not None and np.any(asleep):
+            active = self._active.copy()
+            active[old : old + len(asleep)] &= ~np.asarray(asleep, dtype=bool)
+            self._apply_active(active)
+        if self._refiner is not None:
+            self._refiner._sleep(old, asleep)
+
     def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
         """Count the batch's rows; run a search on ``history`` when one is due (module doc).
 

@@ -497,6 +497,15 @@ class WindowSearch(Refinable):
         self._n_classes = max(self._n_classes, int(n_classes))
         self._resize_refiner()
 
+    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
+        """As ``resize`` (``Optimizer.enter``); the refine learner pins the new variables ``asleep``
+        at 0 as inactive ones. The search's own weights need no pinning: inactive variables never
+        enter a search, and its result replaces them all."""
+        old = self._n_variables if self._ready else 0
+        self.resize(n_variables, n_classes)
+        if self._refiner is not None:
+            self._refiner._sleep(old, asleep)
+
     def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
         """Count the batch's rows; search the window when the schedule says so; the refiner's step.
 

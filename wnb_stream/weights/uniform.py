@@ -33,6 +33,8 @@ class Uniform(Optimizer):
     [1.0, 1.0]
     """
 
+    outside_weight = 1.0  # every variable weighs 1
+
     def __init__(self, batch_size: int = 1000):
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")

@@ -174,6 +174,7 @@ class VNS(PGDMB):
         Cost O(L·K·J + N·K·J) per iteration; a replay session costs its budget in iterations
         (O(log n) sessions over a stream of n rows).
         """
+        self._scope = None if context is None else context.n_variables
         super().learn(batch, history, context)
         if self.replay_level is None or history is None or not self._ready:
             return
@@ -183,7 +184,7 @@ class VNS(PGDMB):
         self._replayed_at = self._rows_seen
         n = len(history)
         size = min(int(self.batch_size), n)
-        budget = int(self.session_budget(self._n_variables, n, self.replay_level))
+        budget = int(self.session_budget(self._budget_variables, n, self.replay_level))
         for _ in range(budget):
             rows = self._rng.choice(n, size=size, replace=False)  # (size,) a shuffled mini-batch
             replayed = Batch(history.log_lik[rows], history.y[rows], history.sample_weight[rows], history.log_prior)
@@ -219,9 +220,17 @@ class VNS(PGDMB):
 
     # ------------------------------------------------------------------ internals
 
+    _scope: int | None = None  # the model's variables, from the context of the running ``learn``
+
+    @property
+    def _budget_variables(self) -> int:
+        """K of HBL17's budget: the model's variables (``Context.n_variables``) when the learner
+        holds only those in level 3, else its own."""
+        return max(self._n_variables, self._scope or 0)
+
     def _prepare(self, history: Batch) -> None:
         if self._budget is None:
-            self._budget = self.session_budget(self._n_variables, len(history), self.opti_level)
+            self._budget = self.session_budget(self._budget_variables, len(history), self.opti_level)
 
     def _end_descent(self, history: Batch, prior_costs: np.ndarray | None) -> None:
         descent = self._descent
@@ -234,7 +243,7 @@ class VNS(PGDMB):
             self._sessions += 1
             self._spent = 0
             self._neighbourhood = float(self.neighbourhood)
-            self._budget = self.session_budget(self._n_variables, len(history), self.opti_level)
+            self._budget = self.session_budget(self._budget_variables, len(history), self.opti_level)
             self._start_descent(self._best, from_best=True)
             return
         k = self._n_variables

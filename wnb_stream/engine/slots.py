@@ -1,0 +1,113 @@
+"""Level 3's variables: the slots of the variables whose level 2 says something about the class.
+
+A variable whose level 2 is *flat* (one part, so ℓ_kj(x) = log p(x_k | C_j) = 0 for every value
+and class: a MODL partition that found no information, or a variable not built yet) adds nothing
+to any score, whatever its weight. Such a variable takes no part in level 3: it has no column in
+the history's encoded window and no place in the weight learner, so a stream of many
+uninformative variables costs the learners nothing for them
+(``docs/algorithms/prediction.md#compact-window``).
+
+A variable gets a slot when a rebuild first gives it a level 2 that is not flat; slots are
+appended in that order (the learner's variable axis grows at its end, as it always does) and
+kept until levels 2 and 3 restart (a change of concept, a merge), when they are handed out again
+to the variables that are not flat then. A variable that becomes flat again keeps its slot: its
+column is zeros, and the learners pin the weight of a variable at level 0.
+
+Invariant: every variable whose level 2 is not flat has a slot (``Engine._check``). Any larger
+set is valid too (a model saved before slots existed gives every variable one).
+
+``passed`` marks the variables the learner has stepped while they had no slot. A learner that
+pins inactive variables at 0 would have pinned them (they were at Level 0 then), so they enter
+pinned (``Optimizer.enter``); a variable that gets its slot before any step since it appeared
+enters as a new variable does. With it the learner's state is the one it would have had with a
+place for every variable all along.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Slots", "flat"]
+
+
+def flat(variable) -> bool:
+    """True when the variable's level 2 scores every value 0 for every class (it needs no slot)."""
+    if variable.density:
+        return variable._density is None
+    return variable.log_prob is None or not variable.log_prob.any()
+
+
+class Slots:
+    """The variables in level 3, in the order of the learner's variable axis.
+
+    >>> slots = Slots()
+    >>> slots.enter(np.array([4, 1, 4]), n_variables=6)
+    True
+    >>> slots.variable.tolist(), slots.of.tolist()
+    ([4, 1], [-1, 1, -1, -1, 0, -1])
+    >>> slots.enter(np.array([1]), n_variables=6)
+    False
+    """
+
+    __slots__ = ("variable", "of", "passed")
+
+    def __init__(self, variable=(), passed=()):
+        self.variable = np.asarray(variable, dtype=np.intp).reshape(-1)  # (A,) variable of each slot
+        self.of = np.full(0, -1, dtype=np.intp)  # (K,) slot of each variable, -1: none
+        self.passed = np.asarray(passed, dtype=bool).reshape(-1)  # (K,) stepped past without a slot
+        self.grow(max(len(self.passed), int(self.variable.max()) + 1 if len(self.variable) else 0))
+
+    def __len__(self) -> int:
+        return len(self.variable)
+
+    def grow(self, n_variables: int) -> None:
+        """Room for ``n_variables`` variables (new ones have no slot)."""
+        extra = int(n_variables) - len(self.of)
+        if extra > 0:
+            self.of = np.concatenate([self.of, np.full(extra, -1, dtype=np.intp)])
+            self.of[self.variable] = np.arange(len(self.variable))
+        extra = len(self.of) - len(self.passed)
+        if extra > 0:
+            self.passed = np.concatenate([self.passed, np.zeros(extra, dtype=bool)])
+
+    def step(self) -> None:
+        """The learner steps: every variable without a slot now counts as passed."""
+        self.passed[self.of < 0] = True
+
+    def asleep(self, start: int) -> np.ndarray:
+        """``(A − start,)`` bool: which of the slots from ``start`` on were passed before entering."""
+        return self.passed[self.variable[start:]]
+
+    def enter(self, ks: np.ndarray, n_variables: int) -> bool:
+        """Give the variables ``ks`` that have none a slot each, in order; True when some did."""
+        self.grow(n_variables)
+        ks = np.asarray(ks, dtype=np.intp)
+        new = ks[self.of[ks] < 0]
+        if not len(new):
+            return False
+        new = new[np.sort(np.unique(new, return_index=True)[1])]  # first occurrences, in order
+        self.of[new] = len(self.variable) + np.arange(len(new))
+        self.variable = np.concatenate([self.variable, new])
+        return True
+
+    def clear(self) -> None:
+        """No variable has a slot, and none was passed (the learner restarts)."""
+        self.variable = np.zeros(0, dtype=np.intp)
+        self.of[:] = -1
+        self.passed[:] = False
+
+    def scatter(self, values: np.ndarray, n_variables: int, outside: float) -> np.ndarray:
+        """``(K, …)`` per variable from ``values (A, …)`` per slot; ``outside`` for the others."""
+        out = np.full((int(n_variables), *values.shape[1:]), outside, dtype=float)
+        out[self.variable] = values[: len(self.variable)]
+        return out
+
+    def _check(self, n_variables: int | None = None) -> None:
+        n_variables = len(self.of) if n_variables is None else n_variables
+        A = len(self.variable)
+        assert len(self.of) >= n_variables or not A, "every variable has its entry"
+        assert len(self.passed) == len(self.of)
+        assert len(np.unique(self.variable)) == A, "a variable has at most one slot"
+        assert np.all(self.of[self.variable] == np.arange(A)), "the two maps agree"
+        assert np.count_nonzero(self.of >= 0) == A
+        assert not A or self.variable.max() < n_variables
