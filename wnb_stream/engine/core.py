@@ -255,13 +255,14 @@ class Engine:
         classes = self.classes.index.classes
         selection_cost = math.log(max(1, len(registry)))
         default = None if self.absent is None else (self.absent, self.classes.counts)
+        variables = registry.variables
+        rebuilt = [k for k in indices.tolist() if variables[k].summary.n > 0]  # (an empty summary is skipped)
+        # all at once: the numeric binned variables are discretized together (``Variable.rebuild_many``)
+        Variable.rebuild_many([variables[k] for k in rebuilt], classes, selection_cost, default=default)
+        self.schedule.rebuilt(registry, np.array(rebuilt, dtype=np.intp))
         binned = []  # numeric binned variables rebuilt: re-encoded together below
-        for k in indices.tolist():
-            variable = registry.variables[k]
-            if variable.summary.n <= 0:
-                continue
-            variable.rebuild(classes, selection_cost, default=default)
-            self.schedule.rebuilt(registry, k)
+        for k in rebuilt:
+            variable = variables[k]
             if variable.kind == "numeric" and not variable.density:
                 binned.append(k)
             elif self.history.size:
