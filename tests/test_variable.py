@@ -42,3 +42,68 @@ def test_categorical_locator_matches_part_index(values):
         variable.summary.update(v, "p" if v in ("a", "b", "c") else ("q" if i % 3 else "p"))
     variable.rebuild(("p", "q"), selection_cost=0.0)
     _agrees(variable, values + ["never seen", None, "a"])
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[key], b[key]) for key in a)
+    if type(a).__module__.startswith("wnb_stream"):
+        names = [name for cls in type(a).__mro__ for name in getattr(cls, "__slots__", ())]
+        state = lambda x: {**getattr(x, "__dict__", {}), **{n: getattr(x, n) for n in names if hasattr(x, n)}}  # noqa: E731
+        return type(a) is type(b) and _same(state(a), state(b))
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+def _fed(kind_seed: tuple, values, labels) -> Variable:
+    kind, prototype = kind_seed
+    variable = Variable("v", kind, prototype.clone())
+    for value, label in zip(values, labels):
+        variable.summary.update(value, label)
+    return variable
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(1, 400),
+    missing=st.sampled_from([0.0, 0.05]),
+    default=st.booleans(),
+)
+def test_rebuild_many_gives_each_variable_what_rebuild_gives(seed, n, missing, default):
+    rng = np.random.default_rng(seed)
+    classes = ("a", "b", "c")
+    kinds = [
+        ("numeric", summaries.GKClass()),
+        ("numeric", summaries.GKClass()),
+        ("numeric", summaries.CPiD()),
+        ("numeric", summaries.Gaussian()),
+        ("categorical", summaries.Categorical()),
+    ]
+    streams = []
+    for kind, _ in kinds + kinds[:2]:
+        labels = rng.choice(classes[: rng.integers(1, 4)], n).tolist()
+        if kind == "numeric":
+            values = (rng.normal(size=n) + np.array([classes.index(y) for y in labels]) * rng.random()).round(rng.integers(1, 4))
+            values = [None if rng.random() < missing else float(v) for v in values]
+        else:
+            values = [None if rng.random() < missing else "xyzw"[int(rng.integers(4))] for _ in range(n)]
+        streams.append((values, labels))
+    spec = kinds + kinds[:2]
+    one = [_fed(k, v, y) for k, (v, y) in zip(spec, streams)]
+    many = [_fed(k, v, y) for k, (v, y) in zip(spec, streams)]
+    option = (0.0, np.array([3.0, 400.0, 9.0])) if default else None
+    for variable in one:
+        variable.rebuild(classes, 2.5, default=option)
+    Variable.rebuild_many(many, classes, 2.5, default=option)
+    for a, b in zip(one, many):
+        for name in Variable.__slots__:
+            if name == "summary":
+                continue
+            assert _same(getattr(b, name), getattr(a, name)), name
+        if b.density or b.model is None:
+            continue  # (locators: binned variables only)
+        _agrees(b, [None, float("nan"), -1e9, 1e9, 0.0, "x", "never"] if b.kind == "categorical" else [None, float("nan"), -1e9, 1e9, 0.0, 0.5])

@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from . import modl
+from .modl.batch import discretize_many_flagged
 from .summaries import gaussian as gaussian_module
 from .summaries.base import Summary
 from .summaries.policy import feature_value
@@ -133,12 +134,54 @@ class Variable:
             partition = modl.group(table, **options)
         else:  # pragma: no cover - a summary handing an unknown table is a programming error
             raise TypeError(f"unsupported table type {type(table).__name__}")
+        self._take(partition, table)
+
+    def _take(self, partition, table, plain: bool = False) -> None:
+        """Make ``partition`` of ``table`` this variable's level 2 (a binned variable).
+
+        ``plain``: the partition's atoms were the table's bins as they are (``discretize_many``'s
+        usual tables: increasing bounds, no missing value, no empty bin), so its intervals are runs
+        of the bins and the locator is read off the partition itself: the cuts are its upper bounds
+        but the last, the first part is 0 and no part holds missing values, as ``_compile_locator``
+        finds them (tested equal).
+        """
         self.model = partition
         self.level = float(partition.level)
         self.prior_cost = float(partition.prior_cost)
         self.log_prob = np.asarray(partition.log_prob, dtype=float)
         self.n_parts = self.log_prob.shape[0]
-        self._compile_locator(partition, table)
+        if plain:
+            self.cuts = partition.upper_bounds[:-1].tolist()
+            self.first_part = 0
+            self.missing_part = int(partition.missing_part)
+        else:
+            self._compile_locator(partition, table)
+
+    @staticmethod
+    def rebuild_many(variables, classes: tuple, selection_cost: float, criterion: str | None = None, default=None) -> None:
+        """``variable.rebuild(classes, selection_cost, criterion, default)`` for each of ``variables``.
+
+        The same level 2 for each, bit for bit (tested); the numeric binned variables (no default
+        value) are discretized together by ``modl.discretize_many``, one pass for all of them instead
+        of one Python round per variable (``docs/algorithms/prediction.md#rebuild-schedule``).
+        """
+        together, tables = [], []
+        for variable in variables:
+            if variable.kind == "numeric" and not variable.density and default is None:
+                table = variable.summary.table().aligned(classes)
+                if isinstance(table, Bins):
+                    together.append(variable)
+                    tables.append(table)
+                    continue
+            variable.rebuild(classes, selection_cost, criterion, default)
+        if not together:
+            return
+        options = {"selection_cost": selection_cost}
+        if criterion is not None:
+            options["criterion"] = criterion
+        partitions, plain = discretize_many_flagged(tables, **options)
+        for variable, partition, table, simple in zip(together, partitions, tables, plain.tolist()):
+            variable._take(partition, table, simple)
 
     def _compile_locator(self, partition, table) -> None:
         if isinstance(table, Bins):

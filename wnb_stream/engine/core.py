@@ -267,14 +267,11 @@ class Engine:
         classes = self.classes.index.classes
         selection_cost = math.log(max(1, len(registry)))
         default = None if self.absent is None else (self.absent, self.classes.counts)
-        rebuilt = []
-        for k in indices.tolist():
-            variable = registry.variables[k]
-            if variable.summary.n <= 0:
-                continue
-            variable.rebuild(classes, selection_cost, default=default)
-            self.schedule.rebuilt(registry, k)
-            rebuilt.append(k)
+        variables = registry.variables
+        rebuilt = [k for k in indices.tolist() if variables[k].summary.n > 0]  # (an empty summary is skipped)
+        # all at once: the numeric binned variables are discretized together (``Variable.rebuild_many``)
+        Variable.rebuild_many([variables[k] for k in rebuilt], classes, selection_cost, default=default)
+        self.schedule.rebuilt(registry, np.array(rebuilt, dtype=np.intp))
         self.lookup.mark(indices.tolist())
         self._context = None
         self._enter([k for k in rebuilt if not flat(registry.variables[k])])

@@ -1,11 +1,13 @@
 """Level 2: MODL discretization and value grouping.
 
-``discretize(table)`` turns a level-1 ``Bins`` value into ``Intervals`` and ``group(table)`` turns
+``discretize(table)`` turns a level-1 ``Bins`` value into ``Intervals`` (``discretize_many(tables)``
+does many at once, with the same results) and ``group(table)`` turns
 a ``Categories`` value into ``Groups`` (docs/algorithms/modl.md); ``null_partition(table)`` gives
 the one-part model of either. Cost terms are pure functions in ``modl.costs``.
 """
 
 from . import costs
+from .batch import discretize_many
 from .discretization import EXACT_MAX_ATOMS, discretization_prior, discretize, null_intervals
 from .grouping import EXHAUSTIVE_MAX_VALUES, group, grouping_prior, null_groups
 from .partition import MISSING, STAR, Groups, Intervals, log_probabilities
@@ -13,6 +15,7 @@ from .partition import MISSING, STAR, Groups, Intervals, log_probabilities
 __all__ = [
     "costs",
     "discretize",
+    "discretize_many",
     "group",
     "null_partition",
     "Intervals",

@@ -785,3 +785,49 @@ def score(atoms, ends, prior, table, log_gamma_classes, cost_tolerance, level_to
     if 0.0 > value:  # Python's max(value, 0.0)
         value = 0.0
     return ends, cost, null_cost, value
+
+
+#: ``status`` of :func:`search_score_many` for a table of one atom: no search ran (``"null"``).
+NO_SEARCH = 3
+
+
+@_jit
+def search_score_many(atoms, row_starts, priors, prior_starts, table, log_gamma_classes, method,
+                      exact_max_atoms, exact_limit_atoms, cost_tolerance, level_tolerance, null_construction):  # fmt: skip
+    """:func:`search` then :func:`score` on each of T tables stacked in ``(R, J)`` int64 ``atoms``.
+
+    Table ``t`` is rows ``row_starts[t]:row_starts[t + 1]`` (at least one) with the prior
+    ``priors[prior_starts[t]:prior_starts[t + 1]]``; a table of one atom runs no search (its one
+    interval, status :data:`NO_SEARCH`), as ``discretize`` does. The same calls as ``discretize``
+    makes per table, so the same ends and costs to the last bit, without one call from Python
+    per table. Returns ``(ends (R,), n_ends (T,), cost (T,), null_cost (T,), prior_cost (T,),
+    status (T,))``: the ends of table ``t`` are ``ends[row_starts[t]:row_starts[t] + n_ends[t]]``,
+    indices of its own atoms.
+    """
+    n_tables = row_starts.shape[0] - 1
+    ends_out = np.empty(atoms.shape[0], dtype=np.int64)
+    n_ends = np.empty(n_tables, dtype=np.int64)
+    costs = np.empty(n_tables)
+    null_costs = np.empty(n_tables)
+    prior_costs = np.empty(n_tables)
+    status = np.empty(n_tables, dtype=np.int64)
+    for t in range(n_tables):
+        lo, hi = row_starts[t], row_starts[t + 1]
+        block = atoms[lo:hi]
+        prior = priors[prior_starts[t] : prior_starts[t + 1]]
+        if hi - lo == 1:
+            ends = np.zeros(1, dtype=np.int64)
+            ran = NO_SEARCH
+        else:
+            ends, _, ran = search(block, prior, table, log_gamma_classes, method, exact_max_atoms, exact_limit_atoms,
+                                  cost_tolerance)  # fmt: skip
+        kept, cost, null_cost, b_x = score(block, ends, prior, table, log_gamma_classes, cost_tolerance, level_tolerance,
+                                           null_construction)  # fmt: skip
+        for i in range(kept.shape[0]):
+            ends_out[lo + i] = kept[i]
+        n_ends[t] = kept.shape[0]
+        costs[t] = cost
+        null_costs[t] = null_cost
+        prior_costs[t] = b_x
+        status[t] = ran
+    return ends_out, n_ends, costs, null_costs, prior_costs, status

@@ -224,7 +224,8 @@ class Intervals(_Lookup):
         object.__setattr__(self, "_offset", self.n_parts - len(upper_bounds))
 
     @classmethod
-    def _assemble(cls, classes, upper_bounds, counts, missing_part, cost, null_cost, level, prior_cost, criterion, method):
+    def _assemble(cls, classes, upper_bounds, counts, missing_part, cost, null_cost, level, prior_cost, criterion, method,
+                  table=None):  # fmt: skip
         """``Intervals(...)`` of these fields, for ``discretize``, whose arrays already have their shapes.
 
         The value and its attributes (in the order the dataclass ``__init__`` and ``__post_init__``
@@ -232,11 +233,17 @@ class Intervals(_Lookup):
         ``counts`` ``(n_parts, n_classes)`` float arrays and a tuple of classes; it skips the
         frozen dataclass's per-field ``__setattr__`` calls and its argument normalisation. The
         value takes over arrays that own their data (they become read-only): the caller hands
-        over fresh arrays that nothing else holds.
+        over fresh arrays that nothing else holds. ``table``: the ``(I + 1, J)`` lookup table of
+        ``_lookup_tables(counts)``, already computed (``discretize_many``, for many partitions at
+        once), a fresh array that becomes read-only.
         """
         counts = _owned_frozen(counts)
         upper_bounds = _owned_frozen(upper_bounds)
-        table, log_prob, rows = _lookup_tables(counts)
+        if table is None:
+            table, log_prob, rows = _lookup_tables(counts)
+        else:
+            table.setflags(write=False)
+            log_prob, rows = table[: counts.shape[0]], tuple(table)
         value = object.__new__(cls)
         value.__dict__.update(
             classes=tuple(classes),

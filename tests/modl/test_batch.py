@@ -1,0 +1,104 @@
+"""``discretize_many`` against ``discretize`` table by table: the same partitions, bit for bit."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_rebuild_fast_paths import _assert_same_state, _outcome, messy_tables
+
+from wnb_stream import modl
+from wnb_stream.modl import batch
+from wnb_stream.summaries import Bins
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def usual_tables(draw, n_classes=None):
+    """Tables as a GK summary hands them: increasing bounds, non-empty bins of integer counts."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n_bins = draw(st.sampled_from([1, 2, 3, 5, 20, 99, 100, 101, 180]))
+    if n_classes is None:
+        n_classes = draw(st.integers(2, 6))
+    bounds = np.cumsum(rng.random(n_bins) + 0.01) - 3.0
+    # a class drifting along the bins: informative tables as well as noise
+    shift = draw(st.sampled_from([0.0, 0.5, 3.0]))
+    weights = np.exp(shift * np.outer(np.linspace(-1.0, 1.0, n_bins), np.arange(n_classes) - n_classes / 2))
+    counts = np.zeros((n_bins, n_classes))
+    for i in range(n_bins):
+        size = int(rng.integers(1, 8))
+        counts[i] = rng.multinomial(size, weights[i] / weights[i].sum())
+    for j in np.flatnonzero(counts.sum(axis=0) == 0):  # every class observed
+        counts[rng.integers(n_bins), j] = 1.0
+    return Bins(upper_bounds=bounds, counts=counts, classes=tuple(range(n_classes)), missing=np.zeros(n_classes))
+
+
+def _check(tables, criterion="bins", selection_cost=1.5):
+    kind, result = _outcome(batch.discretize_many, tables, criterion=criterion, selection_cost=selection_cost)
+    expected_kind, expected = _outcome(
+        lambda: [modl.discretize(table, criterion=criterion, selection_cost=selection_cost) for table in tables]
+    )
+    assert kind == expected_kind
+    if kind != "ok":
+        assert result == expected  # the same error, from the same table
+        return
+    assert len(result) == len(expected)
+    for partition, reference in zip(result, expected):
+        _assert_same_state(partition, reference)
+
+
+@SETTINGS
+@given(st.lists(usual_tables(), min_size=1, max_size=12), st.sampled_from(["bins", "boulle2006"]), st.sampled_from([0.0, 1.5, 6.2]))
+def test_usual_tables_are_discretized_together_as_one_by_one(tables, criterion, selection_cost):
+    _check(tables, criterion, selection_cost)
+    _, together = batch.discretize_many_flagged(tables, criterion=criterion, selection_cost=selection_cost)
+    assert together.all()
+
+
+@SETTINGS
+@given(st.lists(messy_tables() | usual_tables(), min_size=0, max_size=10), st.sampled_from(["bins", "boulle2006"]))
+def test_any_tables_give_what_discretize_gives(tables, criterion):
+    _check(tables, criterion)
+
+
+@SETTINGS
+@given(st.lists(usual_tables(n_classes=3), min_size=1, max_size=6))
+def test_together_exactly_for_the_tables_whose_atoms_are_their_bins(tables):
+    # spoil some: a missing value, equal bounds, an empty bin, a fraction, an unseen class
+    spoiled = []
+    for i, table in enumerate(tables):
+        counts, bounds, missing = table.counts.copy(), table.upper_bounds.copy(), table.missing.copy()
+        kind = i % 6
+        if kind == 1:
+            missing[0] = 1.0
+        elif kind == 2 and len(bounds) > 1:
+            bounds[1] = bounds[0]
+        elif kind == 3:
+            counts[0] = 0.0
+        elif kind == 4:
+            counts[0, 0] += 0.5
+        elif kind == 5:
+            counts[:, 1] = 0.0
+            counts[counts.sum(axis=1) == 0, 0] = 1.0
+        spoiled.append(Bins(upper_bounds=bounds, counts=counts, classes=table.classes, missing=missing))
+    _check(spoiled)
+    _, together = batch.discretize_many_flagged(spoiled)
+    plain = [(i % 6 == 0) or (i % 6 == 2 and len(t.upper_bounds) == 1) for i, t in enumerate(tables)]
+    assert together.tolist() == plain
+
+
+def test_classes_of_several_sizes_and_wrong_input():
+    rng = np.random.default_rng(3)
+    tables = []
+    for n_classes in (2, 5, 2, 3, 1, 129):
+        counts = rng.integers(1, 5, (30, n_classes)).astype(float)
+        tables.append(Bins(np.arange(30.0), counts, tuple(range(n_classes)), np.zeros(n_classes)))
+    _check(tables)
+    _, together = batch.discretize_many_flagged(tables)
+    assert together.tolist() == [True, True, True, True, False, False]
+    assert batch.discretize_many([]) == []
+    with pytest.raises(TypeError, match="Bins"):
+        batch.discretize_many([tables[0], "table"])
+    with pytest.raises(ValueError, match="criterion"):
+        batch.discretize_many([tables[0]], criterion="nope")
