@@ -109,11 +109,7 @@ class Variable:
         hold had the default value; that mass joins the table as a point (``Bins.with_point``,
         ``Moments.with_point``) before level 2 is built.
         """
-        table = self.summary.table().aligned(classes)
-        if default is not None and self.kind == "numeric":
-            value, class_counts = default
-            held = (table.weights if self.density else table.counts.sum(axis=0)) + table.missing
-            table = table.with_point(value, np.maximum(np.asarray(class_counts, dtype=float) - held, 0.0))
+        table = self._table(classes, default)
         options = {"selection_cost": selection_cost}
         if criterion is not None:
             options["criterion"] = criterion
@@ -135,6 +131,16 @@ class Variable:
         else:  # pragma: no cover - a summary handing an unknown table is a programming error
             raise TypeError(f"unsupported table type {type(table).__name__}")
         self._take(partition, table)
+
+    def _table(self, classes: tuple, default):
+        """The summary's table on the class axis ``classes``, with the default value's mass as a
+        point (``rebuild``)."""
+        table = self.summary.table().aligned(classes)
+        if default is not None and self.kind == "numeric":
+            value, class_counts = default
+            held = (table.weights if self.density else table.counts.sum(axis=0)) + table.missing
+            table = table.with_point(value, np.maximum(np.asarray(class_counts, dtype=float) - held, 0.0))
+        return table
 
     def _take(self, partition, table, plain: bool = False) -> None:
         """Make ``partition`` of ``table`` this variable's level 2 (a binned variable).
@@ -161,14 +167,15 @@ class Variable:
     def rebuild_many(variables, classes: tuple, selection_cost: float, criterion: str | None = None, default=None) -> None:
         """``variable.rebuild(classes, selection_cost, criterion, default)`` for each of ``variables``.
 
-        The same level 2 for each, bit for bit (tested); the numeric binned variables (no default
-        value) are discretized together by ``modl.discretize_many``, one pass for all of them instead
-        of one Python round per variable (``docs/algorithms/prediction.md#rebuild-schedule``).
+        The same level 2 for each, bit for bit (tested); the numeric binned variables (with the
+        default value's point, if any) are discretized together by ``modl.discretize_many``, one
+        pass for all of them instead of one Python round per variable
+        (``docs/algorithms/prediction.md#rebuild-schedule``).
         """
         together, tables = [], []
         for variable in variables:
-            if variable.kind == "numeric" and not variable.density and default is None:
-                table = variable.summary.table().aligned(classes)
+            if variable.kind == "numeric" and not variable.density:
+                table = variable._table(classes, default)
                 if isinstance(table, Bins):
                     together.append(variable)
                     tables.append(table)
