@@ -183,3 +183,26 @@ def test_a_variable_that_turns_flat_keeps_its_slot_with_zeros():
     assert not e.history.log_lik[: e.history.size, e.slots.of[a]].any()
     assert model.weights["a"] == 0.0
     model._check()
+
+
+@pytest.mark.parametrize("absent", [None, 0.0])
+def test_a_merge_hands_out_the_slots_again_and_encodes_their_columns(absent):
+    """Two models of one stream's halves, one seeing a variable the other never had: the merged
+    model's slots cover every variable whose level 2 is not flat, and its window is the dense
+    encoding of its raw rows without the flat columns."""
+    rows = list(_stream(1200, 15, seed=9, sparse=absent is not None))
+    left, right = (WeightedNaiveBayes(seed=3, history_size=500, absent=absent) for _ in range(2))
+    for i, (x, y) in enumerate(rows):
+        if i % 2:
+            right.learn_one({**x, "only_right": float(y) + 0.1 * (i % 7)}, y)
+        else:
+            left.learn_one(x, y)
+    left.merge(right)
+    e = left._engine
+    left._check()
+    assert e.slots.of[e.registry.index["only_right"]] >= 0
+    np.testing.assert_array_equal(e.encoding(), _dense_encoding(e, absent))
+    for x, y in rows[:200]:
+        left.learn_one(x, y)
+    left._check()
+    np.testing.assert_array_equal(e.encoding(), _dense_encoding(e, absent))

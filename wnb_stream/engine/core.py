@@ -555,9 +555,9 @@ class Engine:
         self.optimizer.reset(A, J, seed)
         self.shape = (A, J)
         self.history.resize(len(registry), J, registry.n_numeric, registry.n_categorical, n_encoded=A)
-        self._reencode_columns(self.slots.variable.tolist())
-        self.lookup.invalidate()
+        self.lookup.invalidate()  # (the variables may be new: a merge)
         self.lookup.stale_coef = self.lookup.stale_prior = True
+        self._reencode_columns(self.slots.variable.tolist())  # their columns moved
         self._context = None
         schedule.quiet = 0
         schedule.step_size = 0
