@@ -181,8 +181,8 @@ class Engine:
     def _register(self, row: Row) -> Row:
         """Create the variables of the row's new features (in a deterministic order); the full row."""
         numeric, values, categorical = [], [], list(row.categorical)
-        for name, kind, value in sorted(row.new, key=lambda item: feature_order(item[0])):
-            k = self._add_variable(name, kind)
+        new = sorted(row.new, key=lambda item: feature_order(item[0]))
+        for (name, kind, value), k in zip(new, self._add_variables([(name, kind) for name, kind, _ in new]).tolist()):
             if kind == "numeric":
                 numeric.append(k)
                 values.append(value)
@@ -196,13 +196,14 @@ class Engine:
             row.missing,  # new features hold values
         )
 
-    def _add_variable(self, name, kind: str) -> int:
-        prototype = self.numeric_prototype if kind == "numeric" else self.categorical_prototype
-        k = self.registry.add(name, kind, prototype.clone(), self.history.stored)
-        self.schedule.quiet = 0  # its first rebuild falls due at once
-        self.lookup.mark([k])
+    def _add_variables(self, features: list) -> np.ndarray:
+        """Create the variables of the ``(name, kind)`` of ``features``, in order; their indices."""
+        prototypes = {"numeric": self.numeric_prototype, "categorical": self.categorical_prototype}
+        ks = self.registry.add_many([(name, kind, prototypes[kind].clone()) for name, kind in features], self.history.stored)
+        self.schedule.quiet = 0  # their first rebuild falls due at once
+        self.lookup.mark(ks.tolist())
         self._context = None
-        return k
+        return ks
 
     def _resize(self) -> None:
         """Grow the history and the learner to the current numbers of variables, slots and classes."""
@@ -605,8 +606,8 @@ class Engine:
         schedule.quiet -= m
         self.lookup.stale_prior = True
         new = [(name, kind) for (name, kind, _), (_, start) in zip(frame.columns(), columns) if name not in registry.index and lo <= start < hi]
-        for name, kind in sorted(new, key=lambda item: feature_order(item[0])):
-            self._add_variable(name, kind)
+        if new:
+            self._add_variables(sorted(new, key=lambda item: feature_order(item[0])))
         # Columns taking part in the chunk, each from row ``since`` (its first row if it is new).
         a = len(frame.numeric_names)
         numeric = [(i, registry.index.get(name), max(lo, start)) for i, (name, start) in enumerate(columns[:a])]

@@ -56,20 +56,30 @@ class Registry:
         ``stored`` is the number of rows the history has stored so far: the new summary counts as
         having seen them all (the feature was absent from them).
         """
-        k = len(self.variables)
-        self.variables.append(Variable(name, kind, summary))
-        self.index[name] = k
-        if kind == "numeric":
-            self.column = np.append(self.column, self.n_numeric)
-            self.n_numeric += 1
-        else:
-            self.column = np.append(self.column, self.n_categorical)
-            self.n_categorical += 1
-        self.count = np.append(self.count, 0.0)
-        self.next_rebuild = np.append(self.next_rebuild, 1.0)
-        self.synced = np.append(self.synced, stored)
-        self.synced_min = int(self.synced.min())
-        return k
+        return int(self.add_many([(name, kind, summary)], stored)[0])
+
+    def add_many(self, features: list, stored: int) -> np.ndarray:
+        """Register the ``(name, kind, summary)`` of ``features``, in order (as ``add`` each); their
+        indices. One copy of the per-variable columns for all of them (a row of a wide sparse
+        stream brings dozens of new features, and a copy costs O(K))."""
+        start = len(self.variables)
+        columns = []
+        for name, kind, summary in features:
+            self.index[name] = len(self.variables)
+            self.variables.append(Variable(name, kind, summary))
+            if kind == "numeric":
+                columns.append(self.n_numeric)
+                self.n_numeric += 1
+            else:
+                columns.append(self.n_categorical)
+                self.n_categorical += 1
+        m = len(columns)
+        self.column = np.concatenate([self.column, np.array(columns, dtype=np.intp)])
+        self.count = np.concatenate([self.count, np.zeros(m)])
+        self.next_rebuild = np.concatenate([self.next_rebuild, np.ones(m)])
+        self.synced = np.concatenate([self.synced, np.full(m, stored, dtype=np.int64)])
+        self.synced_min = int(self.synced.min()) if len(self.synced) else 0
+        return np.arange(start, start + m, dtype=np.intp)
 
     def all_numeric(self, n_numeric_in_row: int) -> bool:
         """True when a row holding ``n_numeric_in_row`` numeric values holds every variable and
