@@ -3,9 +3,10 @@
 Runs one model on one of ``throughput.py``'s streams (same generator, seed, warm-up and loops) and
 times, with wrappers around the functions:
 
-- the classifier's sections (level-2 rebuilds, learner steps, feeding the numeric summaries,
-  re-encoding the history, prediction, ...); nested sections overlap (``_rebuild`` contains
-  ``Variable.rebuild`` and part of ``_feed``);
+- the classifier's sections: the public calls, and the engine's parts (level-2 rebuilds, learner
+  steps, feeding the numeric summaries, encoding and re-encoding the history, parsing, compiling
+  and scoring with the lookups, ...); nested sections overlap (``Engine._rebuild`` contains
+  ``Variable.rebuild_many`` and part of ``Registry.feed``);
 - the *floor*: the compiled kernels and NumPy products the unchanged model must run whatever the
   Python around them costs (GK block absorb and the ``argsort`` before it, the MODL search, the
   criterion's products and log-normaliser on the learners' window and batches).
@@ -35,17 +36,24 @@ FLOOR = (
     ("wnb_stream.summaries._gk_kernels", "absorb", "GK block absorb (compiled)"),
     ("numpy", "argsort", "np.argsort (all callers)"),
     ("wnb_stream.modl._kernels", "search", "MODL search (compiled)"),
+    ("wnb_stream.modl.batch", "_discretize_together", "MODL searches of a group (compiled, with its NumPy passes)"),
     ("wnb_stream.weights.criterion", "scores", "criterion products (matmul)"),
     ("wnb_stream.weights.criterion", "_log_normaliser", "criterion log-normaliser"),
 )
-#: classifier methods timed as sections
+#: (module path, class, methods) timed as sections
 SECTIONS = (
-    "learn_many", "predict_proba_many", "learn_one", "predict_proba_one", "_rebuild", "_step", "_feed",
-    "_make_room", "_reencode_numeric", "_encode_block", "_locate_block", "_parse_frame", "_compile",
+    ("wnb_stream.classifier", "WeightedNaiveBayes", ("learn_many", "predict_proba_many", "learn_one", "predict_proba_one")),
+    ("wnb_stream.engine.core", "Engine", ("_rebuild", "_step", "_store", "_register", "_encode_newest", "_encode_chunk",
+                                          "_reencode_numeric", "_compile", "refresh", "_check_point")),
+    ("wnb_stream.engine.registry", "Registry", ("feed", "make_room")),
+    ("wnb_stream.engine.rows", "RowParser", ("row", "frame")),
+    ("wnb_stream.engine.lookup", "Lookup", ("scores_one", "scores_frame", "encode_block")),
+    ("wnb_stream.variable", "Variable", ("rebuild", "rebuild_many")),
 )  # fmt: skip
 
 
 def _wrap(owner, attribute: str, label: str, seconds: collections.Counter, calls: collections.Counter) -> None:
+    static = isinstance(vars(owner).get(attribute), staticmethod) if isinstance(owner, type) else False
     function = getattr(owner, attribute)
 
     def timed(*args, **kwargs):
@@ -56,7 +64,7 @@ def _wrap(owner, attribute: str, label: str, seconds: collections.Counter, calls
             seconds[label] += time.perf_counter() - start
             calls[label] += 1
 
-    setattr(owner, attribute, timed)
+    setattr(owner, attribute, staticmethod(timed) if static else timed)
 
 
 def main(argv=None) -> int:
@@ -71,7 +79,6 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args(argv)
 
-    from wnb_stream import classifier, variable
     from wnb_stream.modl import costs
 
     rows = list(itertools.islice(throughput.generator(args.stream, args.seed), args.n))
@@ -83,9 +90,10 @@ def main(argv=None) -> int:
     costs._grow_table(2 * args.n + 1024)  # the one-off lΓ table (see the docstring)
 
     seconds, calls = collections.Counter(), collections.Counter()
-    for name in SECTIONS:
-        _wrap(classifier.WeightedNaiveBayes, name, name, seconds, calls)
-    _wrap(variable.Variable, "rebuild", "Variable.rebuild", seconds, calls)
+    for module, owner, methods in SECTIONS:
+        cls = getattr(importlib.import_module(module), owner)
+        for name in methods:
+            _wrap(cls, name, f"{owner}.{name}", seconds, calls)
     for module, attribute, label in FLOOR:
         _wrap(importlib.import_module(module), attribute, label, seconds, calls)
 
