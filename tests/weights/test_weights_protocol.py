@@ -104,3 +104,53 @@ def test_refit_searches_the_window_now_or_does_nothing(cls):
         assert done is True if cls in (FNB, SNB) else isinstance(done, bool)
     else:
         assert done is False and np.array_equal(model.weights, weights)
+
+
+def _zero_columns(data: Batch, k: int) -> Batch:
+    """``data`` with ``k`` more columns of zeros (variables whose level 2 is flat)."""
+    n, _, j = data.log_lik.shape
+    return Batch(np.concatenate([data.log_lik, np.zeros((n, k, j))], axis=1), data.y, data.sample_weight, data.log_prior)
+
+
+def test_pgdmb_holding_a_flat_variable_all_along_is_pgdmb_letting_it_enter_later():
+    """The compact window's promise (``Optimizer.enter``): a learner that held a flat variable
+    (ℓ = 0, inactive) and one that lets it enter pinned (``asleep``) once it becomes active end in
+    the same state, bit for bit (PGDMB draws nothing at random)."""
+    rng = np.random.default_rng(5)
+    first, second = make_rows(rng, 60, n_informative=2, n_noise=1), make_rows(rng, 60, n_informative=3, n_noise=1)
+    # the third variable of ``second`` is the one that was flat during ``first``
+    second = Batch(second.log_lik[:, [0, 1, 3, 2]], second.y, second.sample_weight, second.log_prior)
+    held, entered = PGDMB(), PGDMB()
+    held.reset(4, 2, seed=0)
+    held.learn(_zero_columns(first, 1), _zero_columns(first, 1), context_for(4, [True, True, True, False]))
+    entered.reset(3, 2, seed=0)
+    entered.learn(first, first, context_for(3))
+    entered.enter(4, 2, asleep=np.array([True]))
+    assert entered.weights[3] == 0.0
+    np.testing.assert_array_equal(held.weights, entered.weights)
+    np.testing.assert_array_equal(held.iterate, entered.iterate)
+    for model in (held, entered):
+        model.learn(second, second, context_for(4))
+    np.testing.assert_array_equal(held.weights, entered.weights)
+    np.testing.assert_array_equal(held.iterate, entered.iterate)
+
+
+@pytest.mark.parametrize("cls", LEARNERS + [FNB, SNB, SGCF, Direct])
+def test_enter_is_resize_for_variables_not_asleep(cls):
+    """``enter`` without ``asleep`` (or with none asleep) grows the learner as ``resize`` does; a
+    learner that pins inactive variables takes an ``asleep`` one at weight 0."""
+    data = make_rows(np.random.default_rng(3), 80, n_informative=2, n_noise=1)
+    models = [cls() for _ in range(4)]
+    for model in models:
+        model.reset(3, 2, seed=0)
+        model.learn(data, data, context_for(3))
+    models[0].resize(5, 2)
+    models[1].enter(5, 2)
+    models[2].enter(5, 2, asleep=np.array([False, False]))
+    models[3].enter(5, 2, asleep=np.array([True, False]))
+    for model in models[1:3]:
+        np.testing.assert_array_equal(model.weights, models[0].weights)
+    for model in models:
+        model._check()
+    if hasattr(models[3], "_apply_active"):  # the learners that pin inactive variables at 0
+        assert models[3].weights[3] == 0.0

@@ -29,7 +29,21 @@ from river import base
 
 from ..tables import Batch, Context
 
-__all__ = ["Batch", "Context", "Optimizer", "VectorWeights"]
+__all__ = ["Batch", "Context", "Optimizer", "VectorWeights", "pinned"]
+
+
+def pinned(active: np.ndarray, start: int, asleep: np.ndarray | None) -> np.ndarray | None:
+    """``active`` with the variables ``start + i`` set inactive where ``asleep[i]`` (``Optimizer.enter``);
+    None when none is asleep (nothing to change).
+
+    >>> pinned(np.ones(4, bool), 2, np.array([True, False])).tolist()
+    [True, True, False, True]
+    """
+    if asleep is None or not np.any(asleep):
+        return None
+    active = np.array(active, dtype=bool)
+    active[start : start + len(asleep)] &= ~np.asarray(asleep, dtype=bool)
+    return active
 
 
 class Optimizer(base.Base):

@@ -39,7 +39,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import Batch, Context, VectorWeights
+from .base import Batch, Context, VectorWeights, pinned
 from .criterion import criterion, criterion_gradient
 from .regularizers import DEFAULT_DELTA, Regularizer
 from .rprop import VARIANTS, RpropState, project, rprop_step
@@ -262,9 +262,8 @@ class PGDMB(VectorWeights):
 
     def _sleep(self, start: int, asleep: np.ndarray | None) -> None:
         """Pin the variables ``start + i`` with ``asleep[i]`` as inactive (they wake at ``initial_weight``)."""
-        if asleep is not None and np.any(asleep):
-            active = self._active.copy()
-            active[start : start + len(asleep)] &= ~np.asarray(asleep, dtype=bool)
+        active = pinned(self._active, start, asleep)
+        if active is not None:
             self._apply_active(active)
 
     def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Batch, Context
+from .base import Batch, Context, pinned
 from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB
 from .refinement import Refinable
@@ -152,9 +152,8 @@ class WindowSearch(Refinable):
         (``Optimizer.enter``), in the refine learner too."""
         old = self._n_variables if self._ready else 0
         self.resize(n_variables, n_classes)
-        if asleep is not None and np.any(asleep):
-            active = self._active.copy()
-            active[old : old + len(asleep)] &= ~np.asarray(asleep, dtype=bool)
+        active = pinned(self._active, old, asleep)
+        if active is not None:
             self._apply_active(active)
         if self._refiner is not None:
             self._refiner._sleep(old, asleep)
