@@ -261,6 +261,21 @@ def test_constant_warm_up_then_other_values():
     assert table.counts.sum(axis=0).tolist() == [10.0, 2000.0]
 
 
+@pytest.mark.parametrize("values", [[0.0, 0.0, 5e-324], [-5e-324, 5e-324, 0.0], [5e-324, 0.0, 1e-323]])
+@pytest.mark.parametrize("tail_split", ["step", "halfway"])
+def test_a_warm_up_range_below_the_float_step_keeps_breaks_distinct(values, tail_split):
+    """A warm-up spanning a few subnormals (hypothesis found 0, 0, 5e-324): (high − low)/inner
+    underflows to 0, and the grid falls back to the constant warm-up's unit window."""
+    summary = CPiD(n_bins=5, warm_up=3, tail_split=tail_split)
+    for x in values:
+        summary.update(x, "x")
+    summary._check()
+    table = summary.table()
+    assert np.all(np.diff(table.upper_bounds) > 0) and table.counts.sum() == 3.0
+    summary.update_many(np.array([1e-300, -1.0, 2.0]), np.zeros(3, dtype=int))
+    summary._check()
+
+
 def test_extreme_magnitudes_keep_breaks_distinct():
     summary = CPiD(n_bins=10, warm_up=5)
     summary.update_many(np.array([1e16, 1e16 + 2, 1e16 + 4, 1e16, 1e16 + 8, 1e300, -1e300]), np.zeros(7, dtype=int))

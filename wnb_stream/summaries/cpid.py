@@ -266,10 +266,13 @@ class CPiD(Summary):
         """End of the warm-up: equal-width grid on the buffered range, then count the buffer."""
         low, high = self._min_seen, self._max_seen
         inner = self.n_bins - 2
-        if not high > low:  # a constant warm-up: a unit window (relative to |x|) centred on it
+        step = high / inner - low / inner if high > low else 0.0  # (high − low)/inner without overflow
+        if not step > 0.0:
+            # a constant warm-up, or a range too narrow for a float step (0 and 5e-324: the step
+            # underflows to 0): a unit window (relative to |x|) centred on its low end
             half = 0.5 * max(abs(low), 1.0)
             low, high = low - half, low + half
-        step = high / inner - low / inner  # (high − low)/inner without overflow
+            step = high / inner - low / inner
         step = max(step, _RELATIVE_SPACING * max(abs(low), abs(high)))
         self._step = step
         self._min_split_width = self.min_width * step * inner
