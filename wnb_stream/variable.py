@@ -132,6 +132,15 @@ class Variable:
             raise TypeError(f"unsupported table type {type(table).__name__}")
         self._take(partition, table)
 
+    @property
+    def flat(self) -> bool:
+        """True when level 2 scores every value 0 for every class: a single part (MODL found no
+        information), or not built yet. Such a variable changes no score, whatever its weight
+        (``docs/algorithms/prediction.md#compact-window``). A built Gaussian is never flat."""
+        if self.density:
+            return self._density is None
+        return self.log_prob is None or not self.log_prob.any()
+
     def _table(self, classes: tuple, default):
         """The summary's table on the class axis ``classes``, with the default value's mass as a
         point (``rebuild``)."""

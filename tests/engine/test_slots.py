@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wnb_stream import WeightedNaiveBayes, weights
-from wnb_stream.engine.slots import Slots, flat
+from wnb_stream.engine.slots import Slots
 from wnb_stream.summaries import Gaussian
 
 
@@ -47,12 +47,12 @@ def test_a_flat_level_2_is_one_part_or_none():
     for i in range(400):
         model.learn_one({"signal": float(i % 2) + rng.normal(0, 0.1), "noise": float(rng.normal())}, i % 2)
     variables = {v.name: v for v in model._engine.registry.variables}
-    assert not flat(variables["signal"]) and flat(variables["noise"])
+    assert not variables["signal"].flat and variables["noise"].flat
     assert variables["noise"].log_prob.shape[0] == 1  # one part: log 1 = 0 everywhere
     dense = WeightedNaiveBayes(numeric=Gaussian(), seed=0)
     dense.learn_one({"x": 1.0}, 0)
     dense.learn_one({"x": 2.0}, 1)
-    assert not flat(dense._engine.registry.variables[0])  # a built Gaussian is never flat
+    assert not dense._engine.registry.variables[0].flat  # a built Gaussian is never flat
 
 
 # ------------------------------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def test_a_variable_that_turns_flat_keeps_its_slot_with_zeros():
         model.learn_one(x, y)
     e = model._engine
     a = e.registry.index["a"]
-    assert e.slots.of[a] >= 0 and flat(e.registry.variables[a])
+    assert e.slots.of[a] >= 0 and e.registry.variables[a].flat
     assert not e.history.log_lik[: e.history.size, e.slots.of[a]].any()
     assert model.weights["a"] == 0.0
     model._check()

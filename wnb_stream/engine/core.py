@@ -35,7 +35,7 @@ from . import frames
 from .rows import Frame, Row, RowParser, check_label, check_sample_weights, feature_order
 from .rows import labels as label_codes
 from .schedule import Schedule
-from .slots import Slots, flat
+from .slots import Slots
 
 __all__ = ["Engine"]
 
@@ -275,7 +275,7 @@ class Engine:
         self.schedule.rebuilt(registry, np.array(rebuilt, dtype=np.intp))
         self.lookup.mark(indices.tolist())
         self._context = None
-        self._enter([k for k in rebuilt if not flat(registry.variables[k])])
+        self._enter([k for k in rebuilt if not variables[k].flat])
         self._reencode_columns([k for k in rebuilt if self.slots.of[k] >= 0])
 
     def _enter(self, ks: list) -> None:
@@ -549,7 +549,7 @@ class Engine:
         registry, classes, schedule = self.registry, self.classes, self.schedule
         # level 3 starts with the variables whose level 2 is not flat now (the rebuilds below add others)
         self.slots.clear()
-        self.slots.enter(np.array([k for k, v in enumerate(registry.variables) if not flat(v)], dtype=np.intp), len(registry))
+        self.slots.enter(registry.informative(), len(registry))
         self.history.drop_encoding()
         A, J = len(self.slots), len(classes)
         seed = None if self.seed is None else hash((self.seed, self.history.stored)) & (2**63 - 1)
@@ -693,7 +693,7 @@ class Engine:
                 ll[~present[rows, k]] = 0.0
                 log_lik[:, slots.of[k], : ll.shape[1]] = ll
         if lookup.defaults is not None:  # absent numeric features hold the default value
-            np.copyto(log_lik, lookup.defaults[slots.variable], where=~present[rows][:, slots.variable, None])
+            np.copyto(log_lik, lookup.defaults[slots.variable], where=~present[rows, slots.variable][..., None])
         if not isinstance(at_rows, slice):
             h.log_lik[at_rows, :A, :J] = log_lik
 
@@ -783,7 +783,7 @@ class Engine:
         self.lookup._check(K, J)
         assert self.n_seen == self.history.stored, "every example learned is stored once"
         self.slots._check(K)
-        assert all(self.slots.of[k] >= 0 for k, v in enumerate(self.registry.variables) if not flat(v)) or self.collect, (
+        assert self.collect or np.all(self.slots.of[self.registry.informative()] >= 0), (
             "every variable whose level 2 is not flat has a slot"
         )
         assert self.shape[0] <= len(self.slots) and self.shape[1] <= J

@@ -137,6 +137,10 @@ class Registry:
         """``(K,)`` each variable's MODL prior cost B(X_k)."""
         return np.array([v.prior_cost for v in self.variables], dtype=float)
 
+    def informative(self) -> np.ndarray:
+        """Indices of the variables whose level 2 is not flat (``Variable.flat``): level 3's."""
+        return np.array([k for k, v in enumerate(self.variables) if not v.flat], dtype=np.intp)
+
     def active(self) -> np.ndarray:
         """``(K,)`` bool: the variables whose level 2 found information (Level > 0)."""
         return np.array([v.level > 0 for v in self.variables], dtype=bool)

@@ -245,18 +245,12 @@ class RowParser:
         """
         if not isinstance(x, dict):
             raise ValueError(f"x must be a dict of features, got {type(x).__name__}")
-        plan = self.plan
-        if plan is not None and tuple(x) == plan.keys:
-            values = tuple(x.values())
-            if tuple(map(type, values)) == plan.types:
-                try:
-                    return plan.row(values)
-                except OverflowError:  # an int beyond the float range: the general path names it
-                    pass
-        plan = self._numeric_plan(x)
+        plan, values = self.plan, tuple(x.values())
+        if plan is None or tuple(x) != plan.keys or tuple(map(type, values)) != plan.types:
+            plan = self._numeric_plan(x)  # (None unless every entry is a number of a known numeric variable)
         if plan is not None:
             try:
-                row = plan.row(tuple(x.values()))
+                row = plan.row(values)
                 self.plan = plan
                 return row
             except OverflowError:  # an int beyond the float range: the general path names it

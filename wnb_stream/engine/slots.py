@@ -13,7 +13,8 @@ kept until levels 2 and 3 restart (a change of concept, a merge), when they are 
 to the variables that are not flat then. A variable that becomes flat again keeps its slot: its
 column is zeros, and the learners pin the weight of a variable at level 0.
 
-Invariant: every variable whose level 2 is not flat has a slot (``Engine._check``). Any larger
+Invariant: every variable whose level 2 is not flat (``Variable.flat``, ``Registry.informative``)
+has a slot (``Engine._check``). Any larger
 set is valid too (a model saved before slots existed gives every variable one).
 
 ``passed`` marks the variables the learner has stepped while they had no slot. A learner that
@@ -27,14 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Slots", "flat"]
-
-
-def flat(variable) -> bool:
-    """True when the variable's level 2 scores every value 0 for every class (it needs no slot)."""
-    if variable.density:
-        return variable._density is None
-    return variable.log_prob is None or not variable.log_prob.any()
+__all__ = ["Slots"]
 
 
 class Slots:

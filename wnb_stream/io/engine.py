@@ -27,7 +27,7 @@ from ..engine.classes import Classes
 from ..engine.drift import MAX_BUCKETS, Monitor
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule
-from ..engine.slots import Slots, flat
+from ..engine.slots import Slots
 from ..history import History
 from ..modl.partition import MISSING, STAR
 from ..tables import ClassIndex
@@ -485,8 +485,7 @@ def check_parts(fields: Fields, classes, registry, history, schedule, learner, s
     K, J = len(registry), len(classes)
     if len(slots.passed) != K:
         fields.fail("slots.passed", f"must have one entry per variable ({K})")
-    held = set(slots.variable.tolist())
-    missing = [k for k, v in enumerate(registry.variables) if not flat(v) and k not in held]
+    missing = np.setdiff1d(registry.informative(), slots.variable).tolist()
     if missing:
         fields.fail("slots", f"variable {missing[0]} ({registry.variables[missing[0]].name!r}) has a level 2 that is not flat and no slot")
     if history.present.shape[1] != K or history.numeric.shape[1] != registry.n_numeric or history.categorical.shape[1] != registry.n_categorical:
