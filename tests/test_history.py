@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wnb_stream.history import History
+from wnb_stream.history import History, SparseHistory
 
 
 def _rows(n, K=3, J=2, seed=0):
@@ -46,10 +46,108 @@ def test_growing_axes_keeps_rows_and_reencode_uses_raw_values():
     h.resize(3, 3, 2, 1)
     assert h.log_lik.shape[1] >= 3 and h.log_lik.shape[2] >= 3
     np.testing.assert_array_equal(np.sort(h.numeric[h.order(), 0]), [2.0, 3.0, 4.0, 5.0])
-    h.reencode(0, h.numeric[:, 0], lambda v: np.stack([v, -v], axis=1))
+    h.reencode(0, *h.column(h.filled(), 0, 0, numeric=True), lambda v: np.stack([v, -v], axis=1))
     rows = h.order()
     np.testing.assert_array_equal(h.log_lik[rows, 0, 0], h.numeric[rows, 0])
     np.testing.assert_array_equal(h.log_lik[rows, 0, 1], -h.numeric[rows, 0])
     # Variable 1 was never present: its encoded column stays zero.
-    h.reencode(1, h.numeric[:, 1], lambda v: np.ones((len(v), 3)))
+    h.reencode(1, *h.column(h.filled(), 1, 1, numeric=True), lambda v: np.ones((len(v), 3)))
     assert not h.log_lik[rows, 1].any()
+
+
+# ---------------------------------------------------------------------------------------------
+# The sparse layout reads the same rows as the dense one
+
+
+@st.composite
+def _sparse_rows(draw):
+    """Rows over K variables (the first ``a`` numeric, columns 0 … a − 1; the rest categorical),
+    each holding a random subset, some numeric values missing (NaN), some categorical None."""
+    a = draw(st.integers(0, 5))
+    c = draw(st.integers(0, 3))
+    n = draw(st.integers(0, 30))
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    present = rng.random((n, a + c)) < draw(st.sampled_from([0.1, 0.5, 1.0]))
+    values = np.where(rng.random((n, a)) < 0.1, np.nan, rng.normal(size=(n, a)).round(2))
+    categories = np.array([[rng.choice(["u", "v", None]) for _ in range(c)] for _ in range(n)], dtype=object).reshape(n, c)
+    return a, c, present, values, categories, rng.integers(0, 3, n), rng.random(n)
+
+
+def _fill(h, a, c, present, values, categories, y, w, split):
+    """Push the rows (one by one up to ``split``, then in one ``push_many``) as the engine does:
+    a row lists its numeric variables first, then its categorical ones."""
+    h.resize(a + c, 3, a, c, n_encoded=0)
+    n = len(y)
+    for i in range(min(split, n)):
+        ks = np.flatnonzero(present[i, :a])
+        cs = np.flatnonzero(present[i, a:])
+        h.push((ks, values[i, ks]), (cs, categories[i, cs]), np.concatenate([ks, a + cs]), None, int(y[i]), float(w[i]))
+    rest = slice(min(split, n), n)
+    block = np.where(present[rest, :a], values[rest], np.nan)
+    cats = np.where(present[rest, a:], categories[rest], None)
+    h.push_many((np.arange(a), block), (np.arange(c), cats), present[rest], None, y[rest], w[rest],
+                variables=(np.arange(a), a + np.arange(c)))
+
+
+def _same_reads(dense, sparse, a, c):
+    assert (dense.size, dense.cursor, dense.stored) == (sparse.size, sparse.cursor, sparse.stored)
+    for got, want in zip(sparse.raw(), dense.raw()):
+        np.testing.assert_array_equal(got, want)
+    for rows in (dense.filled(), dense.order(), dense.recent(3), slice(0, min(2, dense.size))):
+        for ks in (np.arange(a), slice(0, a), np.arange(a)[::-1][:2]):
+            columns = ks
+            for got, want in zip(sparse.numeric_block(rows, ks, columns), dense.numeric_block(rows, ks, columns)):
+                np.testing.assert_array_equal(got, want)
+        for k in range(a + c):
+            numeric = k < a
+            for got, want in zip(sparse.column(rows, k, k if numeric else k - a, numeric), dense.column(rows, k, k if numeric else k - a, numeric)):
+                np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(sparse.counts(rows, a + c), dense.counts(rows, a + c))
+    np.testing.assert_array_equal(sparse.y[sparse.order()], dense.y[dense.order()])
+    np.testing.assert_array_equal(sparse.sample_weight[sparse.order()], dense.sample_weight[dense.order()])
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=_sparse_rows(), capacity=st.integers(1, 12), split=st.integers(0, 30), keep=st.integers(0, 12))
+def test_sparse_layout_reads_what_the_dense_one_reads(rows, capacity, split, keep):
+    a, c = rows[0], rows[1]
+    dense, sparse = History(capacity), SparseHistory(capacity)
+    for h in (dense, sparse):
+        _fill(h, *rows, split)
+    _same_reads(dense, sparse, a, c)
+    # a dense history turned sparse (a loaded model) holds the same rows in the same places
+    column = np.concatenate([np.arange(a), np.arange(c)]).astype(np.intp)
+    _same_reads(dense, SparseHistory.of(dense, column, np.arange(a + c) < a), a, c)
+    # the feed's entries: each wanted variable's present rows, oldest first
+    m = min(dense.size, 5)
+    wanted = np.arange(a + c) % 2 == 0
+    variable, row, value = sparse.numeric_entries(m, wanted & (np.arange(a + c) < a))
+    values, present = dense.numeric_block(dense.recent(m), np.arange(a), np.arange(a))
+    for k in range(a):
+        mine = variable == k
+        if wanted[k]:
+            np.testing.assert_array_equal(row[mine], np.flatnonzero(present[:, k]))
+            np.testing.assert_array_equal(value[mine], values[present[:, k], k])
+        else:
+            assert not mine.any()
+    # forgetting and a memory budget move the same rows
+    dense.keep_recent(keep)
+    sparse.keep_recent(keep)
+    _same_reads(dense, sparse, a, c)
+    dense.shrink(max(1, keep // 2))
+    sparse.shrink(max(1, keep // 2))
+    _same_reads(dense, sparse, a, c)
+
+
+def test_sparse_layout_memory_grows_with_the_entries_not_the_variables():
+    """A row of 3 entries among 100,000 variables costs its entries, not a column per variable."""
+    h = SparseHistory(100)
+    h.resize(100_000, 2, 100_000, 0, n_encoded=0)
+    for i in range(100):
+        ks = np.array([i, 50_000 + i, 99_999])
+        h.push((ks, np.ones(3)), ([], []), ks, None, i % 2, 1.0)
+    assert h.memory_usage() < 100 * 64 * 8  # 100 rows × (at most 4 entries × 24 bytes + row arrays), far below 100 × 100,000
+    dense = History(100)
+    dense.resize(100_000, 2, 100_000, 0, n_encoded=0)
+    assert dense.memory_usage() > 100 * 100_000

@@ -18,6 +18,7 @@ from . import io, serving
 from .delta import Delta
 from .engine import Engine, frames, merge, rows
 from .engine.drift import EVERY
+from .history import SparseHistory
 
 __all__ = ["WeightedNaiveBayes"]
 
@@ -475,6 +476,9 @@ def _model_build(fields: io.Fields) -> WeightedNaiveBayes:
     e.classes, e.registry, e.history, e.schedule, e.optimizer, e.monitor = (
         s[k] for k in ("classes", "registry", "history", "schedule", "learner", "monitor")
     )
+    if e.absent is not None:  # a sparse stream's rows are kept as entries (the file holds them dense)
+        numeric = np.array([v.kind == "numeric" for v in e.registry.variables], dtype=bool)
+        e.history = SparseHistory.of(e.history, e.registry.column, numeric)
     e.slots = s["slots"]
     e.shape = (len(e.slots), len(e.classes))  # the learner's size (checked above)
     e.parser.registry = e.registry

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["History"]
+__all__ = ["History", "SparseHistory"]
 
 
 def _grow(array: np.ndarray, axis: int, size: int, fill) -> np.ndarray:
@@ -70,6 +70,7 @@ class History:
     """
 
     encoded = True  # (a class default: histories pickled before the flag existed)
+    sparse = False  # (``SparseHistory``: a row's entries instead of a column per variable)
 
     def __init__(self, capacity: int, encoded: bool = True):
         self.capacity = int(capacity)
@@ -96,9 +97,7 @@ class History:
         """Make room for at least these many variables, classes, raw columns and encoded columns
         (``n_encoded``: as many as variables if not given)."""
         n_encoded = n_variables if n_encoded is None else n_encoded
-        self.numeric = _grow(self.numeric, 1, n_numeric, np.nan)
-        self.categorical = _grow(self.categorical, 1, n_categorical, None)
-        self.present = _grow(self.present, 1, n_variables, False)
+        self._grow_raw(n_variables, n_numeric, n_categorical)
         if self.encoded:
             self.log_lik = _grow(self.log_lik, 1, n_encoded, 0.0)
             self.log_lik = _grow(self.log_lik, 2, n_classes, 0.0)
@@ -107,6 +106,11 @@ class History:
         self.n_classes = max(self.n_classes, n_classes)
         self.n_numeric = max(self.n_numeric, n_numeric)
         self.n_categorical = max(self.n_categorical, n_categorical)
+
+    def _grow_raw(self, n_variables: int, n_numeric: int, n_categorical: int) -> None:
+        self.numeric = _grow(self.numeric, 1, n_numeric, np.nan)
+        self.categorical = _grow(self.categorical, 1, n_categorical, None)
+        self.present = _grow(self.present, 1, n_variables, False)
 
     def fit_encoding(self, n_encoded: int, n_classes: int) -> None:
         """Drop the headroom of ``log_lik`` beyond ``(n_encoded, n_classes)`` (at least the sizes
@@ -153,12 +157,13 @@ class History:
         self.size = min(self.size + 1, self.capacity)
         self.stored += 1
 
-    def push_many(self, numeric, categorical, present, log_lik, y, sample_weight) -> None:
+    def push_many(self, numeric, categorical, present, log_lik, y, sample_weight, variables=None) -> None:
         """Append ``m`` rows at once (same layout as ``push``, with a leading row axis).
 
         ``numeric`` is ``(columns, (m, c) values)``, ``categorical`` likewise, ``present`` is an
         ``(m, K)`` bool array and ``log_lik`` ``(m, K, J)`` or None (zeros, encoded later). Only the
-        last ``capacity`` rows are kept.
+        last ``capacity`` rows are kept. ``variables``, the variable indices of ``numeric``'s and
+        ``categorical``'s columns, is for the sparse layout (``SparseHistory``).
         """
         m = len(y)
         if m == 0:
@@ -200,10 +205,10 @@ class History:
         if m == self.size:
             return
         rows = self.recent(m)
-        for name in ("numeric", "categorical", "present", "log_lik", "y", "sample_weight"):
+        for name in self._ROWS:
             array = getattr(self, name)
             kept = array[rows]
-            array[m:] = {"numeric": np.nan, "categorical": None, "present": False}.get(name, 0)
+            array[m:] = self._FILL.get(name, 0)
             array[:m] = kept
         self.size = m
         self.cursor = m % self.capacity
@@ -255,23 +260,50 @@ class History:
             array.flags.writeable = False
         return out
 
-    def reencode(self, variable_index: int, column: np.ndarray, encode, default: np.ndarray | None = None, slot: int | None = None) -> None:
-        """Recompute the encoded column (``slot``, else ``variable_index``) of one variable:
-        ``encode(values) -> (n, J)``.
+    def reencode(self, slot: int, values: np.ndarray, present: np.ndarray, encode, default: np.ndarray | None = None) -> None:
+        """Recompute the encoded column ``slot`` of one variable: ``encode(values) -> (n, J)``.
 
-        ``column`` holds the variable's raw values over the whole ring (``(capacity,)``);
-        ``default`` ``(J,)``, if given, is the encoding of the rows where the variable is absent
-        (else zeros).
+        ``values`` and ``present`` hold the variable's raw values and presence over the rows in
+        use (``column(self.filled(), …)``); ``default`` ``(J,)``, if given, is the encoding of the
+        rows where the variable is absent (else zeros).
         """
-        rows = self.filled()
-        present = self.present[rows, variable_index]
         ll = np.zeros((self.size, self.log_lik.shape[2]))
         if default is not None:
             ll[~present, : len(default)] = default
         if present.any():
-            encoded = encode(column[rows][present])
+            encoded = encode(values[present])
             ll[present, : encoded.shape[1]] = encoded
-        self.log_lik[rows, variable_index if slot is None else slot, :] = ll
+        self.log_lik[self.filled(), slot, :] = ll
+
+    # ------------------------------------------------------------------ reading the raw rows
+    # Every reader of the raw rows goes through these, so that the sparse layout
+    # (``SparseHistory``) serves the same callers.
+
+    def numeric_block(self, rows, ks, columns) -> tuple[np.ndarray, np.ndarray]:
+        """``values (m, g)`` (NaN where absent or missing) and ``present (m, g)`` of the numeric
+        variables ``ks`` (their raw ``columns``; either may be a slice) in ``rows`` (a slice or an
+        index array)."""
+        if isinstance(rows, slice):
+            return self.numeric[rows, columns], self.present[rows, ks]
+        if isinstance(ks, slice) or isinstance(columns, slice):
+            return self.numeric[rows][:, columns], self.present[rows][:, ks]
+        return self.numeric[np.ix_(rows, columns)], self.present[np.ix_(rows, ks)]
+
+    def column(self, rows, k: int, column: int, numeric: bool) -> tuple[np.ndarray, np.ndarray]:
+        """``values (m,)`` and ``present (m,)`` of variable ``k`` (raw ``column`` of its kind) in ``rows``."""
+        raw = self.numeric if numeric else self.categorical
+        return raw[rows, column], self.present[rows, k]
+
+    def counts(self, rows, n_variables: int) -> np.ndarray:
+        """``(n_variables,)`` the number of ``rows`` each variable is present in."""
+        return self.present[rows, :n_variables].sum(axis=0)
+
+    def raw(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows in use in ring order, dense: ``numeric (size, n_numeric)`` (NaN where absent
+        or missing), ``categorical (size, n_categorical)`` and ``present (size, n_variables)``
+        (a saved model's layout)."""
+        rows = self.filled()
+        return self.numeric[rows, : self.n_numeric], self.categorical[rows, : self.n_categorical], self.present[rows, : self.n_variables]
 
     _ROWS = ("numeric", "categorical", "present", "log_lik", "y", "sample_weight")  # arrays with a row axis
     _FILL = {"numeric": np.nan, "categorical": None, "present": False}  # (others: 0)
@@ -301,6 +333,233 @@ class History:
             self.numeric.nbytes
             + self.categorical.nbytes
             + self.present.nbytes
+            + self.log_lik.nbytes
+            + self.y.nbytes
+            + self.sample_weight.nbytes
+        )
+
+
+class SparseHistory(History):
+    """A ``History`` that stores each row's entries instead of a column per variable: the layout
+    of a model whose absent features hold a default value (``absent``, a sparse stream).
+
+    A row of a sparse stream holds a few of the K variables, so the dense blocks (``numeric``
+    ``(capacity, n_numeric)`` and ``present`` ``(capacity, K)``) would be almost all absent cells:
+    gigabytes at K = 10⁵. Here a row keeps, in a ring of ``capacity`` rows and ``width`` entries
+    (grown by doubling to the widest row):
+
+    - ``entry_variable``: the variables present in the row (−1 past its entries);
+    - ``entry_column``: a numeric variable's raw column (−1 for a categorical one);
+    - ``entry_value``: a numeric variable's value (NaN: missing);
+    - ``entry_count``: the number of entries.
+
+    The categorical values stay in the dense ``categorical`` block (wide streams are numeric), the
+    encoded block ``log_lik`` is the same as ``History``'s. Memory: capacity × (width × 24 bytes +
+    categorical columns + slots × classes), nothing per variable. The readers (``numeric_block``,
+    ``column``, ``counts``, ``numeric_entries``, ``raw``) give what ``History``'s give (tested).
+    """
+
+    sparse = True
+    _ROWS = ("entry_variable", "entry_column", "entry_value", "entry_count", "categorical", "log_lik", "y", "sample_weight")
+    _FILL = {"entry_variable": -1, "entry_column": -1, "entry_value": np.nan, "categorical": None}
+
+    def __init__(self, capacity: int, encoded: bool = True):
+        super().__init__(capacity, encoded)
+        self.numeric = self.present = None  # (the dense layout's blocks: not kept)
+        self.width = 0  # entries in use per row (the widest row stored since the ring's start)
+        self.entry_variable = np.full((self.capacity, 0), -1, dtype=np.intp)
+        self.entry_column = np.full((self.capacity, 0), -1, dtype=np.intp)
+        self.entry_value = np.full((self.capacity, 0), np.nan)
+        self.entry_count = np.zeros(self.capacity, dtype=np.intp)
+
+    def _grow_raw(self, n_variables: int, n_numeric: int, n_categorical: int) -> None:
+        self.categorical = _grow(self.categorical, 1, n_categorical, None)
+
+    def _reserve(self, width: int) -> None:
+        """Room for rows of ``width`` entries."""
+        if width > self.entry_variable.shape[1]:
+            self.entry_variable = _grow(self.entry_variable, 1, width, -1)
+            self.entry_column = _grow(self.entry_column, 1, width, -1)
+            self.entry_value = _grow(self.entry_value, 1, width, np.nan)
+        self.width = max(self.width, width)
+
+    # ------------------------------------------------------------------ writing
+    def push(self, numeric, categorical, present, log_lik_row, y: int, sample_weight: float) -> None:
+        """As ``History.push``; ``present`` lists the numeric variables first, in the order of
+        ``numeric``'s columns (as the engine builds it), then the categorical ones."""
+        columns, values = numeric
+        if isinstance(present, slice):
+            present = np.arange(present.start or 0, present.stop)
+        if isinstance(columns, slice):
+            columns = np.arange(columns.start or 0, columns.stop)
+        a, n = len(values), len(present)
+        self._reserve(n)
+        i = self.cursor
+        self.entry_variable[i] = -1
+        self.entry_column[i] = -1
+        self.entry_value[i] = np.nan
+        self.entry_variable[i, :n] = present
+        self.entry_column[i, :a] = columns
+        self.entry_value[i, :a] = values
+        self.entry_count[i] = n
+        if self.categorical.shape[1]:
+            self.categorical[i] = None
+        if _some(categorical[0]):
+            self.categorical[i, categorical[0]] = categorical[1]
+        self.log_lik[i] = 0.0
+        if log_lik_row is not None:
+            k, j = log_lik_row.shape
+            self.log_lik[i, :k, :j] = log_lik_row
+        self.y[i] = y
+        self.sample_weight[i] = sample_weight
+        self.cursor = (i + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+        self.stored += 1
+
+    def push_many(self, numeric, categorical, present, log_lik, y, sample_weight, variables=None) -> None:
+        """As ``History.push_many``, with ``variables = (numeric variables, categorical variables)``
+        naming the columns of ``numeric`` and ``categorical`` (their presence is read from
+        ``present``)."""
+        numeric_ks, categorical_ks = (np.asarray(v, dtype=np.intp) for v in variables)
+        m = len(y)
+        if m == 0:
+            return
+        held = np.concatenate([present[:, numeric_ks], present[:, categorical_ks]], axis=1)  # (m, a + c)
+        every = np.concatenate([numeric_ks, categorical_ks])
+        columns = np.concatenate([np.asarray(numeric[0], dtype=np.intp), np.full(len(categorical_ks), -1, dtype=np.intp)])
+        values = np.concatenate([np.asarray(numeric[1], dtype=float).reshape(m, len(numeric_ks)), np.full((m, len(categorical_ks)), np.nan)], axis=1)
+        r, e = np.nonzero(held)  # row by row, in the columns' order
+        entries = (every[e], columns[e], values[r, e])
+        self._push_entries(r, entries, categorical, log_lik, y, sample_weight)
+
+    def _push_entries(self, r: np.ndarray, entries: tuple, categorical, log_lik, y, sample_weight) -> None:
+        """Append ``m = len(y)`` rows given as entries: ``r (E,)`` the row of each (non-decreasing)
+        and ``entries = (variable, column, value)`` ``(E,)`` each; ``categorical`` as in
+        ``push_many``. Only the last ``capacity`` rows are kept."""
+        m = len(y)
+        if m == 0:
+            return
+        self.stored += m
+        count = np.bincount(r, minlength=m)
+        if m > self.capacity:
+            skip = m - self.capacity
+            self.cursor = (self.cursor + skip) % self.capacity
+            self.size = min(self.size + skip, self.capacity)
+            keep = r >= skip
+            r, entries = r[keep] - skip, tuple(a[keep] for a in entries)
+            categorical = (categorical[0], categorical[1][skip:])
+            count, y, sample_weight = count[skip:], y[skip:], sample_weight[skip:]
+            log_lik = None if log_lik is None else log_lik[skip:]
+            m = self.capacity
+        self._reserve(int(count.max()) if m else 0)
+        rows = (self.cursor + np.arange(m)) % self.capacity
+        slot = np.arange(len(r)) - (np.cumsum(count) - count)[r]  # an entry's place in its row
+        for name, fill in (("entry_variable", -1), ("entry_column", -1), ("entry_value", np.nan)):
+            array = getattr(self, name)
+            array[rows] = fill
+        for array, value in zip((self.entry_variable, self.entry_column, self.entry_value), entries):
+            array[rows[r], slot] = value
+        self.entry_count[rows] = count
+        self.categorical[rows] = None
+        if len(categorical[0]):
+            self.categorical[np.ix_(rows, categorical[0])] = categorical[1]
+        self.log_lik[rows] = 0.0
+        if log_lik is not None:
+            self.log_lik[rows, : log_lik.shape[1], : log_lik.shape[2]] = log_lik
+        self.y[rows] = y
+        self.sample_weight[rows] = sample_weight
+        self.cursor = (self.cursor + m) % self.capacity
+        self.size = min(self.size + m, self.capacity)
+
+    # ------------------------------------------------------------------ reading
+    def _entries(self, rows) -> tuple[np.ndarray, np.ndarray]:
+        """``variable (m, width)`` (−1 past a row's entries) and ``value (m, width)`` of ``rows``."""
+        w = self.width
+        return self.entry_variable[rows, :w], self.entry_value[rows, :w]
+
+    def _positions(self, ks) -> tuple[np.ndarray, int]:
+        """``(n_variables + 1,)`` the position of each variable among ``ks`` (−1: not among them;
+        the last cell answers the −1 past a row's entries) and ``len(ks)``."""
+        ks = np.arange(self.n_variables)[ks] if isinstance(ks, slice) else np.asarray(ks, dtype=np.intp)
+        position = np.full(self.n_variables + 1, -1, dtype=np.intp)
+        position[ks] = np.arange(len(ks))
+        return position, len(ks)
+
+    def numeric_block(self, rows, ks, columns) -> tuple[np.ndarray, np.ndarray]:
+        position, g = self._positions(ks)
+        variable, value = self._entries(rows)
+        at = position[variable]  # (m, width)
+        r, e = np.nonzero(at >= 0)
+        m = variable.shape[0]
+        values, present = np.full((m, g), np.nan), np.zeros((m, g), dtype=bool)
+        values[r, at[r, e]] = value[r, e]
+        present[r, at[r, e]] = True
+        return values, present
+
+    def column(self, rows, k: int, column: int, numeric: bool) -> tuple[np.ndarray, np.ndarray]:
+        if numeric:
+            values, present = self.numeric_block(rows, [k], [column])
+            return values[:, 0], present[:, 0]
+        variable, _ = self._entries(rows)
+        return self.categorical[rows, column], (variable == k).any(axis=1)
+
+    def counts(self, rows, n_variables: int) -> np.ndarray:
+        variable, _ = self._entries(rows)
+        return np.bincount(variable[variable >= 0], minlength=n_variables)[:n_variables]
+
+    def numeric_entries(self, m: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The entries of the ``m`` most recent rows (oldest first) whose variable is ``wanted``
+        (``(n_variables,)`` bool): ``variable (E,)``, ``row (E,)`` (0 … m − 1) and ``value (E,)``,
+        row by row."""
+        variable, value = self._entries(self.recent(m))
+        r, e = np.nonzero(np.append(wanted, False)[variable])
+        return variable[r, e], r, value[r, e]
+
+    def rows_entries(self, rows) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The entries of ``rows`` flattened: ``row (E,)`` (position in ``rows``), ``variable``,
+        ``column`` and ``value``, row by row."""
+        variable, value = self._entries(rows)
+        r, e = np.nonzero(variable >= 0)
+        return r, variable[r, e], self.entry_column[rows, : self.width][r, e], value[r, e]
+
+    def raw(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = self.filled()
+        variable, value = self._entries(rows)
+        column = self.entry_column[rows, : self.width]
+        r, e = np.nonzero(column >= 0)
+        numeric = np.full((self.size, self.n_numeric), np.nan)
+        numeric[r, column[r, e]] = value[r, e]
+        present = np.zeros((self.size, self.n_variables), dtype=bool)
+        r, e = np.nonzero(variable >= 0)
+        present[r, variable[r, e]] = True
+        return numeric, self.categorical[rows, : self.n_categorical], present
+
+    @classmethod
+    def of(cls, history: History, column: np.ndarray, numeric: np.ndarray) -> SparseHistory:
+        """The rows of a dense ``history`` in this layout, in the same places of the ring
+        (``column (K,)`` each variable's raw column, ``numeric (K,)`` True for a numeric one); the
+        encoded block is not carried (re-encode it)."""
+        out = cls(history.capacity, history.encoded)
+        out.resize(history.n_variables, history.n_classes, history.n_numeric, history.n_categorical, n_encoded=0)
+        values, categorical, present = history.raw()  # the rows in use, in storage order
+        r, k = np.nonzero(present)  # row by row, variables increasing
+        at = np.where(numeric[k], column[k], -1)
+        value = np.full(len(k), np.nan)
+        held = at >= 0
+        value[held] = values[r[held], at[held]]
+        n = history.size
+        out._push_entries(r, (k, at, value), (np.arange(history.n_categorical), categorical), None,
+                          history.y[:n], history.sample_weight[:n])  # fmt: skip
+        out.cursor, out.stored = history.cursor, history.stored
+        return out
+
+    def memory_usage(self) -> int:
+        return int(
+            self.entry_variable.nbytes
+            + self.entry_column.nbytes
+            + self.entry_value.nbytes
+            + self.entry_count.nbytes
+            + self.categorical.nbytes
             + self.log_lik.nbytes
             + self.y.nbytes
             + self.sample_weight.nbytes

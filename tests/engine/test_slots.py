@@ -88,9 +88,10 @@ def _dense_encoding(engine, absent):
     """``(n, K, J)`` every variable's ℓ over the history's raw rows, variable by variable."""
     h, registry, J = engine.history, engine.registry, len(engine.classes)
     out = np.zeros((h.size, len(registry), J))
+    numeric, categorical, presence = h.raw()  # the rows in use, dense (either layout)
     for k, variable in enumerate(registry.variables):
-        raw = (h.numeric if variable.kind == "numeric" else h.categorical)[: h.size, registry.column[k]]
-        present = h.present[: h.size, k]
+        raw = (numeric if variable.kind == "numeric" else categorical)[:, registry.column[k]]
+        present = presence[:, k]
         if present.any():
             ll = variable.log_lik_many(raw[present])
             out[np.flatnonzero(present), k, : ll.shape[1]] = ll

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..history import History
+from ..history import History, SparseHistory
 from ..variable import NOWHERE, Variable
 from ..summaries.policy import check_total_weight, check_weight
 from ..tables import Batch, Context
@@ -101,7 +101,8 @@ class Engine:
         self.memory_budget = memory_budget
         self.parser = RowParser(self.registry, on_type_change, absent)
         self.collect = collect
-        self.history = History(history_size, encoded=not collect)
+        # a stream whose absent features hold a value is sparse: its rows are kept as entries
+        self.history = (History if absent is None else SparseHistory)(history_size, encoded=not collect)
         self.lookup = Lookup(absent)
         self.schedule = Schedule(rebuild_growth, rebuild_every)
         self.monitor = Monitor(drift_delta) if drift_delta is not None else None
@@ -313,8 +314,8 @@ class Engine:
         defaults = None if self.lookup.defaults is None else self.lookup.defaults[ks]  # (a, J)
         for start in range(0, h.size, piece):
             stop = min(h.size, start + piece)
-            present = h.present[start:stop, held]
-            self.lookup.encode_block(ks, h.numeric[start:stop, columns], present, h.log_lik[start:stop], at)
+            values, present = h.numeric_block(slice(start, stop), held, columns)
+            self.lookup.encode_block(ks, values, present, h.log_lik[start:stop], at)
             h.log_lik[start:stop, at, J:] = 0.0  # (no class beyond J)
             if defaults is not None:  # absent cells hold the default value
                 h.log_lik[start:stop, at, :J] = np.where(present[..., None], h.log_lik[start:stop, at, :J], defaults)
@@ -333,14 +334,15 @@ class Engine:
 
     def _reencode(self, k: int) -> None:
         variable, h = self.registry.variables[k], self.history
-        raw = h.numeric if variable.kind == "numeric" else h.categorical
+        numeric = variable.kind == "numeric"
         default = None
         if self.absent is not None and variable.kind == "numeric":  # absent cells hold the default value
             ll = variable.log_lik_one(float(self.absent))
             default = np.zeros(len(self.classes))
             if ll is not None:
                 default[: len(ll)] = ll
-        h.reencode(k, raw[:, self.registry.column[k]], variable.log_lik_many, default, slot=int(self.slots.of[k]))
+        values, present = h.column(h.filled(), k, int(self.registry.column[k]), numeric)
+        h.reencode(int(self.slots.of[k]), values, present, variable.log_lik_many, default)
 
     # ------------------------------------------------------------------ level 3
     def _maybe_step(self) -> None:
@@ -526,11 +528,11 @@ class Engine:
             prototype = self.numeric_prototype if old.kind == "numeric" else self.categorical_prototype
             variable = Variable(old.name, old.kind, prototype.clone())
             registry.variables[k] = variable
-            present = h.present[:keep, k]
-            if old.kind == "categorical" and present.any():
-                values = h.categorical[:keep, registry.column[k]][present]
-                variable.summary.update_coded(values, y[present], labels, w[present])
-        registry.count = h.present[:keep, :K].sum(axis=0).astype(float)
+            if old.kind == "categorical":
+                values, present = h.column(slice(0, keep), k, int(registry.column[k]), numeric=False)
+                if present.any():
+                    variable.summary.update_coded(values[present], y[present], labels, w[present])
+        registry.count = h.counts(slice(0, keep), K).astype(float)
         registry.next_rebuild = np.ones(K)
         numeric = np.array([v.kind == "numeric" for v in registry.variables], dtype=bool)
         registry.synced = np.where(numeric, h.stored - keep, h.stored).astype(np.int64)
@@ -646,7 +648,8 @@ class Engine:
             stop = min(m, start + h.capacity)
             registry.make_room(stop - start, h, self.classes)
             h.push_many((numeric_columns, block[start:stop]), (categorical_columns, categories[start:stop]),
-                        present[start:stop], None, class_index[start:stop], chunk_weight[start:stop])  # fmt: skip
+                        present[start:stop], None, class_index[start:stop], chunk_weight[start:stop],
+                        variables=(ks, [k for k, _, _ in categorical]))  # fmt: skip
         if self.collect:
             return
         schedule.rebuild_due(registry, self.classes, self._rebuild)

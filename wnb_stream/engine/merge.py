@@ -146,26 +146,41 @@ def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_
     """
     K = len(registry)
     m = sum(side.n for side in sides)
-    numeric = np.full((m, registry.n_numeric), np.nan)  # (m, n_numeric)
     categorical = np.full((m, registry.n_categorical), None, dtype=object)  # (m, n_categorical)
-    present = np.zeros((m, K), dtype=bool)  # (m, K)
     y = np.empty(m, dtype=np.intp)
     sample_weight = np.empty(m)
+    sparse = all(side.history.sparse for side in sides)
+    numeric = None if sparse else np.full((m, registry.n_numeric), np.nan)  # (m, n_numeric)
+    present = None if sparse else np.zeros((m, K), dtype=bool)  # (m, K)
+    entries = []  # (sparse) per side: row in the concatenation, variable, column, value
     start = 0
     for h, n, source, here, classes in sides:
         rows, block = h.recent(n), slice(start, start + n)
-        start += n
         kinds = np.array([source.variables[k].kind == "numeric" for k in range(len(here))], dtype=bool)
-        for raw, out, mask in ((h.numeric, numeric, kinds), (h.categorical, categorical, ~kinds)):
-            if mask.any():
-                out[block, registry.column[here[mask]]] = raw[np.ix_(rows, source.column[: len(here)][mask])]
-        present[block, here] = h.present[np.ix_(rows, np.arange(len(here)))]
+        if (~kinds).any():
+            categorical[block, registry.column[here[~kinds]]] = h.categorical[np.ix_(rows, source.column[: len(here)][~kinds])]
+        if sparse:
+            r, variable, column, value = h.rows_entries(rows)
+            variable = here[variable]
+            entries.append((start + r, variable, np.where(column >= 0, registry.column[variable], -1), value))
+        else:
+            if kinds.any():
+                numeric[block, registry.column[here[kinds]]] = h.numeric[np.ix_(rows, source.column[: len(here)][kinds])]
+            present[block, here] = h.present[np.ix_(rows, np.arange(len(here)))]
         y[block] = classes[h.y[rows]]
         sample_weight[block] = h.sample_weight[rows]
-    merged = History(capacity)
+        start += n
+    merged = type(sides[0].history)(capacity) if sides else History(capacity)
     merged.resize(K, n_classes, registry.n_numeric, registry.n_categorical)
-    merged.push_many((np.arange(registry.n_numeric), numeric[order]), (np.arange(registry.n_categorical), categorical[order]),
-                     present[order], None, y[order], sample_weight[order])  # fmt: skip
+    categorical = (np.arange(registry.n_categorical), categorical[order])
+    if sparse:
+        r, variable, column, value = (np.concatenate(part) for part in zip(*entries))
+        where = np.empty(m, dtype=np.intp)
+        where[order] = np.arange(m)  # the merged row of each concatenated row
+        moved = np.argsort(where[r], kind="stable")  # row by row, each row's entries in their order
+        merged._push_entries(where[r][moved], (variable[moved], column[moved], value[moved]), categorical, None, y[order], sample_weight[order])
+    else:
+        merged.push_many((np.arange(registry.n_numeric), numeric[order]), categorical, present[order], None, y[order], sample_weight[order])
     merged.stored = sum(side.history.stored for side in sides)
     return merged
 

@@ -100,31 +100,67 @@ class Registry:
         numeric = np.array([self.variables[k].kind == "numeric" for k in lagging.tolist()], dtype=bool)
         self.synced[lagging[~numeric]] = stored  # categorical summaries take rows as they come
         lagging = lagging[numeric]
-        h = history
+        if getattr(history, "sparse", False):
+            self._feed_entries(lagging, history, classes)
+        else:
+            self._feed_block(lagging, history, classes)
+        self.synced_min = int(self.synced.min())
+
+    def _feed_block(self, lagging: np.ndarray, h, classes) -> None:
+        """``feed`` from the dense layout: the variables that last took rows at the same point, together."""
+        stored = h.stored
         for since in np.unique(self.synced[lagging]).tolist():
             group = lagging[self.synced[lagging] == since]
             rows = h.recent(stored - since)  # (m,) oldest first
             assert len(rows) == stored - since, "a summary missed a row the history dropped"
-            columns = self.column[group]
-            present = h.present[np.ix_(rows, group)]  # (m, g)
-            values = h.numeric[np.ix_(rows, columns)]  # (m, g)
+            values, present = h.numeric_block(rows, group, self.column[group])  # (m, g) each
             codes, weights = h.y[rows], h.sample_weight[rows]
-            labels = classes.typed()
+            labels = (classes.labels, classes.typed())
             counts = present.sum(axis=0).tolist()
             for i, k in enumerate(group.tolist()):
-                summary = self.variables[k].summary
-                count = counts[i]
-                if count <= FEW_ROWS:
-                    names = classes.labels
-                    for r in np.flatnonzero(present[:, i]).tolist():
-                        summary.update(float(values[r, i]), names[codes[r]], float(weights[r]))
-                elif count == len(rows):
-                    summary.update_coded(values[:, i], codes, labels, weights)
+                if counts[i] == len(rows):
+                    self._take(k, values[:, i], codes, weights, labels)
                 else:
                     used = present[:, i]
-                    summary.update_coded(values[used, i], codes[used], labels, weights[used])
+                    self._take(k, values[used, i], codes[used], weights[used], labels)
             self.synced[group] = stored
-        self.synced_min = int(self.synced.min())
+
+    def _feed_entries(self, lagging: np.ndarray, h, classes) -> None:
+        """``feed`` from the sparse layout (``SparseHistory``): one pass over the entries of the
+        rows the most lagging summary has not seen, each entry to its variable if that variable
+        has not seen its row (the same rows, in the same order, as ``_feed_block``)."""
+        stored = h.stored
+        if not len(lagging):
+            return
+        m = stored - int(self.synced[lagging].min())
+        assert m <= len(h), "a summary missed a row the history dropped"
+        wanted = np.zeros(len(self.variables), dtype=bool)
+        wanted[lagging] = True
+        variable, row, value = h.numeric_entries(m, wanted)
+        unseen = row >= self.synced[variable] - (stored - m)  # the row came after the summary's last feed
+        variable, row, value = variable[unseen], row[unseen], value[unseen]
+        order = np.argsort(variable, kind="stable")  # by variable, rows oldest first
+        variable, row, value = variable[order], row[order], value[order]
+        rows = h.recent(m)
+        codes, weights = h.y[rows][row], h.sample_weight[rows][row]
+        ks, starts = np.unique(variable, return_index=True)
+        ends = np.append(starts[1:], len(variable))
+        labels = (classes.labels, classes.typed())
+        for k, a, b in zip(ks.tolist(), starts.tolist(), ends.tolist()):
+            self._take(k, value[a:b], codes[a:b], weights[a:b], labels)
+        self.synced[lagging] = stored
+
+    def _take(self, k: int, values: np.ndarray, codes: np.ndarray, weights: np.ndarray, labels: tuple) -> None:
+        """Variable ``k``'s summary takes ``values`` of classes ``codes`` with ``weights`` (a loop
+        of ``update`` for a handful, else one ``update_coded``: the same summary); ``labels`` is
+        the classes' ``(labels, typed())``."""
+        summary = self.variables[k].summary
+        if len(values) <= FEW_ROWS:
+            names = labels[0]
+            for value, code, weight in zip(values.tolist(), codes.tolist(), weights.tolist()):
+                summary.update(float(value), names[code], float(weight))
+        else:
+            summary.update_coded(values, codes, labels[1], weights)
 
     def make_room(self, m: int, history, classes) -> None:
         """Feed the numeric summaries that have not seen rows the next ``m`` stored rows overwrite."""

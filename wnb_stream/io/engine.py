@@ -28,12 +28,12 @@ from ..engine.drift import MAX_BUCKETS, Monitor
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule
 from ..engine.slots import Slots
-from ..history import History
+from ..history import History, SparseHistory
 from ..modl.partition import MISSING, STAR
 from ..tables import ClassIndex
 from ..variable import NOWHERE, Scorer, Variable
 from .errors import join
-from .registry import Record, register
+from .registry import Record, register, save_as
 from .schema import Array, Bool, Fields, Float, Int, Key, Keys, List, Optional, Schema, Str, Struct
 
 __all__: list[str] = []
@@ -318,7 +318,7 @@ register(
 
 def _history_state(h: History) -> dict:
     rows = h.filled()
-    numeric = h.numeric[rows, : h.n_numeric]  # (size, n_numeric) NaN for missing
+    numeric, categorical, present = h.raw()  # (size, n_numeric) NaN for missing, … (either layout)
     missing = np.isnan(numeric)
     return {
         "size": h.size,
@@ -326,8 +326,8 @@ def _history_state(h: History) -> dict:
         "stored": h.stored,
         "numeric": np.where(missing, 0.0, numeric),
         "numeric_missing": missing,
-        "categorical": h.categorical[rows, : h.n_categorical],
-        "present": h.present[rows, : h.n_variables],
+        "categorical": categorical,
+        "present": present,
         "y": h.y[rows].astype(np.int64),
         "sample_weight": h.sample_weight[rows],
     }
@@ -383,6 +383,7 @@ register(
     state=_history_state,
     build=_history_build,
 )
+save_as(SparseHistory, "History")  # a sparse stream's rows, saved dense (``WeightedNaiveBayes``'s build converts)
 
 
 # ------------------------------------------------------------------------------------------------
