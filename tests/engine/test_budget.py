@@ -33,10 +33,11 @@ def rows(n: int, seed: int = 1, grow: bool = True):
         yield x, y
 
 
-def test_the_budget_holds_at_every_check_point_and_the_window_only_shrinks():
+@pytest.mark.parametrize("absent", [None, 0.0])  # the dense layout of the window, and the sparse one
+def test_the_budget_holds_at_every_check_point_and_the_window_only_shrinks(absent):
     budget = 3 * 2**20
-    model = WeightedNaiveBayes(memory_budget=budget, seed=1)
-    free = WeightedNaiveBayes(seed=1)
+    model = WeightedNaiveBayes(memory_budget=budget, seed=1, absent=absent)
+    free = WeightedNaiveBayes(seed=1, absent=absent)
     capacities, hits, free_hits = [], 0, 0
     for i, (x, y) in enumerate(rows(6000)):
         hits += model.predict_one(x) == y
