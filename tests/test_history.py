@@ -119,6 +119,7 @@ def test_sparse_layout_reads_what_the_dense_one_reads(rows, capacity, split, kee
     # a dense history turned sparse (a loaded model) holds the same rows in the same places
     column = np.concatenate([np.arange(a), np.arange(c)]).astype(np.intp)
     _same_reads(dense, SparseHistory.of(dense, column, np.arange(a + c) < a), a, c)
+    _same_reads(dense, sparse.dense(), a, c)  # and back (a saved dense model, loaded)
     # the feed's entries: each wanted variable's present rows, oldest first
     m = min(dense.size, 5)
     wanted = np.arange(a + c) % 2 == 0

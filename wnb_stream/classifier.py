@@ -444,15 +444,23 @@ def _largest_gap(rebuild_every: int, half_life) -> int:
 
 def _model_state(model: WeightedNaiveBayes) -> dict:
     e = model._engine
+    history = e.history
+    if not history.sparse:  # the file holds the rows as entries (version 5), whatever the layout in memory
+        history = SparseHistory.of(history, e.registry.column, _numeric(e.registry))
     return {
         "classes": e.classes,
         "registry": e.registry,
-        "history": e.history,
+        "history": history,
         "schedule": e.schedule,
         "learner": e.optimizer,
         "slots": e.slots,
         "monitor": e.monitor,
     }
+
+
+def _numeric(registry) -> np.ndarray:
+    """``(K,)`` True for the numeric variables."""
+    return np.array([v.kind == "numeric" for v in registry.variables], dtype=bool)
 
 
 def _model_check(fields: io.Fields) -> None:
@@ -476,9 +484,8 @@ def _model_build(fields: io.Fields) -> WeightedNaiveBayes:
     e.classes, e.registry, e.history, e.schedule, e.optimizer, e.monitor = (
         s[k] for k in ("classes", "registry", "history", "schedule", "learner", "monitor")
     )
-    if e.absent is not None:  # a sparse stream's rows are kept as entries (the file holds them dense)
-        numeric = np.array([v.kind == "numeric" for v in e.registry.variables], dtype=bool)
-        e.history = SparseHistory.of(e.history, e.registry.column, numeric)
+    if e.absent is None:  # a dense stream keeps a column per variable (the file holds entries)
+        e.history = e.history.dense()
     e.slots = s["slots"]
     e.shape = (len(e.slots), len(e.classes))  # the learner's size (checked above)
     e.parser.registry = e.registry

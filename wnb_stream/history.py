@@ -553,6 +553,21 @@ class SparseHistory(History):
         out.cursor, out.stored = history.cursor, history.stored
         return out
 
+    def dense(self) -> History:
+        """These rows in ``History``'s layout, in the same places of the ring (the encoded block
+        is not carried: re-encode it)."""
+        out = History(self.capacity, self.encoded)
+        out.resize(self.n_variables, self.n_classes, self.n_numeric, self.n_categorical, n_encoded=0)
+        r, variable, column, value = self.rows_entries(self.filled())
+        numeric = column >= 0
+        out.numeric[r[numeric], column[numeric]] = value[numeric]
+        out.present[r, variable] = True
+        n, c = self.size, self.n_categorical
+        out.categorical[:n, :c] = self.categorical[:n, :c]
+        out.y[:n], out.sample_weight[:n] = self.y[:n], self.sample_weight[:n]
+        out.size, out.cursor, out.stored = n, self.cursor, self.stored
+        return out
+
     def memory_usage(self) -> int:
         return int(
             self.entry_variable.nbytes

@@ -58,7 +58,7 @@ def test_the_envelope_holds_format_version_checksum_and_payload():
     data = io.dumps(gk_summary(), compress=False)
     document = json.loads(data)
     assert list(document) == ["format", "version", "checksum", "payload"]
-    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 4
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 5
     canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert document["payload"]["type"] == "GKClass"
@@ -71,8 +71,8 @@ def test_the_same_model_gives_the_same_bytes():
 
 def test_a_newer_version_is_refused_naming_the_version_read():
     document = json.loads(io.dumps(gk_summary(), compress=False))
-    document["version"] = 5
-    with pytest.raises(io.ModelFileError, match=r"version 5 is newer than this library reads \(version 4 and older\)"):
+    document["version"] = 6
+    with pytest.raises(io.ModelFileError, match=r"version 6 is newer than this library reads \(version 5 and older\)"):
         io.loads(json.dumps(document).encode())
 
 
@@ -91,20 +91,20 @@ def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
 
 
 def test_migrations_run_in_order_from_an_older_version(monkeypatch):
-    """A version-4 payload read by a library of version 5 goes through MIGRATIONS[4]; without it
+    """A version-5 payload read by a library of version 6 goes through MIGRATIONS[5]; without it
     the file is refused naming the missing step."""
     data = io.dumps(gk_summary(), compress=False)
-    monkeypatch.setattr(io.files, "VERSION", 5)
+    monkeypatch.setattr(io.files, "VERSION", 6)
     seen = []
 
-    def to_version_5(payload):
+    def to_version_6(payload):
         seen.append(payload["type"])
         return payload
 
-    monkeypatch.setitem(io.files.MIGRATIONS, 4, to_version_5)
+    monkeypatch.setitem(io.files.MIGRATIONS, 5, to_version_6)
     assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
-    monkeypatch.delitem(io.files.MIGRATIONS, 4)
-    with pytest.raises(io.ModelFileError, match="version 4 has no migration to version 5"):
+    monkeypatch.delitem(io.files.MIGRATIONS, 5)
+    with pytest.raises(io.ModelFileError, match="version 5 has no migration to version 6"):
         io.loads(data)
 
 
@@ -154,6 +154,21 @@ def test_a_version_3_model_gets_a_slot_for_every_variable():
     migrated = io.files.MIGRATIONS[3](nested)["state"]["model"]["state"]["slots"]["state"]
     assert values.decode_array(migrated["variable"]).tolist() == list(range(K))
     assert not values.decode_array(migrated["passed"]).any()
+
+
+@pytest.mark.parametrize("case", ["model-vns", "model-absent-zero", "model-sketch", "model-memory-budget", "model-uniform-many"])
+def test_a_version_4_window_becomes_entries(case):
+    """Version 5 stores the history's rows as entries: a version-4 file (a cell per variable per
+    row) loads to the window its version-5 twin holds, cell for cell, and saves as that twin."""
+    here = pathlib.Path(__file__).parent / "fixtures"
+    old, new = (io.loads((here / version / f"{case}.json.gz").read_bytes()) for version in ("v4", "v5"))
+    a, b = old._engine.history, new._engine.history
+    assert type(a) is type(b) and (a.size, a.cursor, a.stored, a.capacity) == (b.size, b.cursor, b.stored, b.capacity)
+    for got, want in zip(a.raw(), b.raw()):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(a.y[: a.size], b.y[: b.size])
+    np.testing.assert_array_equal(a.sample_weight[: a.size], b.sample_weight[: b.size])
+    assert io.dumps(old) == io.dumps(new)
 
 
 @pytest.mark.parametrize("reset", [False, True])

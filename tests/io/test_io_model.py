@@ -106,6 +106,13 @@ def _history(record):
     return record["state"]["history"]["state"]
 
 
+def _next_column(history):
+    """Each numeric entry's column moved to the next numeric column (a valid column, not its own)."""
+    column = io.values.decode_array(history["column"])
+    assert history["n_numeric"] >= 2
+    return np.where(column >= 0, (column + 1) % history["n_numeric"], column)
+
+
 def _array(node, array):
     encoded = io.values.encode_array(np.asarray(array), "")
     node.clear()
@@ -115,7 +122,9 @@ def _array(node, array):
 DAMAGES = {
     "history holds more rows than history_size": (lambda r: r["params"].__setitem__("history_size", 10), "history"),
     "a class index beyond the classes": (lambda r: _array(_history(r)["y"], np.full(60, 7, dtype=np.int64)), "history.y"),
-    "a history column too few": (lambda r: _array(_history(r)["present"], np.ones((60, 2), dtype=bool)), "history"),
+    "a history column too few": (lambda r: _history(r).__setitem__("n_numeric", _history(r)["n_numeric"] + 1), "history: its columns"),
+    "a history entry in another column": (lambda r: _array(_history(r)["column"], _next_column(_history(r))), "history.column"),
+    "a variable twice in a row": (lambda r: _array(_history(r)["variable"], np.zeros_like(io.values.decode_array(_history(r)["variable"]))), "history.variable"),
     "a locator part beyond the partition": (
         lambda r: _variables(r)[0]["state"]["locator"].__setitem__("missing_part", 99),
         "locator.missing_part",

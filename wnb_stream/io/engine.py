@@ -33,7 +33,7 @@ from ..modl.partition import MISSING, STAR
 from ..tables import ClassIndex
 from ..variable import NOWHERE, Scorer, Variable
 from .errors import join
-from .registry import Record, register, save_as
+from .registry import Record, register
 from .schema import Array, Bool, Fields, Float, Int, Key, Keys, List, Optional, Schema, Str, Struct
 
 __all__: list[str] = []
@@ -316,18 +316,26 @@ register(
 # ------------------------------------------------------------------------------------------------
 # History
 
-def _history_state(h: History) -> dict:
+def _history_state(h: SparseHistory) -> dict:
+    """The rows in use as entries (``WeightedNaiveBayes``'s record saves a dense window in this
+    layout: ``SparseHistory.of``)."""
     rows = h.filled()
-    numeric, categorical, present = h.raw()  # (size, n_numeric) NaN for missing, … (either layout)
-    missing = np.isnan(numeric)
+    r, variable, column, value = h.rows_entries(rows)
+    order = np.lexsort((variable, r))  # row by row, variables increasing: one file for one window
+    r, variable, column, value = r[order], variable[order], column[order], value[order]
+    missing = np.isnan(value)
     return {
         "size": h.size,
         "cursor": h.cursor,
         "stored": h.stored,
-        "numeric": np.where(missing, 0.0, numeric),
-        "numeric_missing": missing,
-        "categorical": categorical,
-        "present": present,
+        "n_variables": h.n_variables,
+        "n_numeric": h.n_numeric,
+        "entries": np.bincount(r, minlength=h.size).astype(np.int64),
+        "variable": variable.astype(np.int64),
+        "column": column.astype(np.int64),
+        "value": np.where(missing, 0.0, value),
+        "missing": missing & (column >= 0),
+        "categorical": h.categorical[rows, : h.n_categorical],
         "y": h.y[rows].astype(np.int64),
         "sample_weight": h.sample_weight[rows],
     }
@@ -341,49 +349,58 @@ def _history_check(fields: Fields) -> None:
         fields.fail("cursor", f"does not fit a ring of {capacity} rows holding {s['size']}")
     if s["stored"] < s["size"]:
         fields.fail("stored", "cannot be below size")
+    entries, variable, column = s["entries"], s["variable"], s["column"]
+    if int(entries.sum()) != len(variable):
+        fields.fail("entries", f"must add up to the {len(variable)} entries, got {int(entries.sum())}")
+    row = np.repeat(np.arange(len(entries)), entries)
+    if len(np.unique(row * max(1, s["n_variables"]) + variable)) != len(variable):
+        fields.fail("variable", "a row holds a variable twice")
+    categorical = column < 0
+    if np.any(s["value"][categorical] != 0.0) or np.any(s["missing"][categorical]):
+        fields.fail("value", "a categorical variable's entry (column −1) holds 0 and is not missing (its value is in categorical)")
 
 
-def _history_build(fields: Fields) -> History:
+def _history_build(fields: Fields) -> SparseHistory:
     s = fields.state
-    h = History(fields.params["capacity"])
-    n_numeric, n_categorical, K = s["numeric"].shape[1], s["categorical"].shape[1], s["present"].shape[1]
-    h.resize(K, 0, n_numeric, n_categorical, n_encoded=0)  # (the model sizes the encoding: its slots)
-    h.numeric = np.full((h.capacity, n_numeric), np.nan)
-    h.categorical = np.full((h.capacity, n_categorical), None, dtype=object)
-    h.present = np.zeros((h.capacity, K), dtype=bool)
+    h = SparseHistory(fields.params["capacity"])
+    n_categorical = s["categorical"].shape[1]
+    h.resize(s["n_variables"], 0, s["n_numeric"], n_categorical, n_encoded=0)  # (the model sizes the encoding: its slots)
     n = s["size"]
-    h.numeric[:n] = np.where(s["numeric_missing"], np.nan, s["numeric"])
-    h.categorical[:n] = s["categorical"]
-    h.present[:n] = s["present"]
-    h.y[:n] = s["y"]
-    h.sample_weight[:n] = s["sample_weight"]
+    row = np.repeat(np.arange(n), s["entries"])
+    value = np.where(s["missing"], np.nan, s["value"])
+    value[s["column"] < 0] = np.nan  # (a categorical entry's value is in the categorical block)
+    h._push_entries(row, (s["variable"].astype(np.intp), s["column"].astype(np.intp), value),
+                    (np.arange(n_categorical), s["categorical"]), None, s["y"], s["sample_weight"])  # fmt: skip
     h.size, h.cursor, h.stored = n, int(s["cursor"]), int(s["stored"])
     return h
 
 
 register(
     "History",
-    History,
+    SparseHistory,
     Schema(
         params={"capacity": Int(low=1, doc="the history depth N")},
         state={
             "size": Int(low=0, binds="n_rows", doc="rows held"),
             "cursor": Int(low=0, doc="ring position of the next row"),
             "stored": Int(low=0, doc="rows ever stored (the summaries' feed clock)"),
-            "numeric": Array("float64", ("n_rows", "n_numeric"), doc="raw numeric values in ring order (0 where missing)"),
-            "numeric_missing": Array("bool", ("n_rows", "n_numeric"), doc="True where the value is missing or absent"),
+            "n_variables": Int(low=0, binds="n_variables", doc="variables of the model (since version 5)"),
+            "n_numeric": Int(low=0, binds="n_numeric", doc="raw numeric columns: the numeric variables (since version 5)"),
+            "entries": Array("int64", ("n_rows",), low=0, high="n_variables", doc="features held by each row, in ring order (since version 5)"),
+            "variable": Array("int64", ("n_entries",), low=0, below="n_variables", doc="the variable of each entry, row by row (since version 5)"),
+            "column": Array("int64", ("n_entries",), low=-1, below="n_numeric", doc="a numeric variable's raw column, −1 for a categorical one (since version 5)"),
+            "value": Array("float64", ("n_entries",), doc="a numeric entry's value (0 where missing, and for a categorical entry; since version 5)"),
+            "missing": Array("bool", ("n_entries",), doc="True where a numeric entry's value is missing (since version 5)"),
             "categorical": Array("object", ("n_rows", "n_categorical"), doc="raw categorical values (null: missing or absent)"),
-            "present": Array("bool", ("n_rows", "n_variables"), doc="True where the feature was in the row"),
             "y": Array("int64", ("n_rows",), low=0, doc="class index of each row"),
             "sample_weight": Array("float64", ("n_rows",), low=0.0, doc="sample weight of each row"),
         },
         checks=(_history_check,),
-        doc="The window of raw rows (the encoded block is rebuilt on load)",
+        doc="The window of raw rows, as each row's entries (the encoded block is rebuilt on load)",
     ),
     state=_history_state,
     build=_history_build,
 )
-save_as(SparseHistory, "History")  # a sparse stream's rows, saved dense (``WeightedNaiveBayes``'s build converts)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -489,7 +506,7 @@ def check_parts(fields: Fields, classes, registry, history, schedule, learner, s
     missing = np.setdiff1d(registry.informative(), slots.variable).tolist()
     if missing:
         fields.fail("slots", f"variable {missing[0]} ({registry.variables[missing[0]].name!r}) has a level 2 that is not flat and no slot")
-    if history.present.shape[1] != K or history.numeric.shape[1] != registry.n_numeric or history.categorical.shape[1] != registry.n_categorical:
+    if history.n_variables != K or history.n_numeric != registry.n_numeric or history.n_categorical != registry.n_categorical:
         fields.fail("history", f"its columns do not match the {K} variables")
     if history.size and int(history.y[: history.size].max()) >= J:
         fields.fail("history.y", f"values must be < n_classes = {J}")
@@ -537,16 +554,21 @@ def _learner_size(learner) -> tuple[int, int] | None:
 
 
 def _check_presence(fields: Fields, registry, history) -> None:
-    """A feature absent from a history row has no value there (``History.push`` clears the row)."""
-    n = history.size
-    for k, variable in enumerate(registry.variables):
-        absent = ~history.present[:n, k]
-        if not absent.any():
-            continue
-        c = registry.column[k]
-        if variable.kind == "numeric":
-            held = ~np.isnan(history.numeric[:n, c][absent])
-        else:
-            held = np.array([value is not None for value in history.categorical[:n, c][absent].tolist()], dtype=bool)
-        if held.any():
-            fields.fail("history.present", f"a row lacks feature {variable.name!r} (variable {k}) but holds a value of it")
+    """A history entry's column is its variable's (−1 for a categorical one), and a categorical
+    value stands only in a row that holds its feature (``History.push`` clears the row)."""
+    rows = history.filled()
+    r, variable, column, _ = history.rows_entries(rows)
+    numeric = np.array([v.kind == "numeric" for v in registry.variables], dtype=bool)
+    expected = np.where(numeric[variable], registry.column[variable], -1)
+    if np.any(column != expected):
+        i = int(np.flatnonzero(column != expected)[0])
+        k = int(variable[i])
+        fields.fail("history.column", f"an entry of feature {registry.variables[k].name!r} (variable {k}) is not in its column {int(expected[i])}")
+    categorical = ~numeric[variable]
+    held = np.zeros((history.size, registry.n_categorical), dtype=bool)  # (rows, categorical columns)
+    held[r[categorical], registry.column[variable[categorical]]] = True
+    stray = np.array([value is not None for value in history.categorical[rows, : registry.n_categorical][~held].tolist()], dtype=bool)
+    if stray.any():
+        c = int(np.nonzero(~held)[1][np.flatnonzero(stray)[0]])
+        k = int(np.flatnonzero(~numeric & (registry.column == c))[0])
+        fields.fail("history.categorical", f"a row lacks feature {registry.variables[k].name!r} (variable {k}) but holds a value of it")

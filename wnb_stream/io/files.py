@@ -60,7 +60,7 @@ import numpy as np
 
 from .errors import ModelFileError
 from .registry import from_record, to_record
-from .values import encode_array
+from .values import decode_array, encode_array
 
 __all__ = [
     "FORMAT",
@@ -79,7 +79,7 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 4
+VERSION = 5
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
@@ -151,8 +151,58 @@ def _slots_for_every_variable(payload: Any) -> Any:
     return payload
 
 
+def _history_as_entries(payload: Any) -> Any:
+    """Version 4 → 5: ``History`` holds each row's entries instead of a column per variable
+    (``numeric``, ``numeric_missing`` and ``present`` become ``n_variables``, ``n_numeric``,
+    ``entries``, ``variable``, ``column``, ``value`` and ``missing``). A variable's raw column is
+    its rank among the variables of its kind, read from the model's registry; a row's entries are
+    the variables it holds, in index order. (A record that is malformed here is left as it is; the
+    schema then names what is wrong.)"""
+    for node in list(_records(payload, "WeightedNaiveBayes")):
+        try:
+            state = node["state"]
+            kinds = [variable["state"]["kind"] for variable in state["registry"]["state"]["variables"]]
+            history = state["history"]["state"]
+            numeric_block = decode_array(history["numeric"])
+            missing_block = decode_array(history["numeric_missing"])
+            present = decode_array(history["present"])
+        except (KeyError, TypeError, ValueError, ModelFileError):
+            continue
+        if present.ndim != 2 or present.shape[1] != len(kinds) or numeric_block.ndim != 2 or missing_block.shape != numeric_block.shape:
+            continue
+        numeric = np.array([kind == "numeric" for kind in kinds], dtype=bool)
+        column = np.zeros(len(kinds), dtype=np.int64)
+        column[numeric] = np.arange(int(numeric.sum()))
+        column[~numeric] = -1
+        if int(numeric.sum()) != numeric_block.shape[1]:
+            continue
+        r, k = np.nonzero(present)  # row by row, variables increasing
+        at = column[k]
+        held = at >= 0
+        value, missing = np.zeros(len(k)), np.zeros(len(k), dtype=bool)
+        value[held] = numeric_block[r[held], at[held]]
+        missing[held] = missing_block[r[held], at[held]]
+        value[missing] = 0.0
+        for name in ("numeric", "numeric_missing", "present"):
+            del history[name]
+        history.update({
+            "n_variables": len(kinds),
+            "n_numeric": int(numeric.sum()),
+            "entries": encode_array(present.sum(axis=1).astype(np.int64)),
+            "variable": encode_array(k.astype(np.int64)),
+            "column": encode_array(at.astype(np.int64)),
+            "value": encode_array(value),
+            "missing": encode_array(missing),
+        })  # fmt: skip
+    return payload
+
+
 #: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
-MIGRATIONS: dict[int, Callable[[Any], Any]] = {2: _added_fields(_ADDED_IN_3), 3: _slots_for_every_variable}
+MIGRATIONS: dict[int, Callable[[Any], Any]] = {
+    2: _added_fields(_ADDED_IN_3),
+    3: _slots_for_every_variable,
+    4: _history_as_entries,
+}
 #: Largest uncompressed document read (bytes): a bound on what a forged gzip stream can inflate to.
 MAX_SIZE = 1 << 31
 

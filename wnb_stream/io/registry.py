@@ -91,15 +91,6 @@ def register(
     return new
 
 
-def save_as(cls: type, name: str) -> None:
-    """Save instances of ``cls`` as records of the registered type ``name`` too (another layout of
-    the same state: the record's ``state`` function reads both, its ``build`` gives the registered
-    class, and the owner of the loaded object picks the layout)."""
-    if cls in _BY_CLASS:
-        raise ValueError(f"{cls.__qualname__} is registered already, as {_BY_CLASS[cls].name!r}")
-    _BY_CLASS[cls] = _BY_NAME[name]
-
-
 def entry(name: str) -> Entry:
     """The entry registered under ``name`` (``KeyError`` if none)."""
     return _BY_NAME[name]
