@@ -67,7 +67,7 @@ def main() -> None:
 
     from river import naive_bayes
 
-    from wnb_stream import WeightedNaiveBayes
+    from wnb_stream import WeightedNaiveBayes, io
 
     makers = {
         "wnb0": lambda: WeightedNaiveBayes(absent=0, history_size=args.history_size, memory_budget=args.memory_budget, seed=args.seed),
@@ -111,6 +111,7 @@ def main() -> None:
             "window_rows": model._engine.history.capacity if name.startswith("wnb") else "", "time_vs_mnb": seconds[name] / seconds["mnb"] if "mnb" in seconds else "",
             "weighted_variables": used, "informative_weighted": found,
             "memory_usage_mib": model.memory_usage() / 2**20 if hasattr(model, "memory_usage") else "",
+            "saved_mib": len(io.dumps(model)) / 2**20 if name.startswith("wnb") else "",
             "peak_rss_mib": peak,
         })  # fmt: skip
     results = ResultFile(args.output, info)
@@ -119,8 +120,9 @@ def main() -> None:
     print(f"{info['commit']} {info['date']} {info['machine']}; K = {args.K}, n = {args.n}, {nnz:.1f} non-zero entries per row")
     print(markdown([[r["model"], f"{r['accuracy']:.4f}", f"{r['log_loss']:.4f}", f"{r['examples_per_s']:,.0f}",
                      f"{r['time_vs_mnb']:.2f}" if r["time_vs_mnb"] != "" else "", r["weighted_variables"], r["informative_weighted"],
-                     f"{r['memory_usage_mib']:.1f}" if r["memory_usage_mib"] != "" else ""] for r in out],
-                   ["model", "accuracy", "log loss", "examples/s", "time ÷ mnb", "weighted variables", "of them informative", "memory_usage() MiB"]))  # fmt: skip
+                     f"{r['memory_usage_mib']:.1f}" if r["memory_usage_mib"] != "" else "",
+                     f"{r['saved_mib']:.1f}" if r["saved_mib"] != "" else ""] for r in out],
+                   ["model", "accuracy", "log loss", "examples/s", "time ÷ mnb", "weighted variables", "of them informative", "memory_usage() MiB", "saved MiB"]))  # fmt: skip
     print(f"peak RSS of the process: {peak:.0f} MiB; windows: {[r['window_rows'] for r in out]}")
 
 
