@@ -138,15 +138,11 @@ class History:
         ``(K, J)``, or None for a row to be encoded later (zeros until then, see ``newest``).
         """
         i = self.cursor
-        self.numeric[i] = np.nan
+        self._write_raw(i, numeric, present)
         if self.categorical.shape[1]:
             self.categorical[i] = None
-        self.present[i] = False
-        if _some(numeric[0]):
-            self.numeric[i, numeric[0]] = numeric[1]
         if _some(categorical[0]):
             self.categorical[i, categorical[0]] = categorical[1]
-        self.present[i, present] = True
         self.log_lik[i] = 0.0
         if log_lik_row is not None:
             k, j = log_lik_row.shape
@@ -156,6 +152,14 @@ class History:
         self.cursor = (i + 1) % self.capacity
         self.size = min(self.size + 1, self.capacity)
         self.stored += 1
+
+    def _write_raw(self, i: int, numeric, present) -> None:
+        """Row ``i``'s raw numeric values and presence (``push``'s arguments)."""
+        self.numeric[i] = np.nan
+        self.present[i] = False
+        if _some(numeric[0]):
+            self.numeric[i, numeric[0]] = numeric[1]
+        self.present[i, present] = True
 
     def push_many(self, numeric, categorical, present, log_lik, y, sample_weight, variables=None) -> None:
         """Append ``m`` rows at once (same layout as ``push``, with a leading row axis).
@@ -168,33 +172,39 @@ class History:
         m = len(y)
         if m == 0:
             return
-        self.stored += m
-        if m > self.capacity:
-            skip = m - self.capacity
-            self.cursor = (self.cursor + skip) % self.capacity
-            self.size = min(self.size + skip, self.capacity)
-            numeric = (numeric[0], numeric[1][skip:])
-            categorical = (categorical[0], categorical[1][skip:])
-            present, y, sample_weight = present[skip:], y[skip:], sample_weight[skip:]
-            log_lik = None if log_lik is None else log_lik[skip:]
-            m = self.capacity
-        rows = (self.cursor + np.arange(m)) % self.capacity
+        rows, skip = self._rows(m)
         self.numeric[rows] = np.nan
-        self.categorical[rows] = None
         self.present[rows] = False
         if len(numeric[0]):
-            self.numeric[np.ix_(rows, numeric[0])] = numeric[1]
+            self.numeric[np.ix_(rows, numeric[0])] = numeric[1][skip:]
+        self.present[rows, : present.shape[1]] = present[skip:]
+        self._write_rest(rows, skip, categorical, log_lik, y, sample_weight)
+
+    def _rows(self, m: int) -> tuple[np.ndarray, int]:
+        """The ring rows of ``m`` rows being appended, and how many of them do not fit (the first
+        ``skip``: they pass through the ring at once; the rows are those of the others). Advances
+        the clock."""
+        self.stored += m
+        skip = max(0, m - self.capacity)
+        if skip:
+            self.cursor = (self.cursor + skip) % self.capacity
+            self.size = min(self.size + skip, self.capacity)
+        return (self.cursor + np.arange(m - skip)) % self.capacity, skip
+
+    def _write_rest(self, rows: np.ndarray, skip: int, categorical, log_lik, y, sample_weight) -> None:
+        """What both layouts store alike for the appended ``rows`` (of the rows given, those after
+        the first ``skip``): categorical values, encoding (None: zeros), class and sample weight;
+        then the ring moves past them."""
+        self.categorical[rows] = None
         if len(categorical[0]):
-            self.categorical[np.ix_(rows, categorical[0])] = categorical[1]
-        k = present.shape[1]
-        self.present[rows, :k] = present
+            self.categorical[np.ix_(rows, categorical[0])] = categorical[1][skip:]
         self.log_lik[rows] = 0.0
         if log_lik is not None:
-            self.log_lik[rows, : log_lik.shape[1], : log_lik.shape[2]] = log_lik
-        self.y[rows] = y
-        self.sample_weight[rows] = sample_weight
-        self.cursor = (self.cursor + m) % self.capacity
-        self.size = min(self.size + m, self.capacity)
+            self.log_lik[rows, : log_lik.shape[1], : log_lik.shape[2]] = log_lik[skip:]
+        self.y[rows] = y[skip:]
+        self.sample_weight[rows] = sample_weight[skip:]
+        self.cursor = (self.cursor + len(rows)) % self.capacity
+        self.size = min(self.size + len(rows), self.capacity)
 
     def keep_recent(self, m: int) -> None:
         """Drop every row but the ``m`` most recent (forgetting); they move to the front of the ring.
@@ -329,14 +339,7 @@ class History:
                 setattr(self, name, full)
 
     def memory_usage(self) -> int:
-        return int(
-            self.numeric.nbytes
-            + self.categorical.nbytes
-            + self.present.nbytes
-            + self.log_lik.nbytes
-            + self.y.nbytes
-            + self.sample_weight.nbytes
-        )
+        return int(sum(getattr(self, name).nbytes for name in self._ROWS))
 
 
 class SparseHistory(History):
@@ -384,9 +387,9 @@ class SparseHistory(History):
         self.width = max(self.width, width)
 
     # ------------------------------------------------------------------ writing
-    def push(self, numeric, categorical, present, log_lik_row, y: int, sample_weight: float) -> None:
-        """As ``History.push``; ``present`` lists the numeric variables first, in the order of
-        ``numeric``'s columns (as the engine builds it), then the categorical ones."""
+    def _write_raw(self, i: int, numeric, present) -> None:
+        """Row ``i``'s entries: ``present`` (``push``'s) lists the numeric variables first, in the
+        order of ``numeric``'s columns (as the engine builds it), then the categorical ones."""
         columns, values = numeric
         if isinstance(present, slice):
             present = np.arange(present.start or 0, present.stop)
@@ -394,7 +397,6 @@ class SparseHistory(History):
             columns = np.arange(columns.start or 0, columns.stop)
         a, n = len(values), len(present)
         self._reserve(n)
-        i = self.cursor
         self.entry_variable[i] = -1
         self.entry_column[i] = -1
         self.entry_value[i] = np.nan
@@ -402,19 +404,6 @@ class SparseHistory(History):
         self.entry_column[i, :a] = columns
         self.entry_value[i, :a] = values
         self.entry_count[i] = n
-        if self.categorical.shape[1]:
-            self.categorical[i] = None
-        if _some(categorical[0]):
-            self.categorical[i, categorical[0]] = categorical[1]
-        self.log_lik[i] = 0.0
-        if log_lik_row is not None:
-            k, j = log_lik_row.shape
-            self.log_lik[i, :k, :j] = log_lik_row
-        self.y[i] = y
-        self.sample_weight[i] = sample_weight
-        self.cursor = (i + 1) % self.capacity
-        self.size = min(self.size + 1, self.capacity)
-        self.stored += 1
 
     def push_many(self, numeric, categorical, present, log_lik, y, sample_weight, variables=None) -> None:
         """As ``History.push_many``, with ``variables = (numeric variables, categorical variables)``
@@ -439,37 +428,19 @@ class SparseHistory(History):
         m = len(y)
         if m == 0:
             return
-        self.stored += m
         count = np.bincount(r, minlength=m)
-        if m > self.capacity:
-            skip = m - self.capacity
-            self.cursor = (self.cursor + skip) % self.capacity
-            self.size = min(self.size + skip, self.capacity)
+        rows, skip = self._rows(m)
+        if skip:
             keep = r >= skip
             r, entries = r[keep] - skip, tuple(a[keep] for a in entries)
-            categorical = (categorical[0], categorical[1][skip:])
-            count, y, sample_weight = count[skip:], y[skip:], sample_weight[skip:]
-            log_lik = None if log_lik is None else log_lik[skip:]
-            m = self.capacity
-        self._reserve(int(count.max()) if m else 0)
-        rows = (self.cursor + np.arange(m)) % self.capacity
+            count = count[skip:]
+        self._reserve(int(count.max()))
         slot = np.arange(len(r)) - (np.cumsum(count) - count)[r]  # an entry's place in its row
-        for name, fill in (("entry_variable", -1), ("entry_column", -1), ("entry_value", np.nan)):
-            array = getattr(self, name)
+        for array, value, fill in zip((self.entry_variable, self.entry_column, self.entry_value), entries, (-1, -1, np.nan)):
             array[rows] = fill
-        for array, value in zip((self.entry_variable, self.entry_column, self.entry_value), entries):
             array[rows[r], slot] = value
         self.entry_count[rows] = count
-        self.categorical[rows] = None
-        if len(categorical[0]):
-            self.categorical[np.ix_(rows, categorical[0])] = categorical[1]
-        self.log_lik[rows] = 0.0
-        if log_lik is not None:
-            self.log_lik[rows, : log_lik.shape[1], : log_lik.shape[2]] = log_lik
-        self.y[rows] = y
-        self.sample_weight[rows] = sample_weight
-        self.cursor = (self.cursor + m) % self.capacity
-        self.size = min(self.size + m, self.capacity)
+        self._write_rest(rows, skip, categorical, log_lik, np.asarray(y), np.asarray(sample_weight))
 
     # ------------------------------------------------------------------ reading
     def _entries(self, rows) -> tuple[np.ndarray, np.ndarray]:
@@ -568,14 +539,3 @@ class SparseHistory(History):
         out.size, out.cursor, out.stored = n, self.cursor, self.stored
         return out
 
-    def memory_usage(self) -> int:
-        return int(
-            self.entry_variable.nbytes
-            + self.entry_column.nbytes
-            + self.entry_value.nbytes
-            + self.entry_count.nbytes
-            + self.categorical.nbytes
-            + self.log_lik.nbytes
-            + self.y.nbytes
-            + self.sample_weight.nbytes
-        )
