@@ -122,10 +122,13 @@ def test_refused_deltas_change_nothing():
     assert bad.n_seen == 0
 
 
-def test_the_absorbed_model_checks_saves_and_keeps_learning():
-    model = fit(stream(1, 300), optimizer=weights.VNS(batch_size=20), history_size=200)
+@pytest.mark.parametrize("absent", [None, 0.0])  # the dense window, and the sparse one (entries)
+def test_the_absorbed_model_checks_saves_and_keeps_learning(absent):
+    model = fit(stream(1, 300), optimizer=weights.VNS(batch_size=20), history_size=200, absent=absent)
+    assert model._engine.history.sparse == (absent is not None)
     model.absorb(deltas_of(model, [stream(2, 150), stream(3, 150)]))
     model._check()
+    assert model._engine.history.sparse == (absent is not None) and len(model._engine.history) == 200
     loaded = io.loads(io.dumps(model))
     for x, y in stream(4, 100):
         model.learn_one(x, y)
