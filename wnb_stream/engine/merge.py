@@ -149,7 +149,8 @@ def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_
     categorical = np.full((m, registry.n_categorical), None, dtype=object)  # (m, n_categorical)
     y = np.empty(m, dtype=np.intp)
     sample_weight = np.empty(m)
-    sparse = all(side.history.sparse for side in sides)
+    sparse = sides[0].history.sparse  # (models merge with the same ``absent``: one layout)
+    assert all(side.history.sparse == sparse for side in sides), "histories of both layouts"
     numeric = None if sparse else np.full((m, registry.n_numeric), np.nan)  # (m, n_numeric)
     present = None if sparse else np.zeros((m, K), dtype=bool)  # (m, K)
     entries = []  # (sparse) per side: row in the concatenation, variable, column, value
@@ -170,7 +171,7 @@ def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_
         y[block] = classes[h.y[rows]]
         sample_weight[block] = h.sample_weight[rows]
         start += n
-    merged = type(sides[0].history)(capacity) if sides else History(capacity)
+    merged = type(sides[0].history)(capacity)
     merged.resize(K, n_classes, registry.n_numeric, registry.n_categorical)
     categorical = (np.arange(registry.n_categorical), categorical[order])
     if sparse:

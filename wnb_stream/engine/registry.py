@@ -91,7 +91,8 @@ class Registry:
         """Give the numeric summaries of ``indices`` the history rows they have not seen yet.
 
         Variables that last took rows at the same point are fed together from one slice of the
-        history: ``update_coded`` per variable (a loop of ``update`` for a handful of rows).
+        history (from one pass over the entries of a sparse history): ``update_coded`` per
+        variable (a loop of ``update`` for a handful of rows).
         """
         if not len(indices):
             return
@@ -100,7 +101,7 @@ class Registry:
         numeric = np.array([self.variables[k].kind == "numeric" for k in lagging.tolist()], dtype=bool)
         self.synced[lagging[~numeric]] = stored  # categorical summaries take rows as they come
         lagging = lagging[numeric]
-        if getattr(history, "sparse", False):
+        if history.sparse:
             self._feed_entries(lagging, history, classes)
         else:
             self._feed_block(lagging, history, classes)
