@@ -29,6 +29,7 @@ from . import modl
 from .modl.batch import discretize_many_flagged
 from .summaries import gaussian as gaussian_module
 from .summaries.base import Summary
+from .summaries.gk import GKClass
 from .summaries.policy import feature_value
 from .tables import Bins, Categories
 
@@ -144,12 +145,26 @@ class Variable:
     def _table(self, classes: tuple, default):
         """The summary's table on the class axis ``classes``, with the default value's mass as a
         point (``rebuild``)."""
+        if self.summary.__class__ is GKClass:  # the usual summary: one table made, not three
+            return self._gk_table(tuple(classes), default)
         table = self.summary.table().aligned(classes)
         if default is not None and self.kind == "numeric":
             value, class_counts = default
             held = (table.weights if self.density else table.counts.sum(axis=0)) + table.missing
             table = table.with_point(value, np.maximum(np.asarray(class_counts, dtype=float) - held, 0.0))
         return table
+
+    def _gk_table(self, classes: tuple, default) -> Bins:
+        """``_table`` of a ``GKClass`` summary from its arrays (``GKClass.aligned_arrays``,
+        ``Bins.point_arrays``): the same table, the same floats, without the two intermediate
+        tables and their copies, which cost more than the MODL search of a small table does."""
+        bounds, counts, missing = self.summary.aligned_arrays(classes)
+        if default is not None and self.kind == "numeric":
+            value, class_counts = default
+            point = np.maximum(np.asarray(class_counts, dtype=float) - (counts.sum(axis=0) + missing), 0.0)
+            if point.any():
+                bounds, counts = Bins.point_arrays(bounds, counts, value, point)
+        return Bins._assemble(bounds, counts, classes, missing)
 
     def _take(self, partition, table, plain: bool = False) -> None:
         """Make ``partition`` of ``table`` this variable's level 2 (a binned variable).
@@ -180,14 +195,27 @@ class Variable:
         default value's point, if any) are discretized together by ``modl.discretize_many``, one
         pass for all of them instead of one Python round per variable
         (``docs/algorithms/prediction.md#rebuild-schedule``).
+
+        Equal tables are discretized once, and their variables share the partition (a frozen
+        value, which a rebuild replaces and never mutates). On a sparse stream most variables
+        are rare words seen once or twice, and with absent features holding a value (``default``)
+        every one of them is rebuilt when a class count reaches its threshold: their tables are
+        the class counts' point and one or two small bins, so a few thousand variables hold a few
+        hundred distinct tables.
         """
-        together, tables = [], []
+        classes = tuple(classes)
+        together, tables, index = [], [], {}  # variables of each distinct table, the tables, table → its place
         for variable in variables:
             if variable.kind == "numeric" and not variable.density:
                 table = variable._table(classes, default)
                 if isinstance(table, Bins):
-                    together.append(variable)
-                    tables.append(table)
+                    key = (table.upper_bounds.tobytes(), table.counts.tobytes(), table.missing.tobytes(), table.classes)
+                    i = index.setdefault(key, len(tables))
+                    if i == len(tables):
+                        together.append([variable])
+                        tables.append(table)
+                    else:
+                        together[i].append(variable)
                     continue
             variable.rebuild(classes, selection_cost, criterion, default)
         if not together:
@@ -196,8 +224,9 @@ class Variable:
         if criterion is not None:
             options["criterion"] = criterion
         partitions, plain = discretize_many_flagged(tables, **options)
-        for variable, partition, table, simple in zip(together, partitions, tables, plain.tolist()):
-            variable._take(partition, table, simple)
+        for group, partition, table, simple in zip(together, partitions, tables, plain.tolist()):
+            for variable in group:
+                variable._take(partition, table, simple)
 
     def _compile_locator(self, partition, table) -> None:
         if isinstance(table, Bins):

@@ -701,7 +701,7 @@ class Engine:
     def refresh(self) -> None:
         """Bring the compiled lookups, the learner's coefficients and the bias up to date."""
         lookup = self.lookup
-        if not (lookup.stale or lookup.stale_coef or lookup.stale_prior):  # the usual case: nothing to do
+        if lookup.fresh():  # the usual case: nothing to do
             return
         if lookup.stale:
             self._resize()

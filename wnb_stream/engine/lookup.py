@@ -26,6 +26,18 @@ first, missing and default rows; the old segment is left as garbage, and a full 
 packs the table again when garbage passes half of it. The arrays then hold the same values at
 the rows the locators reach as a full compile would (tested): scores are the same bit for bit.
 
+Incremental weighting (``refresh``). The same holds for what the coefficients make of the
+table: after an incremental compilation only the variables it wrote (``reweigh``) get their
+weighted rows and their ``shift`` again, and after a learner step only the variables whose
+coefficients changed (bit for bit: most of a sparse stream's variables have no slot and keep the
+learner's ``outside_weight``). Each of those values is an element-wise product or difference,
+the same floats whichever rows are computed together. The sum ``constant`` is not: NumPy sums
+the rows of a ``(K, J)`` array (axis 0, J ≥ 2) one after the other in index order, so it is
+summed again over the variables whose ``shift`` row is not zero (``terms``), in index order,
+which adds the same floats in the same order once the zeros are left out (adding ±0 to a
+non-zero sum changes nothing). Only a zero in the result, whose sign the left-out zeros could
+set, or a single class (a contiguous column: NumPy's pairwise summation) sums all the rows.
+
 Absent features holding a value (``default``, ``docs/algorithms/summaries.md#absent-features``).
 Every variable absent from a row contributes w_k ℓ_kj(default), so a row scores
 Σ_k w_k ℓ_kj(default) + Σ_{k in the row} w_k (ℓ_kj(x_k) − ℓ_kj(default)): the first sum is one
@@ -65,6 +77,8 @@ class Lookup:
     """
 
     default = None  # (a class default: lookups pickled before absent values existed)
+    reweigh = None  # (lookups pickled before incremental weighting: weigh everything)
+    terms = None
 
     def __init__(self, default: float | None = None):
         self.default = default
@@ -92,6 +106,9 @@ class Lookup:
         self.weighted = np.zeros((1, 0))
         self.bias = np.zeros(0)
         self.version = 0
+        # variables whose weighted rows and ``shift`` the next ``refresh`` computes (None: all of them)
+        self.reweigh: set | None = None
+        self.terms = None  # (K,) bool, with a default value: the folded variables whose ``shift`` row is not zero
 
     # ------------------------------------------------------------------ building
     def mark(self, indices) -> None:
@@ -104,6 +121,11 @@ class Lookup:
     def invalidate(self) -> None:
         """Anything may have changed: the next compilation is a full one."""
         self.stale, self.changed = True, None
+        self.reweigh = None
+
+    def fresh(self) -> bool:
+        """True when ``refresh`` has nothing to do."""
+        return not (self.stale or self.stale_coef or self.stale_prior or self.reweigh is None or self.reweigh)
 
     def recompile(self, variables: list, n_classes: int) -> None:
         """Compile what changed since the last compilation (``mark``), or everything."""
@@ -161,6 +183,7 @@ class Lookup:
             self.cuts = np.concatenate([self.cuts, np.full((grow, self.cuts.shape[1]), np.inf)])
             if self.defaults is not None:
                 self.defaults = np.concatenate([self.defaults, np.zeros((grow, J))])
+            self.stale_coef = True  # (the coefficients of the new variables)
         density = set(self.density)
         segments = [(k, self._segment(variables[k], J)) for k in ks]
         need = self.used + sum(0 if t is None else len(t) for _, t in segments) + 1  # + the zero row
@@ -196,11 +219,12 @@ class Lookup:
         if self.defaults is not None:
             self.defaults[ks] = self._defaults(variables, np.array(ks, dtype=np.intp), J)
         self._compiled()
+        if self.reweigh is not None:  # (the coefficients stay: only these variables' weighted rows change)
+            self.reweigh.update(ks)
 
     def _compiled(self) -> None:
         self.stale = False
         self.changed = set()
-        self.stale_coef = True
         self.version += 1
 
     def compile(self, variables: list, n_classes: int) -> None:
@@ -240,6 +264,8 @@ class Lookup:
         self.size, self.used, self.garbage = size, start, 0
         self.defaults = None if self.default is None else self._defaults(variables, np.arange(K), J)
         self._compiled()
+        self.stale_coef = True  # every row moved: everything is weighed again
+        self.reweigh = None
 
     def _defaults(self, variables: list, ks: np.ndarray, J: int) -> np.ndarray:
         """``(len(ks), J)`` ℓ_kj(default) of the variables ``ks`` (zeros for categorical ones)."""
@@ -266,8 +292,36 @@ class Lookup:
             self.recompile(variables, n_classes)
         if self.stale_coef:
             coef, bias = coefficients()
-            self.coef = np.asarray(coef, dtype=float)  # (K, J)
+            coef = np.asarray(coef, dtype=float)  # (K, J)
+            old = self.coef
+            if self.reweigh is not None and coef.ndim == old.ndim == 2 and coef.shape[1] == old.shape[1] and len(coef) >= len(old):
+                # the variables whose coefficients changed (bit for bit), and the new ones
+                n = len(old)
+                moved = np.ascontiguousarray(coef[:n]).view(np.uint64) != np.ascontiguousarray(old).view(np.uint64)
+                self.reweigh.update(np.flatnonzero(moved.any(axis=1)).tolist())
+                self.reweigh.update(range(n, len(coef)))
+            else:
+                self.reweigh = None
+            self.coef = coef
             self.learner_bias = np.asarray(bias, dtype=float)  # (J,)
+            self.stale_coef = False
+            self.stale_prior = True
+        if self.reweigh is None or self.reweigh:
+            self._weigh(self.reweigh)
+            self.reweigh = set()
+            self.stale_prior = True
+        if self.stale_prior:
+            self.bias = log_prior() + self.learner_bias
+            self.intercept = self.bias if self.defaults is None else self.bias + self.constant
+            self.stale_prior = False
+
+    def _weigh(self, ks) -> None:
+        """``weighted``, ``shift`` and ``constant`` for the coefficients ``coef``: of every variable
+        (``ks`` None), or recomputed for the variables ``ks`` only (see the module docstring)."""
+        K = len(self.coef)
+        if ks is not None and (self.weighted.shape[1] != self.table.shape[1] or len(self.offsets) != K or 8 * len(ks) > K):
+            ks = None  # (most variables: one pass over the table is cheaper)
+        if ks is None:
             self.weighted = np.zeros_like(self.table)  # (R + 1, J), the last row stays zero
             self.weighted[:-1] = self.table[:-1] * self.coef[self.row_variable]
             if self.defaults is not None:
@@ -276,12 +330,42 @@ class Lookup:
                 folded = np.ones(len(self.shift), dtype=bool)
                 folded[self.density] = False  # the density-scored variables' terms are added per row
                 self.constant = self.shift[folded].sum(axis=0)
-            self.stale_coef = False
-            self.stale_prior = True
-        if self.stale_prior:
-            self.bias = log_prior() + self.learner_bias
-            self.intercept = self.bias if self.defaults is None else self.bias + self.constant
-            self.stale_prior = False
+                self.terms = folded & self.shift.any(axis=1)
+            return
+        if len(self.weighted) != len(self.table):  # the table grew: its rows kept their places
+            weighted = np.zeros_like(self.table)
+            kept = min(len(self.weighted), len(self.table)) - 1  # (the old zero row onwards holds no kept segment)
+            weighted[:kept] = self.weighted[:kept]
+            self.weighted = weighted
+        ks = np.array(sorted(ks), dtype=np.intp)
+        sizes = self.size[ks]
+        ends = np.cumsum(sizes)
+        rows = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(self.offsets[ks] - (ends - sizes), sizes)  # their segments
+        owners = self.row_variable[rows]
+        self.weighted[rows] = self.table[rows] * self.coef[owners]
+        if self.defaults is None:
+            return
+        J = self.coef.shape[1]
+        if self.shift is None or self.shift.shape[1] != J or self.terms is None or len(self.terms) != len(self.shift) or len(self.shift) > K:
+            self.shift = self.defaults * self.coef
+            folded = np.ones(K, dtype=bool)
+            folded[self.density] = False
+            self.terms = folded & self.shift.any(axis=1)
+        else:
+            if len(self.shift) < K:  # new variables (all of them in ``ks``)
+                self.shift = np.concatenate([self.shift, np.zeros((K - len(self.shift), J))])
+                self.terms = np.concatenate([self.terms, np.zeros(K - len(self.terms), dtype=bool)])
+            self.shift[ks] = self.defaults[ks] * self.coef[ks]
+            self.terms[ks] = self.shift[ks].any(axis=1)
+            if self.density:
+                self.terms[self.density] = False
+        self.weighted[rows] -= self.shift[owners]
+        constant = self.shift[np.flatnonzero(self.terms)].sum(axis=0)
+        if len(constant) < 2 or not constant.all():  # (the sign of a zero, or a pairwise sum: all the rows)
+            folded = np.ones(K, dtype=bool)
+            folded[self.density] = False
+            constant = self.shift[folded].sum(axis=0)
+        self.constant = constant
 
     # ------------------------------------------------------------------ locating
     def locate(self, row, variables: list) -> tuple[np.ndarray, np.ndarray]:
@@ -389,5 +473,5 @@ class Lookup:
         assert self.cuts.shape[0] == len(self.first_row) == len(self.missing_row) == len(self.n_cuts) == K
         assert np.all(self.n_cuts < self.cuts.shape[1]) and np.all(np.isinf(self.cuts[np.arange(K), self.n_cuts]))
         assert np.all(self.first_row < len(self.table) - 1) and np.all(self.missing_row < len(self.table) - 1)
-        if not self.stale_coef:
+        if self.fresh():
             assert self.weighted.shape == self.table.shape and not self.weighted[-1].any()

@@ -83,6 +83,7 @@ import numpy as np
 
 from . import _gk_kernels
 from .base import Bins, ClassIndex, Summary, decayed
+from ..tables import _align_columns, _same_order
 from .policy import (
     as_weights,
     check_codes,
@@ -607,6 +608,19 @@ class GKClass(Summary):
         self._flush()
         self._grow()
         return Bins(self._values, self._counts, self.classes, self._missing)  # Bins copies
+
+    def aligned_arrays(self, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Fresh ``(upper_bounds, counts, missing)`` arrays of ``table().aligned(classes)``, without
+        making the tables (``Variable.rebuild_many``: a rebuild of thousands of variables at once).
+        The same floats: copies of the tuples' arrays, or their columns moved as ``aligned`` does."""
+        self._flush()
+        self._grow()
+        values = np.array(self._values, dtype=float)
+        source = self.classes
+        if _same_order(source, classes):
+            counts = np.array(self._counts, dtype=float).reshape(len(values), len(classes))
+            return values, counts, np.array(self._missing, dtype=float).reshape(len(classes))
+        return values, _align_columns(self._counts, source, classes), _align_columns(self._missing, source, classes)
 
     def quantile(self, phi: float) -> float:
         """A value whose rank range is within ``εn`` of ``φ·n`` (Greenwald & Khanna 2001). Cost O(s).
