@@ -166,6 +166,53 @@ class Variable:
                 bounds, counts = Bins.point_arrays(bounds, counts, value, point)
         return Bins._assemble(bounds, counts, classes, missing)
 
+    @staticmethod
+    def _gk_tables(variables: list, classes: tuple, default) -> list:
+        """``[variable._table(classes, default) for variable in variables]`` (variables of ``GKClass``
+        summaries), made together: the summaries' arrays stacked (``GKClass.aligned_stack``), the
+        default value's point found and inserted for all the tables at once, then each table a
+        view of the stacked arrays. The same floats: each table's column sums are NumPy's sum of
+        its own rows, as ``_table`` takes them (a contiguous block, as its copy was); the point is
+        the same element-wise operations; bounds and counts are moved, not computed.
+
+        A rebuild at a class threshold rebuilds every variable, thousands on a wide sparse
+        stream; one at a time, ``_table`` cost more than their MODL searches.
+        """
+        J = len(classes)
+        bounds, counts, missing, lengths = GKClass.aligned_stack([variable.summary for variable in variables], classes)
+        T = len(lengths)
+        starts = np.zeros(T + 1, dtype=np.intp)
+        np.cumsum(lengths, out=starts[1:])
+        if default is not None:
+            value, class_counts = default
+            held = np.array([counts[lo:hi].sum(axis=0) for lo, hi in zip(starts[:-1].tolist(), starts[1:].tolist())]).reshape(T, J)
+            point = np.maximum(np.asarray(class_counts, dtype=float) - (held + missing), 0.0)  # (T, J)
+            owner = np.repeat(np.arange(T), lengths)
+            # where the point goes: after the bounds below it (``searchsorted``: the bounds increase)
+            at = np.bincount(owner[bounds < value], minlength=T) if len(bounds) else np.zeros(T, dtype=np.intp)
+            inside = at < lengths
+            on_bound = np.zeros(T, dtype=bool)
+            on_bound[inside] = bounds[(starts[:-1] + at)[inside]] == value
+            has_point = point.any(axis=1)
+            joins, inserted = has_point & on_bound, has_point & ~on_bound  # the point joins a bin, or is one
+            counts[(starts[:-1] + at)[joins]] += point[joins]
+            if inserted.any():
+                new_lengths = lengths + inserted
+                new_starts = np.zeros(T + 1, dtype=np.intp)
+                np.cumsum(new_lengths, out=new_starts[1:])
+                local = np.arange(len(bounds)) - starts[:-1][owner]
+                moved = np.arange(len(bounds)) + (new_starts[:-1] - starts[:-1])[owner] + (inserted[owner] & (local >= at[owner]))
+                grown_bounds, grown_counts = np.empty(int(new_starts[-1])), np.empty((int(new_starts[-1]), J))
+                grown_bounds[moved], grown_counts[moved] = bounds, counts
+                places = (new_starts[:-1] + at)[inserted]
+                grown_bounds[places] = float(value)
+                grown_counts[places] = point[inserted]
+                bounds, counts, starts = grown_bounds, grown_counts, new_starts
+        for array in (bounds, counts, missing):
+            array.setflags(write=False)  # (the tables' views are read-only)
+        return [Bins._assemble(bounds[lo:hi], counts[lo:hi], classes, missing[t])
+                for t, (lo, hi) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist()))]  # fmt: skip
+
     def _take(self, partition, table, plain: bool = False) -> None:
         """Make ``partition`` of ``table`` this variable's level 2 (a binned variable).
 
@@ -204,10 +251,16 @@ class Variable:
         hundred distinct tables.
         """
         classes = tuple(classes)
+        stacked = []  # (a default value that is not a number sorts apart: ``_table`` alone places it)
+        if len(classes) > 1 and (default is None or math.isfinite(default[0])):
+            stacked = [v for v in variables if v.summary.__class__ is GKClass and v.kind == "numeric"]
+        made = dict(zip(map(id, stacked), Variable._gk_tables(stacked, classes, default))) if len(stacked) > 1 else {}
         together, tables, index = [], [], {}  # variables of each distinct table, the tables, table → its place
         for variable in variables:
             if variable.kind == "numeric" and not variable.density:
-                table = variable._table(classes, default)
+                table = made.get(id(variable))
+                if table is None:
+                    table = variable._table(classes, default)
                 if isinstance(table, Bins):
                     key = (table.upper_bounds.tobytes(), table.counts.tobytes(), table.missing.tobytes(), table.classes)
                     i = index.setdefault(key, len(tables))
