@@ -169,10 +169,22 @@ class Variable:
     @staticmethod
     def _gk_tables(variables: list, classes: tuple, default) -> list:
         """``[variable._table(classes, default) for variable in variables]`` (variables of ``GKClass``
-        summaries), made together: the summaries' arrays stacked (``GKClass.aligned_stack``), the
-        default value's point found and inserted for all the tables at once, then each table a
-        view of the stacked arrays. The same floats: each table's column sums are NumPy's sum of
-        its own rows, as ``_table`` takes them (a contiguous block, as its copy was); the point is
+        summaries), made together (``_gk_stack``): each table a view of the stacked arrays."""
+        bounds, counts, missing, starts = Variable._gk_stack(variables, classes, default)
+        return [Bins._assemble(bounds[lo:hi], counts[lo:hi], classes, missing[t])
+                for t, (lo, hi) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist()))]  # fmt: skip
+
+    @staticmethod
+    def _gk_stack(variables: list, classes: tuple, default) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The tables of ``[variable._table(classes, default) for variable in variables]`` (variables
+        of ``GKClass`` summaries, ``classes`` two or more), stacked as ``GKClass.aligned_stack``
+        stacks them, with ``starts (T + 1,)`` their first rows: read-only ``bounds (R,)``, ``counts
+        (R, J)`` and ``missing (T, J)``, whose blocks are the tables.
+
+        The summaries' arrays are stacked, then the default value's point is found and inserted
+        for all the tables at once. The same floats: a table's column sums, which the point
+        needs, are the sums of its rows in order from 0 (``np.bincount``'s, as NumPy's ``sum``
+        along the rows of a C-contiguous table with two or more columns, tested); the point is
         the same element-wise operations; bounds and counts are moved, not computed.
 
         A rebuild at a class threshold rebuilds every variable, thousands on a wide sparse
@@ -185,9 +197,9 @@ class Variable:
         np.cumsum(lengths, out=starts[1:])
         if default is not None:
             value, class_counts = default
-            held = np.array([counts[lo:hi].sum(axis=0) for lo, hi in zip(starts[:-1].tolist(), starts[1:].tolist())]).reshape(T, J)
-            point = np.maximum(np.asarray(class_counts, dtype=float) - (held + missing), 0.0)  # (T, J)
             owner = np.repeat(np.arange(T), lengths)
+            held = np.stack([np.bincount(owner, weights=counts[:, j], minlength=T) for j in range(J)], axis=1)
+            point = np.maximum(np.asarray(class_counts, dtype=float) - (held + missing), 0.0)  # (T, J)
             # where the point goes: after the bounds below it (``searchsorted``: the bounds increase)
             at = np.bincount(owner[bounds < value], minlength=T) if len(bounds) else np.zeros(T, dtype=np.intp)
             inside = at < lengths
@@ -210,8 +222,7 @@ class Variable:
                 bounds, counts, starts = grown_bounds, grown_counts, new_starts
         for array in (bounds, counts, missing):
             array.setflags(write=False)  # (the tables' views are read-only)
-        return [Bins._assemble(bounds[lo:hi], counts[lo:hi], classes, missing[t])
-                for t, (lo, hi) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist()))]  # fmt: skip
+        return bounds, counts, missing, starts
 
     def _take(self, partition, table, plain: bool = False) -> None:
         """Make ``partition`` of ``table`` this variable's level 2 (a binned variable).
@@ -254,13 +265,22 @@ class Variable:
         stacked = []  # (a default value that is not a number sorts apart: ``_table`` alone places it)
         if len(classes) > 1 and (default is None or math.isfinite(default[0])):
             stacked = [v for v in variables if v.summary.__class__ is GKClass and v.kind == "numeric"]
-        made = dict(zip(map(id, stacked), Variable._gk_tables(stacked, classes, default))) if len(stacked) > 1 else {}
         together, tables, index = [], [], {}  # variables of each distinct table, the tables, table → its place
+        if len(stacked) > 1:  # their tables, stacked: only the distinct ones are made
+            bounds, counts, missing, starts = Variable._gk_stack(stacked, classes, default)
+            for t, (variable, lo, hi) in enumerate(zip(stacked, starts[:-1].tolist(), starts[1:].tolist())):
+                key = (bounds[lo:hi].tobytes(), counts[lo:hi].tobytes(), missing[t].tobytes(), classes)
+                i = index.setdefault(key, len(tables))
+                if i == len(tables):
+                    together.append([variable])
+                    tables.append(Bins._assemble(bounds[lo:hi], counts[lo:hi], classes, missing[t]))
+                else:
+                    together[i].append(variable)
+            done = set(map(id, stacked))
+            variables = [variable for variable in variables if id(variable) not in done]
         for variable in variables:
             if variable.kind == "numeric" and not variable.density:
-                table = made.get(id(variable))
-                if table is None:
-                    table = variable._table(classes, default)
+                table = variable._table(classes, default)
                 if isinstance(table, Bins):
                     key = (table.upper_bounds.tobytes(), table.counts.tobytes(), table.missing.tobytes(), table.classes)
                     i = index.setdefault(key, len(tables))
