@@ -144,31 +144,76 @@ class Lookup:
         else:
             self.compile(variables, J)
 
-    def _segment(self, variable, J: int) -> np.ndarray | None:
-        """The table rows of a binned variable's level 2 (None: no table)."""
-        if variable.density or variable.log_prob is None:
-            return None
-        n_parts = variable.log_prob.shape[0]
-        # with a default value, a missing value of a numeric variable with no missing part gets
-        # a row of zeros of its own: its weighted row then cancels the variable's default term
-        own_zero = self.default is not None and variable.kind == "numeric" and variable.missing_part == NOWHERE
-        table = np.zeros((n_parts + own_zero, J))
-        table[:n_parts, : variable.log_prob.shape[1]] = variable.log_prob
-        return table
+    def _segments(self, variables: list, ks: list, J: int, start: int):
+        """The segments of the variables ``ks`` laid out one after the other from table row
+        ``start``: ``rows (R, J)``,
+        ``owners (R,)``, and per variable of ``ks`` its ``offsets``, ``sizes``, ``first_row`` and
+        ``missing_row``; the ``(k, cuts)`` of the numeric ones with a first part; the density-scored
+        ones. A binned variable's segment is its ``log_prob`` rows (zeros for the classes it was
+        built without), its first and missing parts are located in it (a finite value: first part
+        plus the cuts below it), and a numeric variable with no missing part gets, with a default
+        value, a row of zeros of its own: its missing values point there, and its weighted row then
+        cancels the variable's default term. One Python step per variable reads its level 2; the
+        rest is a few NumPy calls (a class threshold recompiles every variable, 10^5 on a wide
+        sparse stream)."""
+        own = self.default is not None
+        sizes, firsts, missings, parts, full, narrow, cuts, density = [], [], [], [], [], [], [], []
+        for i, k in enumerate(ks):
+            variable = variables[k]
+            log_prob = None if variable.density else variable.log_prob
+            if log_prob is None:
+                if variable.density:
+                    density.append(k)
+                sizes.append(0)
+                firsts.append(NOWHERE)
+                missings.append(NOWHERE)
+                parts.append(0)
+                continue
+            n_parts = log_prob.shape[0]
+            numeric = variable.kind == "numeric"
+            missing = variable.missing_part
+            n_rows = n_parts + (own and numeric and missing == NOWHERE)
+            sizes.append(n_rows)
+            parts.append(n_parts)
+            if n_rows == 0:
+                firsts.append(NOWHERE)
+                missings.append(NOWHERE)
+                continue
+            if numeric and variable.first_part != NOWHERE:
+                firsts.append(variable.first_part)
+                cuts.append((k, variable.cuts))
+            else:
+                firsts.append(NOWHERE)
+            missings.append(missing if missing != NOWHERE else (n_rows - 1 if own and numeric else NOWHERE))
+            (full if log_prob.shape[1] == J else narrow).append((i, log_prob))
+        sizes = np.array(sizes, dtype=np.intp)
+        ends = np.cumsum(sizes)
+        local = ends - sizes  # each segment's first row, from ``start``
+        rows = np.zeros((int(ends[-1]) if len(ends) else 0, J))
+        if full:
+            at = np.array([i for i, _ in full], dtype=np.intp)
+            n_parts = np.array(parts, dtype=np.intp)[at]
+            part_ends = np.cumsum(n_parts)
+            rows[np.arange(int(part_ends[-1])) + np.repeat(local[at] - (part_ends - n_parts), n_parts)] = np.concatenate([lp for _, lp in full])
+        for i, log_prob in narrow:  # (rebuilt when fewer classes existed)
+            rows[local[i] : local[i] + log_prob.shape[0], : log_prob.shape[1]] = log_prob
+        owners = np.repeat(np.asarray(ks, dtype=np.intp), sizes)
+        firsts, missings = np.array(firsts, dtype=np.intp), np.array(missings, dtype=np.intp)
+        offsets = start + local
+        first_row = np.where(firsts == NOWHERE, NOWHERE, offsets + firsts)
+        missing_row = np.where(missings == NOWHERE, NOWHERE, offsets + missings)
+        return rows, owners, offsets, sizes, first_row, missing_row, cuts, density
 
-    def _place(self, k: int, variable, start: int, n_rows: int, cuts: list) -> None:
-        """Point variable ``k``'s locator rows at its segment starting at table row ``start``."""
-        self.offsets[k] = start
-        self.first_row[k] = self.missing_row[k] = NOWHERE
-        if n_rows == 0:
-            return
-        if variable.kind == "numeric" and variable.first_part != NOWHERE:
-            self.first_row[k] = start + variable.first_part
-            cuts.append((k, variable.cuts))
-        if variable.missing_part != NOWHERE:
-            self.missing_row[k] = start + variable.missing_part
-        elif self.default is not None and variable.kind == "numeric":
-            self.missing_row[k] = start + n_rows - 1  # its own zero row
+    @staticmethod
+    def _cut_rows(cuts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(variables, n_cuts, row, column, values)`` of the cut lists ``(k, cuts)``: where each cut
+        goes in the cut matrix (row ``k``, from column 0 on), and its value."""
+        ks = np.array([k for k, _ in cuts], dtype=np.intp)
+        lengths = np.array([len(c) for _, c in cuts], dtype=np.intp)
+        ends = np.cumsum(lengths)
+        column = np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - lengths, lengths)
+        values = np.array([x for _, c in cuts for x in c], dtype=float)
+        return ks, lengths, np.repeat(ks, lengths), column, values
 
     def _update(self, variables: list, J: int, ks: list) -> None:
         """Compile the variables ``ks`` only (``recompile``)."""
@@ -184,38 +229,31 @@ class Lookup:
             if self.defaults is not None:
                 self.defaults = np.concatenate([self.defaults, np.zeros((grow, J))])
             self.stale_coef = True  # (the coefficients of the new variables)
-        density = set(self.density)
-        segments = [(k, self._segment(variables[k], J)) for k in ks]
-        need = self.used + sum(0 if t is None else len(t) for _, t in segments) + 1  # + the zero row
+        rows, owners, offsets, sizes, first_row, missing_row, cuts, density = self._segments(variables, ks, J, self.used)
+        need = self.used + len(rows) + 1  # + the zero row
         if need > len(self.table):  # grow by doubling; new rows are zeros, the last one the zero row
             capacity = max(need, 2 * len(self.table))
             table = np.zeros((capacity, J))
             table[: self.used] = self.table[: self.used]
-            owners = np.zeros(capacity - 1, dtype=np.intp)
-            owners[: self.used] = self.row_variable[: self.used]
-            self.table, self.row_variable = table, owners
-        cuts = []
-        for k, segment in segments:
-            variable = variables[k]
-            self.garbage += int(self.size[k])
-            self.cuts[k] = np.inf
-            self.n_cuts[k] = 0
-            if variable.density:
-                density.add(k)
-            n_rows = 0 if segment is None else len(segment)
-            if n_rows:
-                self.table[self.used : self.used + n_rows] = segment
-                self.row_variable[self.used : self.used + n_rows] = k
-            self._place(k, variable, self.used, n_rows, cuts)
-            self.size[k] = n_rows
-            self.used += n_rows
-        width = 1 + max([len(c) for _, c in cuts], default=0)
-        if width > self.cuts.shape[1]:
-            self.cuts = np.concatenate([self.cuts, np.full((K, width - self.cuts.shape[1]), np.inf)], axis=1)
-        for k, c in cuts:
-            self.cuts[k, : len(c)] = c
-            self.n_cuts[k] = len(c)
-        self.density = sorted(density)
+            row_variable = np.zeros(capacity - 1, dtype=np.intp)
+            row_variable[: self.used] = self.row_variable[: self.used]
+            self.table, self.row_variable = table, row_variable
+        at = np.array(ks, dtype=np.intp)
+        self.garbage += int(self.size[at].sum())
+        self.table[self.used : self.used + len(rows)] = rows
+        self.row_variable[self.used : self.used + len(rows)] = owners
+        self.offsets[at], self.first_row[at], self.missing_row[at], self.size[at] = offsets, first_row, missing_row, sizes
+        self.used += len(rows)
+        self.cuts[at] = np.inf
+        self.n_cuts[at] = 0
+        if cuts:
+            cut_ks, n_cuts, cut_row, cut_column, values = self._cut_rows(cuts)
+            width = 1 + int(n_cuts.max())
+            if width > self.cuts.shape[1]:
+                self.cuts = np.concatenate([self.cuts, np.full((K, width - self.cuts.shape[1]), np.inf)], axis=1)
+            self.cuts[cut_row, cut_column] = values
+            self.n_cuts[cut_ks] = n_cuts
+        self.density = sorted(set(self.density).union(density))
         if self.defaults is not None:
             self.defaults[ks] = self._defaults(variables, np.array(ks, dtype=np.intp), J)
         self._compiled()
@@ -230,34 +268,18 @@ class Lookup:
     def compile(self, variables: list, n_classes: int) -> None:
         """Compile the binned variables' level 2 (``variables`` in index order, J classes)."""
         K, J = len(variables), n_classes
-        offsets = np.zeros(K, dtype=np.intp)
-        first_row = np.full(K, NOWHERE, dtype=np.intp)
-        missing_row = np.full(K, NOWHERE, dtype=np.intp)
-        size = np.zeros(K, dtype=np.intp)
+        rows, owners, offsets, size, first_row, missing_row, cuts, density = self._segments(variables, range(K), J, 0)
         self.offsets, self.first_row, self.missing_row = offsets, first_row, missing_row
-        pieces, owners, cuts, density, start = [], [], [], [], 0
-        for k, variable in enumerate(variables):
-            offsets[k] = start
-            if variable.density:
-                density.append(k)
-                continue
-            table = self._segment(variable, J)
-            if table is None:
-                continue
-            pieces.append(table)
-            owners.append(np.full(len(table), k, dtype=np.intp))
-            self._place(k, variable, start, len(table), cuts)
-            size[k] = len(table)
-            start += len(table)
+        start = len(rows)
         width = 1 + max([len(c) for _, c in cuts], default=0)  # at least one +inf per row
         cut_matrix = np.full((K, width), np.inf)  # (K, P + 1)
         n_cuts = np.zeros(K, dtype=np.intp)  # (K,) cuts in use in each row of the matrix
-        for k, c in cuts:
-            cut_matrix[k, : len(c)] = c
-            n_cuts[k] = len(c)
-        pieces.append(np.zeros((1, J)))  # the row of NOWHERE (index -1): no contribution
-        self.table = np.concatenate(pieces)
-        self.row_variable = np.concatenate(owners) if owners else np.zeros(0, dtype=np.intp)
+        if cuts:
+            cut_ks, lengths, cut_row, cut_column, values = self._cut_rows(cuts)
+            cut_matrix[cut_row, cut_column] = values
+            n_cuts[cut_ks] = lengths
+        self.table = np.concatenate([rows, np.zeros((1, J))])  # the last row: NOWHERE (index -1), no contribution
+        self.row_variable = owners
         self.cuts = cut_matrix
         self.n_cuts = n_cuts
         self.density = density
