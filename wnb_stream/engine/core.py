@@ -299,8 +299,9 @@ class Engine:
         self.schedule.rebuilt(registry, np.array(rebuilt, dtype=np.intp))
         self.lookup.mark(indices.tolist())
         self._context = None
-        self._enter([k for k in rebuilt if not variables[k].flat])
-        self._reencode_columns([k for k in rebuilt if self.slots.of[k] >= 0])
+        held = np.array(rebuilt, dtype=np.intp)
+        self._enter([k for k in held[self.slots.of[held] < 0].tolist() if not variables[k].flat])  # (the others have one)
+        self._reencode_columns(held[self.slots.of[held] >= 0].tolist())
 
     def _enter(self, ks: list) -> None:
         """Give level-3 slots to the variables ``ks`` (their level 2 is not flat) that have none."""
