@@ -616,18 +616,27 @@ class GKClass(Summary):
         ``lengths (T,)``, fresh arrays holding the same floats (``aligned`` moves columns, a copy
         moves nothing), made with a few NumPy calls per class order instead of a few per summary
         (``Variable.rebuild_many``)."""
-        for summary in summaries:
-            summary._flush()
-            summary._grow()
         T, J = len(summaries), len(classes)
-        lengths = np.fromiter((len(summary._values) for summary in summaries), dtype=np.intp, count=T)
+        values, sizes = [], []
+        orders: dict = {}  # class order of the summaries → their positions
+        for t, summary in enumerate(summaries):  # (one pass: ``_flush`` and ``_grow`` where they have work)
+            if summary._buffer_values:
+                summary._flush()
+            labels = summary._classes.labels
+            if summary._counts.shape[1] < len(labels) or len(summary._missing) < len(labels):
+                summary._grow()
+            values.append(summary._values)
+            sizes.append(len(summary._values))
+            order = orders.get(tuple(labels))
+            if order is None:
+                orders[tuple(labels)] = [t]
+            else:
+                order.append(t)
+        lengths = np.array(sizes, dtype=np.intp)
         starts = np.zeros(T + 1, dtype=np.intp)
         np.cumsum(lengths, out=starts[1:])
-        bounds = np.concatenate([summary._values for summary in summaries] + [np.zeros(0)]).astype(float, copy=False)
+        bounds = np.concatenate(values + [np.zeros(0)]).astype(float, copy=False)
         counts, missing = np.empty((int(starts[-1]), J)), np.empty((T, J))
-        orders: dict = {}  # class order of the summaries → their positions
-        for t, summary in enumerate(summaries):
-            orders.setdefault(summary._classes.classes, []).append(t)
         for source, members in orders.items():
             ts = np.array(members, dtype=np.intp)
             sizes = lengths[ts]
