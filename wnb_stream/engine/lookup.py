@@ -146,10 +146,9 @@ class Lookup:
 
     def _segments(self, variables: list, ks: list, J: int, start: int):
         """The segments of the variables ``ks`` laid out one after the other from table row
-        ``start``: ``rows (R, J)``,
-        ``owners (R,)``, and per variable of ``ks`` its ``offsets``, ``sizes``, ``first_row`` and
-        ``missing_row``; the ``(k, cuts)`` of the numeric ones with a first part; the density-scored
-        ones. A binned variable's segment is its ``log_prob`` rows (zeros for the classes it was
+        ``start``: ``rows (R, J)``, ``owners (R,)``, and per variable of ``ks`` its ``offsets``,
+        ``sizes``, ``first_row`` and ``missing_row``; the ``(k, cuts)`` of the numeric ones with a
+        first part; the density-scored ones. A binned variable's segment is its ``log_prob`` rows (zeros for the classes it was
         built without), its first and missing parts are located in it (a finite value: first part
         plus the cuts below it), and a numeric variable with no missing part gets, with a default
         value, a row of zeros of its own: its missing values point there, and its weighted row then
