@@ -1,17 +1,19 @@
 """Golden outputs: every prediction and weight of a fixed set of runs, to compare two checkouts.
 
-A performance change must not change what the model computes. This script runs 4 streams × 13
+A performance change must not change what the model computes. This script runs 5 streams × 13
 configurations on both paths (per instance, and mini-batches of 500 rows) with the checkout at
 ``--root`` and saves every ``predict_proba`` row and the final weights to an ``.npz`` file;
 ``--compare A B`` reports the arrays that are not equal bit for bit.
 
 Streams: RandomRBF 20 variables × 5 classes (6,000 examples) and 100 × 2 (2,500), River's Phishing,
-and an Agrawal stream made messy (two categorical variables, 5 % missing values, a feature dropped
-from 2 % of the rows; per instance only). Configurations: ``Uniform``, the default ``VNS``,
+an Agrawal stream made messy (two categorical variables, 5 % missing values, a feature dropped
+from 2 % of the rows; per instance only), and a sparse stream of word counts (``sparse.py``'s, 3,000
+features, about 60 non-zero entries per row, 1,500 rows). Configurations: ``Uniform``, the default ``VNS``,
 ``PGDMB``, ``Graphical``, ``VNS`` on ``CPiD`` summaries, ``Uniform`` on ``Gaussian`` summaries, the
 batch searches ``FNB``, ``SNB``, ``SGCF``, ``Direct`` and ``FNB(refine=VNS())``, and the default
 model with ``absent=0`` and with a memory budget that cuts its window (the 100-variable stream
-runs the first two). A configuration the
+runs the first two, the sparse stream ``vns``, ``nb`` and the last two, on its dicts and, on
+the mini-batch path, on their table with NaN for the absent entries). A configuration the
 checkout cannot build (a learner or parameter it does not have yet) is skipped, and
 ``--compare`` compares the arrays of its first file, listing those only the second one has.
 
@@ -55,6 +57,7 @@ def run(root: pathlib.Path, output: str) -> None:
     from river.datasets import Phishing, synth
 
     import wnb_stream
+    from sparse import stream as sparse_stream  # (benchmarks/sparse.py, beside this script)
     from wnb_stream import WeightedNaiveBayes, summaries, weights
 
     if not pathlib.Path(wnb_stream.__file__).resolve().is_relative_to(root.resolve()):
@@ -64,7 +67,9 @@ def run(root: pathlib.Path, output: str) -> None:
         "k100": lambda: itertools.islice(synth.RandomRBF(seed_model=7, seed_sample=7, n_features=100, n_classes=2), 2500),
         "phishing": lambda: iter(Phishing()),
         "messy": lambda: messy(4000, 3),
+        "sparse": lambda: ((x, y) for x, y, _ in sparse_stream(3000, 1500, 60, 20, 5)),
     }
+    only = {"k100": ("nb", "vns"), "sparse": ("nb", "vns", "absent0", "budget")}
     configs = {
         "nb": lambda: {"optimizer": weights.Uniform()},
         "vns": lambda: {},
@@ -84,7 +89,7 @@ def run(root: pathlib.Path, output: str) -> None:
     for stream, make_stream in streams.items():
         rows = list(make_stream())
         for config, options in configs.items():
-            if stream == "k100" and config not in ("nb", "vns"):
+            if stream in only and config not in only[stream]:
                 continue
             try:
                 model = WeightedNaiveBayes(seed=1, **options())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -107,3 +109,76 @@ def test_rebuild_many_gives_each_variable_what_rebuild_gives(seed, n, missing, d
         if b.density or b.model is None:
             continue  # (locators: binned variables only)
         _agrees(b, [None, float("nan"), -1e9, 1e9, 0.0, "x", "never"] if b.kind == "categorical" else [None, float("nan"), -1e9, 1e9, 0.0, 0.5])
+
+
+def _reference_table(variable: Variable, classes: tuple, default):
+    """A rebuild's table as the summary's own ``table``, ``aligned`` and ``with_point`` make it."""
+    table = variable.summary.table().aligned(classes)
+    if default is not None:
+        value, class_counts = default
+        held = table.counts.sum(axis=0) + table.missing
+        table = table.with_point(value, np.maximum(np.asarray(class_counts, dtype=float) - held, 0.0))
+    return table
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_variables=st.integers(0, 12),
+    default=st.sampled_from([None, 0.0, 1.0, 2.5, -3.0]),
+    weights=st.sampled_from([1.0, 0.5, 0.3]),
+)
+def test_the_tables_made_together_are_each_variables_own(seed, n_variables, default, weights):
+    """``Variable._gk_tables`` (the stacked tables of a rebuild of many variables) and ``_table``
+    make, table by table, the summary's ``table().aligned(classes)`` with the default value's
+    point (``with_point``) bit for bit: whatever the class order each summary met its classes in,
+    classes it never met, no value but missing ones, a point that joins a bin or falls between
+    two; and ``rebuild_many`` gives variables with equal tables (one partition, shared) what
+    ``rebuild`` gives each."""
+    rng = np.random.default_rng(seed)
+    classes = ("a", "b", "c")
+    variables = []
+    for _ in range(n_variables):
+        variable = Variable("v", "numeric", summaries.GKClass())
+        seen = list(rng.permutation(classes)[: int(rng.integers(1, 4))])
+        for _ in range(int(rng.integers(0, 8))):
+            value = float(rng.integers(-4, 4)) if rng.random() > 0.1 else float("nan")
+            variable.summary.update(value, str(rng.choice(seen)), weights)
+        if rng.random() < 0.3 and variables:  # the same summary as another variable's
+            variable = Variable("v", "numeric", copy.deepcopy(variables[int(rng.integers(0, len(variables)))].summary))
+        variables.append(variable)
+    # twins: equal summaries (equal tables), rebuilt together
+    variables += [_fed(("numeric", summaries.GKClass()), [1.0, 2.0], ["a", "b"]) for _ in range(3)]
+    option = None if default is None else (default, rng.integers(0, 30, len(classes)).astype(float))
+    together = Variable._gk_tables(variables, classes, option)
+    for variable, table in zip(variables, together):
+        expected = _reference_table(variable, classes, option)
+        for got in (table, variable._table(classes, option)):
+            assert got.classes == expected.classes
+            for name in ("upper_bounds", "counts", "missing"):
+                assert _same(getattr(got, name), getattr(expected, name)), name
+    one = [Variable("v", "numeric", copy.deepcopy(v.summary)) for v in variables]
+    many = [Variable("v", "numeric", copy.deepcopy(v.summary)) for v in variables]
+    for variable in one:
+        if variable.summary.n > 0:
+            variable.rebuild(classes, 2.5, default=option)
+    Variable.rebuild_many([v for v in many if v.summary.n > 0], classes, 2.5, default=option)
+    for a, b in zip(one, many):
+        for name in Variable.__slots__:
+            if name != "summary":
+                assert _same(getattr(b, name), getattr(a, name)), name
+
+
+def test_bincount_sums_the_rows_of_tables_as_their_sum_does():
+    """``Variable._gk_stack`` takes the column sums of many stacked tables with ``np.bincount``
+    (rows added in order from 0): the floats of each table's own ``counts.sum(axis=0)``, which
+    NumPy adds row after row for a C-contiguous table of two or more columns."""
+    rng = np.random.default_rng(0)
+    for J in (2, 3, 7):
+        lengths = rng.integers(0, 300, size=200)
+        owner = np.repeat(np.arange(len(lengths)), lengths)
+        counts = rng.standard_normal((len(owner), J)) * np.exp(rng.uniform(-30, 30, (len(owner), J)))
+        held = np.stack([np.bincount(owner, weights=counts[:, j], minlength=len(lengths)) for j in range(J)], axis=1)
+        starts = np.concatenate([[0], np.cumsum(lengths)])
+        for t in range(len(lengths)):
+            assert held[t].tobytes() == counts[starts[t] : starts[t + 1]].copy().sum(axis=0).tobytes()

@@ -140,13 +140,34 @@ class Bins:
         counts = np.asarray(counts, dtype=float).reshape(len(self.classes))
         if not counts.any():
             return self
-        i = int(np.searchsorted(self.upper_bounds, value, side="left"))
-        if i < len(self.upper_bounds) and self.upper_bounds[i] == value:
-            merged = np.array(self.counts, dtype=float)
-            merged[i] += counts
-            return Bins(self.upper_bounds, merged, self.classes, self.missing)
-        bounds = np.concatenate([self.upper_bounds[:i], [float(value)], self.upper_bounds[i:]])
-        return Bins(bounds, np.concatenate([self.counts[:i], counts[None, :], self.counts[i:]]), self.classes, self.missing)
+        bounds, merged = Bins.point_arrays(self.upper_bounds, self.counts, value, counts)
+        return Bins(bounds, merged, self.classes, self.missing)
+
+    @staticmethod
+    def point_arrays(upper_bounds: np.ndarray, counts: np.ndarray, value: float, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``(upper_bounds, counts)`` of ``with_point(value, point)`` (``point (J,)`` floats, not
+        all zero) from a table's arrays: new arrays, the arguments left as they are."""
+        i = int(np.searchsorted(upper_bounds, value, side="left"))
+        if i < len(upper_bounds) and upper_bounds[i] == value:
+            merged = np.array(counts, dtype=float)
+            merged[i] += point
+            return np.array(upper_bounds, dtype=float), merged
+        bounds = np.concatenate([upper_bounds[:i], [float(value)], upper_bounds[i:]])
+        return bounds, np.concatenate([counts[:i], point[None, :], counts[i:]])
+
+    @classmethod
+    def _assemble(cls, upper_bounds: np.ndarray, counts: np.ndarray, classes: tuple, missing: np.ndarray) -> Bins:
+        """``Bins(upper_bounds, counts, classes, missing)`` of arrays that already have their types and
+        shapes (float64 ``(n,)``, ``(n, J)``, ``(J,)``; ``classes`` a tuple), for the rebuild of many
+        variables (``Variable.rebuild_many``), where the constructor's copies and checks were most of
+        the cost. The value takes over the arrays, which become read-only: the caller hands over
+        fresh arrays that nothing else holds. The same value as the constructor's.
+        """
+        for array in (upper_bounds, counts, missing):
+            array.setflags(write=False)
+        value = object.__new__(cls)
+        value.__dict__.update(upper_bounds=upper_bounds, counts=counts, classes=classes, missing=missing)
+        return value
 
 
 @dataclasses.dataclass(frozen=True)

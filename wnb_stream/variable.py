@@ -29,6 +29,7 @@ from . import modl
 from .modl.batch import discretize_many_flagged
 from .summaries import gaussian as gaussian_module
 from .summaries.base import Summary
+from .summaries.gk import GKClass
 from .summaries.policy import feature_value
 from .tables import Bins, Categories
 
@@ -144,12 +145,84 @@ class Variable:
     def _table(self, classes: tuple, default):
         """The summary's table on the class axis ``classes``, with the default value's mass as a
         point (``rebuild``)."""
+        if self.summary.__class__ is GKClass:  # the usual summary: one table made, not three
+            return self._gk_table(tuple(classes), default)
         table = self.summary.table().aligned(classes)
         if default is not None and self.kind == "numeric":
             value, class_counts = default
             held = (table.weights if self.density else table.counts.sum(axis=0)) + table.missing
             table = table.with_point(value, np.maximum(np.asarray(class_counts, dtype=float) - held, 0.0))
         return table
+
+    def _gk_table(self, classes: tuple, default) -> Bins:
+        """``_table`` of a ``GKClass`` summary from its arrays (``GKClass.aligned_arrays``,
+        ``Bins.point_arrays``): the same table, the same floats, without the two intermediate
+        tables and their copies, which cost more than the MODL search of a small table does."""
+        bounds, counts, missing = self.summary.aligned_arrays(classes)
+        if default is not None and self.kind == "numeric":
+            value, class_counts = default
+            point = np.maximum(np.asarray(class_counts, dtype=float) - (counts.sum(axis=0) + missing), 0.0)
+            if point.any():
+                bounds, counts = Bins.point_arrays(bounds, counts, value, point)
+        return Bins._assemble(bounds, counts, classes, missing)
+
+    @staticmethod
+    def _gk_tables(variables: list, classes: tuple, default) -> list:
+        """``[variable._table(classes, default) for variable in variables]`` (variables of ``GKClass``
+        summaries), made together (``_gk_stack``): each table a view of the stacked arrays."""
+        bounds, counts, missing, starts = Variable._gk_stack(variables, classes, default)
+        return [Bins._assemble(bounds[lo:hi], counts[lo:hi], classes, missing[t])
+                for t, (lo, hi) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist()))]  # fmt: skip
+
+    @staticmethod
+    def _gk_stack(variables: list, classes: tuple, default) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The tables of ``[variable._table(classes, default) for variable in variables]`` (variables
+        of ``GKClass`` summaries, ``classes`` two or more), stacked as ``GKClass.aligned_stack``
+        stacks them, with ``starts (T + 1,)`` their first rows: read-only ``bounds (R,)``, ``counts
+        (R, J)`` and ``missing (T, J)``, whose blocks are the tables.
+
+        The summaries' arrays are stacked, then the default value's point is found and inserted
+        for all the tables at once. The same floats: a table's column sums, which the point
+        needs, are the sums of its rows in order from 0 (``np.bincount``'s, as NumPy's ``sum``
+        along the rows of a C-contiguous table with two or more columns, tested); the point is
+        the same element-wise operations; bounds and counts are moved, not computed.
+
+        A rebuild at a class threshold rebuilds every variable, thousands on a wide sparse
+        stream; one at a time, ``_table`` cost more than their MODL searches.
+        """
+        J = len(classes)
+        bounds, counts, missing, lengths = GKClass.aligned_stack([variable.summary for variable in variables], classes)
+        T = len(lengths)
+        starts = np.zeros(T + 1, dtype=np.intp)
+        np.cumsum(lengths, out=starts[1:])
+        if default is not None:
+            value, class_counts = default
+            owner = np.repeat(np.arange(T), lengths)
+            held = np.stack([np.bincount(owner, weights=counts[:, j], minlength=T) for j in range(J)], axis=1)
+            point = np.maximum(np.asarray(class_counts, dtype=float) - (held + missing), 0.0)  # (T, J)
+            # where the point goes: after the bounds below it (``searchsorted``: the bounds increase)
+            at = np.bincount(owner[bounds < value], minlength=T) if len(bounds) else np.zeros(T, dtype=np.intp)
+            inside = at < lengths
+            on_bound = np.zeros(T, dtype=bool)
+            on_bound[inside] = bounds[(starts[:-1] + at)[inside]] == value
+            has_point = point.any(axis=1)
+            joins, inserted = has_point & on_bound, has_point & ~on_bound  # the point joins a bin, or is one
+            counts[(starts[:-1] + at)[joins]] += point[joins]
+            if inserted.any():
+                new_lengths = lengths + inserted
+                new_starts = np.zeros(T + 1, dtype=np.intp)
+                np.cumsum(new_lengths, out=new_starts[1:])
+                local = np.arange(len(bounds)) - starts[:-1][owner]
+                moved = np.arange(len(bounds)) + (new_starts[:-1] - starts[:-1])[owner] + (inserted[owner] & (local >= at[owner]))
+                grown_bounds, grown_counts = np.empty(int(new_starts[-1])), np.empty((int(new_starts[-1]), J))
+                grown_bounds[moved], grown_counts[moved] = bounds, counts
+                places = (new_starts[:-1] + at)[inserted]
+                grown_bounds[places] = float(value)
+                grown_counts[places] = point[inserted]
+                bounds, counts, starts = grown_bounds, grown_counts, new_starts
+        for array in (bounds, counts, missing):
+            array.setflags(write=False)  # (the tables' views are read-only)
+        return bounds, counts, missing, starts
 
     def _take(self, partition, table, plain: bool = False) -> None:
         """Make ``partition`` of ``table`` this variable's level 2 (a binned variable).
@@ -180,14 +253,42 @@ class Variable:
         default value's point, if any) are discretized together by ``modl.discretize_many``, one
         pass for all of them instead of one Python round per variable
         (``docs/algorithms/prediction.md#rebuild-schedule``).
+
+        Equal tables are discretized once, and their variables share the partition (a frozen
+        value, which a rebuild replaces and never mutates). On a sparse stream most variables
+        are rare words seen once or twice, and with absent features holding a value (``default``)
+        every one of them is rebuilt when a class count reaches its threshold: their tables are
+        the class counts' point and one or two small bins, so a few thousand variables hold a few
+        hundred distinct tables.
         """
-        together, tables = [], []
+        classes = tuple(classes)
+        stacked = []  # (a default value that is not a number sorts apart: ``_table`` alone places it)
+        if len(classes) > 1 and (default is None or math.isfinite(default[0])):
+            stacked = [v for v in variables if v.summary.__class__ is GKClass and v.kind == "numeric"]
+        together, tables, index = [], [], {}  # variables of each distinct table, the tables, table → its place
+        if len(stacked) > 1:  # their tables, stacked: only the distinct ones are made
+            bounds, counts, missing, starts = Variable._gk_stack(stacked, classes, default)
+            for t, (variable, lo, hi) in enumerate(zip(stacked, starts[:-1].tolist(), starts[1:].tolist())):
+                key = (bounds[lo:hi].tobytes(), counts[lo:hi].tobytes(), missing[t].tobytes(), classes)
+                i = index.setdefault(key, len(tables))
+                if i == len(tables):
+                    together.append([variable])
+                    tables.append(Bins._assemble(bounds[lo:hi], counts[lo:hi], classes, missing[t]))
+                else:
+                    together[i].append(variable)
+            done = set(map(id, stacked))
+            variables = [variable for variable in variables if id(variable) not in done]
         for variable in variables:
             if variable.kind == "numeric" and not variable.density:
                 table = variable._table(classes, default)
                 if isinstance(table, Bins):
-                    together.append(variable)
-                    tables.append(table)
+                    key = (table.upper_bounds.tobytes(), table.counts.tobytes(), table.missing.tobytes(), table.classes)
+                    i = index.setdefault(key, len(tables))
+                    if i == len(tables):
+                        together.append([variable])
+                        tables.append(table)
+                    else:
+                        together[i].append(variable)
                     continue
             variable.rebuild(classes, selection_cost, criterion, default)
         if not together:
@@ -196,8 +297,9 @@ class Variable:
         if criterion is not None:
             options["criterion"] = criterion
         partitions, plain = discretize_many_flagged(tables, **options)
-        for variable, partition, table, simple in zip(together, partitions, tables, plain.tolist()):
-            variable._take(partition, table, simple)
+        for group, partition, table, simple in zip(together, partitions, tables, plain.tolist()):
+            for variable in group:
+                variable._take(partition, table, simple)
 
     def _compile_locator(self, partition, table) -> None:
         if isinstance(table, Bins):

@@ -284,3 +284,60 @@ def test_the_incremental_compilation_scores_as_a_full_one(absent, seed):
         np.testing.assert_array_equal(out_a, out_b)
     assert len(updates) > 50 and min(map(len, updates)) <= 2  # (the incremental path ran, on a few variables at times)
     assert engine.lookup.garbage <= max(engine.lookup.used, 64)
+
+
+def live_rows(lookup: Lookup, K: int) -> np.ndarray:
+    """The weighted rows the locators reach (every variable's segment, in variable order)."""
+    return np.concatenate([lookup.weighted[lookup.offsets[k] : lookup.offsets[k] + lookup.size[k]] for k in range(K)] + [np.zeros((0, lookup.weighted.shape[1]))])
+
+
+def assert_weighed_as_in_full(engine) -> None:
+    """The engine's lookup, compiled and weighed incrementally, holds bit for bit what a lookup
+    compiled and weighed in full from the same variables and coefficients holds."""
+    lookup = engine.lookup
+    K, J_ = len(engine.registry), len(engine.classes)
+    full = Lookup(lookup.default)
+    full.refresh(engine.registry.variables, J_, lambda: (lookup.coef, lookup.learner_bias), engine.classes.log_prior)
+    assert lookup.coef.tobytes() == full.coef.tobytes()
+    assert live_rows(lookup, K).tobytes() == live_rows(full, K).tobytes()
+    assert lookup.bias.tobytes() == full.bias.tobytes() and lookup.intercept.tobytes() == full.intercept.tobytes()
+    if lookup.default is not None:
+        assert lookup.shift.tobytes() == full.shift.tobytes() and lookup.constant.tobytes() == full.constant.tobytes()
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([None, 0.0]), st.integers(2, 3), st.booleans())
+def test_the_incremental_weighting_is_the_full_one(seed, absent, n_classes, gaussian):
+    """After every example of a sparse stream (new features, rebuilds of a few variables, learner
+    steps that move a few coefficients), ``refresh`` weighs only what changed, and its weighted
+    table, shift, constant and intercept are those of a full weighing, bit for bit."""
+    from wnb_stream import WeightedNaiveBayes
+
+    rng = np.random.default_rng(seed)
+    model = WeightedNaiveBayes(absent=absent, seed=seed, numeric=summaries.Gaussian() if gaussian else None)
+    engine = model._engine
+    weighed = []
+    weigh = engine.lookup._weigh
+    engine.lookup._weigh = lambda ks: (weighed.append(ks is not None), weigh(ks))  # count the incremental path
+    for i in range(250):
+        y = int(rng.integers(0, n_classes))
+        x = {f"w{k}": float(rng.integers(1, 4)) for k in rng.choice(10 + i, size=int(rng.integers(0, 6)), replace=False).tolist()}
+        x.update({f"s{k}": float(1 + (y == k % n_classes)) for k in range(4) if rng.random() < 0.5})
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+        engine.refresh()
+        assert_weighed_as_in_full(engine)
+    assert sum(weighed) > 20  # (the incremental path ran)
+
+
+def test_numpy_sums_the_rows_of_a_table_in_order():
+    """``Lookup._weigh`` leaves the zero rows out of ``constant``: exact because NumPy sums the
+    rows of a C-contiguous ``(K, J ≥ 2)`` array along axis 0 one after the other, in order (and a
+    single column pairwise, which ``_weigh`` sums in full)."""
+    rng = np.random.default_rng(0)
+    for K, J_ in [(3, 2), (100, 2), (5000, 3), (20000, 2), (1000, 7)]:
+        x = rng.standard_normal((K, J_)) * np.exp(rng.uniform(-30, 30, (K, J_)))
+        expected = x[0].copy()
+        for row in x[1:]:
+            expected = expected + row
+        assert x.sum(axis=0).tobytes() == expected.tobytes()

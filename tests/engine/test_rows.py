@@ -358,8 +358,12 @@ def test_a_dict_of_plain_numbers_is_read_in_bulk_as_the_general_path_reads_it(da
     event(f"read in bulk: {bulk}")
     plain = all(kinds[k] == NUMERIC and type(v) in (int, float) for k, v in x.items())
     assert bulk == plain
-    general = outcome(lambda x: RowParser(registry, "raise", default)._each(x)[0], x, registry)
-    assert outcome(RowParser(registry, "raise", default).row, x, registry) == general
+    for learn in (False, True):  # (``_numbers`` reads a dict of plain numbers with new features in bulk too)
+        general = outcome(lambda x: RowParser(registry, "raise", default)._each(x, learn)[0], x, registry)
+        assert outcome(lambda x: RowParser(registry, "raise", default).row(x, learn), x, registry) == general
+    numbers = RowParser(registry, "raise", default)._numbers(x) is not None
+    event(f"read by _numbers: {numbers}")
+    assert not numbers or all(kinds[k] in (NUMERIC, None) and type(v) in (int, float) for k, v in x.items())
 
 
 def test_a_plain_dict_is_read_by_its_plan(monkeypatch):

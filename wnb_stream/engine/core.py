@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from river.base import Base as RiverBase
 
 from ..history import History, SparseHistory
 from ..variable import NOWHERE, Variable
@@ -47,6 +48,27 @@ MIN_WINDOW = 32
 
 #: Cells (rows × variables × classes) of the temporaries of one re-encoding piece.
 REENCODE_CELLS = 1 << 20
+
+#: Parameter types that ``copy.deepcopy`` returns as they are (``clones``).
+ATOMS = (type(None), bool, int, float, str)
+
+
+def clones(prototype, n: int) -> list:
+    """``[prototype.clone() for _ in range(n)]``, the summaries of ``n`` new variables.
+
+    River's ``clone`` reads the parameters through ``inspect.signature`` at every call, which is
+    most of its cost (some 60 µs a summary, 15 times the constructor's): a row of a wide sparse
+    stream brings dozens of new features. Here the parameters are read once, and when they
+    are all atoms (None, bools, numbers, strings: what ``clone``'s ``copy.deepcopy`` returns as
+    they are) the class is called with them, as ``clone`` would; any other parameter, or a class
+    with its own ``clone``, takes ``clone`` itself.
+    """
+    if n < 2 or type(prototype).clone is not RiverBase.clone:
+        return [prototype.clone() for _ in range(n)]
+    params = prototype._get_params()
+    if "_POSITIONAL_ARGS" in params or not all(type(value) in ATOMS for value in params.values()):
+        return [prototype.clone() for _ in range(n)]
+    return [prototype.clone()] + [prototype.__class__(**params) for _ in range(n - 1)]
 
 
 def as_slice(index: np.ndarray) -> np.ndarray | slice:
@@ -200,7 +222,9 @@ class Engine:
     def _add_variables(self, features: list) -> np.ndarray:
         """Create the variables of the ``(name, kind)`` of ``features``, in order; their indices."""
         prototypes = {"numeric": self.numeric_prototype, "categorical": self.categorical_prototype}
-        ks = self.registry.add_many([(name, kind, prototypes[kind].clone()) for name, kind in features], self.history.stored)
+        kinds = [kind for _, kind in features]
+        fresh = {kind: iter(clones(prototypes[kind], kinds.count(kind))) for kind in set(kinds)}
+        ks = self.registry.add_many([(name, kind, next(fresh[kind])) for name, kind in features], self.history.stored)
         self.schedule.quiet = 0  # their first rebuild falls due at once
         self.lookup.mark(ks.tolist())
         self._context = None
@@ -276,8 +300,9 @@ class Engine:
         self.schedule.rebuilt(registry, np.array(rebuilt, dtype=np.intp))
         self.lookup.mark(indices.tolist())
         self._context = None
-        self._enter([k for k in rebuilt if not variables[k].flat])
-        self._reencode_columns([k for k in rebuilt if self.slots.of[k] >= 0])
+        held = np.array(rebuilt, dtype=np.intp)
+        self._enter([k for k in held[self.slots.of[held] < 0].tolist() if not variables[k].flat])  # (the others have one)
+        self._reencode_columns(held[self.slots.of[held] >= 0].tolist())
 
     def _enter(self, ks: list) -> None:
         """Give level-3 slots to the variables ``ks`` (their level 2 is not flat) that have none."""
@@ -704,7 +729,7 @@ class Engine:
     def refresh(self) -> None:
         """Bring the compiled lookups, the learner's coefficients and the bias up to date."""
         lookup = self.lookup
-        if not (lookup.stale or lookup.stale_coef or lookup.stale_prior):  # the usual case: nothing to do
+        if lookup.fresh():  # the usual case: nothing to do
             return
         if lookup.stale:
             self._resize()

@@ -26,6 +26,18 @@ first, missing and default rows; the old segment is left as garbage, and a full 
 packs the table again when garbage passes half of it. The arrays then hold the same values at
 the rows the locators reach as a full compile would (tested): scores are the same bit for bit.
 
+Incremental weighting (``refresh``). The same holds for what the coefficients make of the
+table: after an incremental compilation only the variables it wrote (``reweigh``) get their
+weighted rows and their ``shift`` again, and after a learner step only the variables whose
+coefficients changed (bit for bit: most of a sparse stream's variables have no slot and keep the
+learner's ``outside_weight``). Each of those values is an element-wise product or difference,
+the same floats whichever rows are computed together. The sum ``constant`` is not: NumPy sums
+the rows of a ``(K, J)`` array (axis 0, J ≥ 2) one after the other in index order, so it is
+summed again over the variables whose ``shift`` row is not zero (``terms``), in index order,
+which adds the same floats in the same order once the zeros are left out (adding ±0 to a
+non-zero sum changes nothing). Only a zero in the result, whose sign the left-out zeros could
+set, or a single class (a contiguous column: NumPy's pairwise summation) sums all the rows.
+
 Absent features holding a value (``default``, ``docs/algorithms/summaries.md#absent-features``).
 Every variable absent from a row contributes w_k ℓ_kj(default), so a row scores
 Σ_k w_k ℓ_kj(default) + Σ_{k in the row} w_k (ℓ_kj(x_k) − ℓ_kj(default)): the first sum is one
@@ -65,6 +77,8 @@ class Lookup:
     """
 
     default = None  # (a class default: lookups pickled before absent values existed)
+    reweigh = None  # (lookups pickled before incremental weighting: weigh everything)
+    terms = None
 
     def __init__(self, default: float | None = None):
         self.default = default
@@ -92,6 +106,9 @@ class Lookup:
         self.weighted = np.zeros((1, 0))
         self.bias = np.zeros(0)
         self.version = 0
+        # variables whose weighted rows and ``shift`` the next ``refresh`` computes (None: all of them)
+        self.reweigh: set | None = None
+        self.terms = None  # (K,) bool, with a default value: the folded variables whose ``shift`` row is not zero
 
     # ------------------------------------------------------------------ building
     def mark(self, indices) -> None:
@@ -104,6 +121,11 @@ class Lookup:
     def invalidate(self) -> None:
         """Anything may have changed: the next compilation is a full one."""
         self.stale, self.changed = True, None
+        self.reweigh = None
+
+    def fresh(self) -> bool:
+        """True when ``refresh`` has nothing to do."""
+        return not (self.stale or self.stale_coef or self.stale_prior or self.reweigh is None or self.reweigh)
 
     def recompile(self, variables: list, n_classes: int) -> None:
         """Compile what changed since the last compilation (``mark``), or everything."""
@@ -122,31 +144,75 @@ class Lookup:
         else:
             self.compile(variables, J)
 
-    def _segment(self, variable, J: int) -> np.ndarray | None:
-        """The table rows of a binned variable's level 2 (None: no table)."""
-        if variable.density or variable.log_prob is None:
-            return None
-        n_parts = variable.log_prob.shape[0]
-        # with a default value, a missing value of a numeric variable with no missing part gets
-        # a row of zeros of its own: its weighted row then cancels the variable's default term
-        own_zero = self.default is not None and variable.kind == "numeric" and variable.missing_part == NOWHERE
-        table = np.zeros((n_parts + own_zero, J))
-        table[:n_parts, : variable.log_prob.shape[1]] = variable.log_prob
-        return table
+    def _segments(self, variables: list, ks: list, J: int, start: int):
+        """The segments of the variables ``ks`` laid out one after the other from table row
+        ``start``: ``rows (R, J)``, ``owners (R,)``, and per variable of ``ks`` its ``offsets``,
+        ``sizes``, ``first_row`` and ``missing_row``; the ``(k, cuts)`` of the numeric ones with a
+        first part; the density-scored ones. A binned variable's segment is its ``log_prob`` rows (zeros for the classes it was
+        built without), its first and missing parts are located in it (a finite value: first part
+        plus the cuts below it), and a numeric variable with no missing part gets, with a default
+        value, a row of zeros of its own: its missing values point there, and its weighted row then
+        cancels the variable's default term. One Python step per variable reads its level 2; the
+        rest is a few NumPy calls (a class threshold recompiles every variable, 10^5 on a wide
+        sparse stream)."""
+        own = self.default is not None
+        sizes, firsts, missings, parts, full, narrow, cuts, density = [], [], [], [], [], [], [], []
+        for i, k in enumerate(ks):
+            variable = variables[k]
+            log_prob = None if variable.density else variable.log_prob
+            if log_prob is None:
+                if variable.density:
+                    density.append(k)
+                sizes.append(0)
+                firsts.append(NOWHERE)
+                missings.append(NOWHERE)
+                parts.append(0)
+                continue
+            n_parts = log_prob.shape[0]
+            numeric = variable.kind == "numeric"
+            missing = variable.missing_part
+            n_rows = n_parts + (own and numeric and missing == NOWHERE)
+            sizes.append(n_rows)
+            parts.append(n_parts)
+            if n_rows == 0:
+                firsts.append(NOWHERE)
+                missings.append(NOWHERE)
+                continue
+            if numeric and variable.first_part != NOWHERE:
+                firsts.append(variable.first_part)
+                cuts.append((k, variable.cuts))
+            else:
+                firsts.append(NOWHERE)
+            missings.append(missing if missing != NOWHERE else (n_rows - 1 if own and numeric else NOWHERE))
+            (full if log_prob.shape[1] == J else narrow).append((i, log_prob))
+        sizes = np.array(sizes, dtype=np.intp)
+        ends = np.cumsum(sizes)
+        local = ends - sizes  # each segment's first row, from ``start``
+        rows = np.zeros((int(ends[-1]) if len(ends) else 0, J))
+        if full:
+            at = np.array([i for i, _ in full], dtype=np.intp)
+            n_parts = np.array(parts, dtype=np.intp)[at]
+            part_ends = np.cumsum(n_parts)
+            rows[np.arange(int(part_ends[-1])) + np.repeat(local[at] - (part_ends - n_parts), n_parts)] = np.concatenate([lp for _, lp in full])
+        for i, log_prob in narrow:  # (rebuilt when fewer classes existed)
+            rows[local[i] : local[i] + log_prob.shape[0], : log_prob.shape[1]] = log_prob
+        owners = np.repeat(np.asarray(ks, dtype=np.intp), sizes)
+        firsts, missings = np.array(firsts, dtype=np.intp), np.array(missings, dtype=np.intp)
+        offsets = start + local
+        first_row = np.where(firsts == NOWHERE, NOWHERE, offsets + firsts)
+        missing_row = np.where(missings == NOWHERE, NOWHERE, offsets + missings)
+        return rows, owners, offsets, sizes, first_row, missing_row, cuts, density
 
-    def _place(self, k: int, variable, start: int, n_rows: int, cuts: list) -> None:
-        """Point variable ``k``'s locator rows at its segment starting at table row ``start``."""
-        self.offsets[k] = start
-        self.first_row[k] = self.missing_row[k] = NOWHERE
-        if n_rows == 0:
-            return
-        if variable.kind == "numeric" and variable.first_part != NOWHERE:
-            self.first_row[k] = start + variable.first_part
-            cuts.append((k, variable.cuts))
-        if variable.missing_part != NOWHERE:
-            self.missing_row[k] = start + variable.missing_part
-        elif self.default is not None and variable.kind == "numeric":
-            self.missing_row[k] = start + n_rows - 1  # its own zero row
+    @staticmethod
+    def _cut_rows(cuts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(variables, n_cuts, row, column, values)`` of the cut lists ``(k, cuts)``: where each cut
+        goes in the cut matrix (row ``k``, from column 0 on), and its value."""
+        ks = np.array([k for k, _ in cuts], dtype=np.intp)
+        lengths = np.array([len(c) for _, c in cuts], dtype=np.intp)
+        ends = np.cumsum(lengths)
+        column = np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - lengths, lengths)
+        values = np.array([x for _, c in cuts for x in c], dtype=float)
+        return ks, lengths, np.repeat(ks, lengths), column, values
 
     def _update(self, variables: list, J: int, ks: list) -> None:
         """Compile the variables ``ks`` only (``recompile``)."""
@@ -161,85 +227,66 @@ class Lookup:
             self.cuts = np.concatenate([self.cuts, np.full((grow, self.cuts.shape[1]), np.inf)])
             if self.defaults is not None:
                 self.defaults = np.concatenate([self.defaults, np.zeros((grow, J))])
-        density = set(self.density)
-        segments = [(k, self._segment(variables[k], J)) for k in ks]
-        need = self.used + sum(0 if t is None else len(t) for _, t in segments) + 1  # + the zero row
+            self.stale_coef = True  # (the coefficients of the new variables)
+        rows, owners, offsets, sizes, first_row, missing_row, cuts, density = self._segments(variables, ks, J, self.used)
+        need = self.used + len(rows) + 1  # + the zero row
         if need > len(self.table):  # grow by doubling; new rows are zeros, the last one the zero row
             capacity = max(need, 2 * len(self.table))
             table = np.zeros((capacity, J))
             table[: self.used] = self.table[: self.used]
-            owners = np.zeros(capacity - 1, dtype=np.intp)
-            owners[: self.used] = self.row_variable[: self.used]
-            self.table, self.row_variable = table, owners
-        cuts = []
-        for k, segment in segments:
-            variable = variables[k]
-            self.garbage += int(self.size[k])
-            self.cuts[k] = np.inf
-            self.n_cuts[k] = 0
-            if variable.density:
-                density.add(k)
-            n_rows = 0 if segment is None else len(segment)
-            if n_rows:
-                self.table[self.used : self.used + n_rows] = segment
-                self.row_variable[self.used : self.used + n_rows] = k
-            self._place(k, variable, self.used, n_rows, cuts)
-            self.size[k] = n_rows
-            self.used += n_rows
-        width = 1 + max([len(c) for _, c in cuts], default=0)
-        if width > self.cuts.shape[1]:
-            self.cuts = np.concatenate([self.cuts, np.full((K, width - self.cuts.shape[1]), np.inf)], axis=1)
-        for k, c in cuts:
-            self.cuts[k, : len(c)] = c
-            self.n_cuts[k] = len(c)
-        self.density = sorted(density)
+            row_variable = np.zeros(capacity - 1, dtype=np.intp)
+            row_variable[: self.used] = self.row_variable[: self.used]
+            self.table, self.row_variable = table, row_variable
+        at = np.array(ks, dtype=np.intp)
+        self.garbage += int(self.size[at].sum())
+        self.table[self.used : self.used + len(rows)] = rows
+        self.row_variable[self.used : self.used + len(rows)] = owners
+        self.offsets[at], self.first_row[at], self.missing_row[at], self.size[at] = offsets, first_row, missing_row, sizes
+        self.used += len(rows)
+        self.cuts[at] = np.inf
+        self.n_cuts[at] = 0
+        if cuts:
+            cut_ks, n_cuts, cut_row, cut_column, values = self._cut_rows(cuts)
+            width = 1 + int(n_cuts.max())
+            if width > self.cuts.shape[1]:
+                self.cuts = np.concatenate([self.cuts, np.full((K, width - self.cuts.shape[1]), np.inf)], axis=1)
+            self.cuts[cut_row, cut_column] = values
+            self.n_cuts[cut_ks] = n_cuts
+        self.density = sorted(set(self.density).union(density))
         if self.defaults is not None:
             self.defaults[ks] = self._defaults(variables, np.array(ks, dtype=np.intp), J)
         self._compiled()
+        if self.reweigh is not None:  # (the coefficients stay: only these variables' weighted rows change)
+            self.reweigh.update(ks)
 
     def _compiled(self) -> None:
         self.stale = False
         self.changed = set()
-        self.stale_coef = True
         self.version += 1
 
     def compile(self, variables: list, n_classes: int) -> None:
         """Compile the binned variables' level 2 (``variables`` in index order, J classes)."""
         K, J = len(variables), n_classes
-        offsets = np.zeros(K, dtype=np.intp)
-        first_row = np.full(K, NOWHERE, dtype=np.intp)
-        missing_row = np.full(K, NOWHERE, dtype=np.intp)
-        size = np.zeros(K, dtype=np.intp)
+        rows, owners, offsets, size, first_row, missing_row, cuts, density = self._segments(variables, range(K), J, 0)
         self.offsets, self.first_row, self.missing_row = offsets, first_row, missing_row
-        pieces, owners, cuts, density, start = [], [], [], [], 0
-        for k, variable in enumerate(variables):
-            offsets[k] = start
-            if variable.density:
-                density.append(k)
-                continue
-            table = self._segment(variable, J)
-            if table is None:
-                continue
-            pieces.append(table)
-            owners.append(np.full(len(table), k, dtype=np.intp))
-            self._place(k, variable, start, len(table), cuts)
-            size[k] = len(table)
-            start += len(table)
+        start = len(rows)
         width = 1 + max([len(c) for _, c in cuts], default=0)  # at least one +inf per row
         cut_matrix = np.full((K, width), np.inf)  # (K, P + 1)
         n_cuts = np.zeros(K, dtype=np.intp)  # (K,) cuts in use in each row of the matrix
-        for k, c in cuts:
-            cut_matrix[k, : len(c)] = c
-            n_cuts[k] = len(c)
-        pieces.append(np.zeros((1, J)))  # the row of NOWHERE (index -1): no contribution
-        self.table = np.concatenate(pieces)
-        self.row_variable = np.concatenate(owners) if owners else np.zeros(0, dtype=np.intp)
+        if cuts:
+            cut_ks, lengths, cut_row, cut_column, values = self._cut_rows(cuts)
+            cut_matrix[cut_row, cut_column] = values
+            n_cuts[cut_ks] = lengths
+        self.table = np.concatenate([rows, np.zeros((1, J))])  # the last row: NOWHERE (index -1), no contribution
+        self.row_variable = owners
         self.cuts = cut_matrix
         self.n_cuts = n_cuts
         self.density = density
         self.size, self.used, self.garbage = size, start, 0
         self.defaults = None if self.default is None else self._defaults(variables, np.arange(K), J)
         self._compiled()
+        self.stale_coef = True  # every row moved: everything is weighed again
+        self.reweigh = None
 
     def _defaults(self, variables: list, ks: np.ndarray, J: int) -> np.ndarray:
         """``(len(ks), J)`` ℓ_kj(default) of the variables ``ks`` (zeros for categorical ones)."""
@@ -266,8 +313,36 @@ class Lookup:
             self.recompile(variables, n_classes)
         if self.stale_coef:
             coef, bias = coefficients()
-            self.coef = np.asarray(coef, dtype=float)  # (K, J)
+            coef = np.asarray(coef, dtype=float)  # (K, J)
+            old = self.coef
+            if self.reweigh is not None and coef.ndim == old.ndim == 2 and coef.shape[1] == old.shape[1] and len(coef) >= len(old):
+                # the variables whose coefficients changed (bit for bit), and the new ones
+                n = len(old)
+                moved = np.ascontiguousarray(coef[:n]).view(np.uint64) != np.ascontiguousarray(old).view(np.uint64)
+                self.reweigh.update(np.flatnonzero(moved.any(axis=1)).tolist())
+                self.reweigh.update(range(n, len(coef)))
+            else:
+                self.reweigh = None
+            self.coef = coef
             self.learner_bias = np.asarray(bias, dtype=float)  # (J,)
+            self.stale_coef = False
+            self.stale_prior = True
+        if self.reweigh is None or self.reweigh:
+            self._weigh(self.reweigh)
+            self.reweigh = set()
+            self.stale_prior = True
+        if self.stale_prior:
+            self.bias = log_prior() + self.learner_bias
+            self.intercept = self.bias if self.defaults is None else self.bias + self.constant
+            self.stale_prior = False
+
+    def _weigh(self, ks) -> None:
+        """``weighted``, ``shift`` and ``constant`` for the coefficients ``coef``: of every variable
+        (``ks`` None), or recomputed for the variables ``ks`` only (see the module docstring)."""
+        K = len(self.coef)
+        if ks is not None and (self.weighted.shape[1] != self.table.shape[1] or len(self.offsets) != K or 8 * len(ks) > K):
+            ks = None  # (most variables: one pass over the table is cheaper)
+        if ks is None:
             self.weighted = np.zeros_like(self.table)  # (R + 1, J), the last row stays zero
             self.weighted[:-1] = self.table[:-1] * self.coef[self.row_variable]
             if self.defaults is not None:
@@ -276,12 +351,42 @@ class Lookup:
                 folded = np.ones(len(self.shift), dtype=bool)
                 folded[self.density] = False  # the density-scored variables' terms are added per row
                 self.constant = self.shift[folded].sum(axis=0)
-            self.stale_coef = False
-            self.stale_prior = True
-        if self.stale_prior:
-            self.bias = log_prior() + self.learner_bias
-            self.intercept = self.bias if self.defaults is None else self.bias + self.constant
-            self.stale_prior = False
+                self.terms = folded & self.shift.any(axis=1)
+            return
+        if len(self.weighted) != len(self.table):  # the table grew: its rows kept their places
+            weighted = np.zeros_like(self.table)
+            kept = min(len(self.weighted), len(self.table)) - 1  # (the old zero row onwards holds no kept segment)
+            weighted[:kept] = self.weighted[:kept]
+            self.weighted = weighted
+        ks = np.array(sorted(ks), dtype=np.intp)
+        sizes = self.size[ks]
+        ends = np.cumsum(sizes)
+        rows = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(self.offsets[ks] - (ends - sizes), sizes)  # their segments
+        owners = self.row_variable[rows]
+        self.weighted[rows] = self.table[rows] * self.coef[owners]
+        if self.defaults is None:
+            return
+        J = self.coef.shape[1]
+        if self.shift is None or self.shift.shape[1] != J or self.terms is None or len(self.terms) != len(self.shift) or len(self.shift) > K:
+            self.shift = self.defaults * self.coef
+            folded = np.ones(K, dtype=bool)
+            folded[self.density] = False
+            self.terms = folded & self.shift.any(axis=1)
+        else:
+            if len(self.shift) < K:  # new variables (all of them in ``ks``)
+                self.shift = np.concatenate([self.shift, np.zeros((K - len(self.shift), J))])
+                self.terms = np.concatenate([self.terms, np.zeros(K - len(self.terms), dtype=bool)])
+            self.shift[ks] = self.defaults[ks] * self.coef[ks]
+            self.terms[ks] = self.shift[ks].any(axis=1)
+            if self.density:
+                self.terms[self.density] = False
+        self.weighted[rows] -= self.shift[owners]
+        constant = self.shift[np.flatnonzero(self.terms)].sum(axis=0)
+        if len(constant) < 2 or not constant.all():  # (the sign of a zero, or a pairwise sum: all the rows)
+            folded = np.ones(K, dtype=bool)
+            folded[self.density] = False
+            constant = self.shift[folded].sum(axis=0)
+        self.constant = constant
 
     # ------------------------------------------------------------------ locating
     def locate(self, row, variables: list) -> tuple[np.ndarray, np.ndarray]:
@@ -389,5 +494,5 @@ class Lookup:
         assert self.cuts.shape[0] == len(self.first_row) == len(self.missing_row) == len(self.n_cuts) == K
         assert np.all(self.n_cuts < self.cuts.shape[1]) and np.all(np.isinf(self.cuts[np.arange(K), self.n_cuts]))
         assert np.all(self.first_row < len(self.table) - 1) and np.all(self.missing_row < len(self.table) - 1)
-        if not self.stale_coef:
+        if self.fresh():
             assert self.weighted.shape == self.table.shape and not self.weighted[-1].any()

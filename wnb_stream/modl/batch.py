@@ -125,7 +125,9 @@ def _discretize_together(tables: list, n_classes: int, criterion: str, selection
     np.cumsum(sizes, out=row_starts[1:])
     totals = totals[picked]
     column_totals = column_totals[picked]
-    priors = [_prior(int(b), float(n), criterion, selection_cost) for b, n in zip(sizes.tolist(), totals.tolist())]
+    found: dict = {}  # (B, N) → prior: the tables of a rebuild share a few sizes
+    priors = [found.get(key) if key in found else found.setdefault(key, _prior(*key, criterion, selection_cost))
+              for key in zip(sizes.tolist(), totals.tolist())]  # fmt: skip
     prior_starts = np.zeros(len(picked) + 1, dtype=np.int64)
     np.cumsum(sizes + 1, out=prior_starts[1:])
     lgamma_table = _costs._grow_table(int(2 * totals.max()) + n_classes + 2)

@@ -83,6 +83,7 @@ import numpy as np
 
 from . import _gk_kernels
 from .base import Bins, ClassIndex, Summary, decayed
+from ..tables import _align_columns, _same_order
 from .policy import (
     as_weights,
     check_codes,
@@ -607,6 +608,57 @@ class GKClass(Summary):
         self._flush()
         self._grow()
         return Bins(self._values, self._counts, self.classes, self._missing)  # Bins copies
+
+    @staticmethod
+    def aligned_stack(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The arrays of ``[s.table().aligned(classes) for s in summaries]`` stacked: ``bounds (R,)``,
+        ``counts (R, J)`` (the tables' rows one after the other), ``missing (T, J)`` and
+        ``lengths (T,)``, fresh arrays holding the same floats (``aligned`` moves columns, a copy
+        moves nothing), made with a few NumPy calls per class order instead of a few per summary
+        (``Variable.rebuild_many``)."""
+        T, J = len(summaries), len(classes)
+        values, sizes = [], []
+        orders: dict = {}  # class order of the summaries → their positions
+        for t, summary in enumerate(summaries):  # (one pass: ``_flush`` and ``_grow`` where they have work)
+            if summary._buffer_values:
+                summary._flush()
+            labels = summary._classes.labels
+            if summary._counts.shape[1] < len(labels) or len(summary._missing) < len(labels):
+                summary._grow()
+            values.append(summary._values)
+            sizes.append(len(summary._values))
+            order = orders.get(tuple(labels))
+            if order is None:
+                orders[tuple(labels)] = [t]
+            else:
+                order.append(t)
+        lengths = np.array(sizes, dtype=np.intp)
+        starts = np.zeros(T + 1, dtype=np.intp)
+        np.cumsum(lengths, out=starts[1:])
+        bounds = np.concatenate(values + [np.zeros(0)]).astype(float, copy=False)
+        counts, missing = np.empty((int(starts[-1]), J)), np.empty((T, J))
+        for source, members in orders.items():
+            ts = np.array(members, dtype=np.intp)
+            sizes = lengths[ts]
+            ends = np.cumsum(sizes)
+            rows = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(starts[ts] - (ends - sizes), sizes)
+            block = np.concatenate([summaries[t]._counts.reshape(len(summaries[t]._values), len(source)) for t in members])
+            counts[rows] = _align_columns(block, source, classes)
+            missing[ts] = _align_columns(np.stack([summaries[t]._missing for t in members]), source, classes)
+        return bounds, counts, missing, lengths
+
+    def aligned_arrays(self, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Fresh ``(upper_bounds, counts, missing)`` arrays of ``table().aligned(classes)``, without
+        making the tables (``Variable.rebuild_many``: a rebuild of thousands of variables at once).
+        The same floats: copies of the tuples' arrays, or their columns moved as ``aligned`` does."""
+        self._flush()
+        self._grow()
+        values = np.array(self._values, dtype=float)
+        source = self.classes
+        if _same_order(source, classes):
+            counts = np.array(self._counts, dtype=float).reshape(len(values), len(classes))
+            return values, counts, np.array(self._missing, dtype=float).reshape(len(classes))
+        return values, _align_columns(self._counts, source, classes), _align_columns(self._missing, source, classes)
 
     def quantile(self, phi: float) -> float:
         """A value whose rank range is within ``εn`` of ``φ·n`` (Greenwald & Khanna 2001). Cost O(s).
