@@ -81,7 +81,10 @@ def test_exactly_once_when_a_learner_and_the_coordinator_are_killed(cluster, tmp
     assert kills == ["learner", "coordinator"] and progress.restarts >= 1
     model._check()
     assert counts_of(model) == expected_counts(parts)
-    assert progress.messages > 4000  # some were read twice, none absorbed twice
+    # every message was read (some twice when the killed learner had read messages it had not
+    # shipped yet: whether it had depends on where the kill falls, so not asserted), none absorbed
+    # twice (the counts above)
+    assert progress.messages >= 4000
     # a second call resumes from the checkpoint: nothing is left to read, nothing changes
     again, more = wnb_ray.train(WeightedNaiveBayes(), sources, checkpoint_path=path, round_examples=300)
     assert counts_of(again) == expected_counts(parts) and more.examples == 0
