@@ -29,6 +29,7 @@ from ..summaries.policy import check_total_weight, check_weight
 from ..tables import Batch, Context
 from .classes import Classes
 from .drift import EVERY, Monitor
+from ._locate import place_rows
 from .lookup import Lookup
 from .registry import Registry
 from . import frames
@@ -247,9 +248,7 @@ class Engine:
         J = len(self.classes)
         if lookup.defaults is not None:  # the row's absent numeric features hold the default value
             h.log_lik[i, : len(slots), :J] = lookup.defaults[slots.variable]
-        at = slots.of[ks]
-        held = at >= 0  # the row's variables in level 3
-        h.log_lik[i, at[held], :J] = lookup.table[rows[held]]  # NOWHERE rows are the zero row
+        place_rows(lookup.table, rows, ks, slots.of, h.log_lik[i])  # the row's variables in level 3; NOWHERE: the zero row
         for k, value in lookup.density_values(row):
             ll = variables[k].log_lik_one(value)
             if ll is not None and slots.of[k] >= 0:
