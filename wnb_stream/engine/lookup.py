@@ -10,9 +10,9 @@ the number of variables K. Each rebuild compiles the binned variables' partition
 
 and the learner's coefficients are folded into a weighted copy of the table after each of its
 steps. One row of numeric values is then located by one comparison with the cut matrix
-(compiled, ``_locate.py``) and scored by one compiled sum of its weighted table rows; categorical values are located
-by their variable's dict. Variables scored by a density (per-class Gaussians) are not in the
-table: they are added one by one.
+(compiled, ``_locate.py``) and scored by one compiled sum of its weighted table rows;
+categorical values are located by their variable's dict. Variables scored by a density
+(per-class Gaussians) are not in the table: they are added one by one.
 
 ``version`` counts the compilations, so a ``Row`` can keep its located table rows between a
 ``predict_proba_one`` and the ``learn_one`` of the same dict.
