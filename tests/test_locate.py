@@ -8,7 +8,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wnb_stream.engine._locate import encode_rows, locate_row, locate_rows, place_rows, row_sums, score_row
+from wnb_stream.engine._locate import (
+    encode_rows,
+    locate_row,
+    locate_rows,
+    place_rows,
+    row_sums,
+    score_row,
+)
 
 
 @settings(max_examples=150, deadline=None)

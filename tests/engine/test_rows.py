@@ -418,8 +418,8 @@ def test_a_row_read_again_is_a_fresh_read_even_if_the_dict_changed_in_place(data
     parser = RowParser(registry, policy, default)
     for _ in range(draw(st.integers(1, 6), label="rounds")):
         for learn in draw(st.lists(st.booleans(), min_size=1, max_size=3), label="calls"):
-            expected = exact_outcome(lambda x: RowParser(registry, policy, default).row(x, learn=learn), x)
-            assert exact_outcome(lambda x: parser.row(x, learn=learn), x) == expected
+            expected = exact_outcome(lambda x, learn=learn: RowParser(registry, policy, default).row(x, learn=learn), x)
+            assert exact_outcome(lambda x, learn=learn: parser.row(x, learn=learn), x) == expected
         change = draw(st.sampled_from(["twin", "twin", "same object", "reorder", "drop", "add", "copy"]), label="change")
         key = draw(st.sampled_from(sorted(x, key=str))) if x else None
         if change == "twin" and key is not None:
@@ -702,6 +702,16 @@ def test_check_label():
     for bad in [frozenset({1}), b"a", 1j, decimal.Decimal(1), pd.Timestamp(0), ("a", b"b"), (1, None, math.nan)]:
         with pytest.raises(ValueError, match="class label y: .*cannot be held by a saved model"):
             check_label(bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.integers(), st.integers(-(2**200), 2**200), st.text(), st.booleans()))
+def test_check_label_takes_python_ints_strings_and_bools_as_the_policy_does(label):
+    from wnb_stream.summaries.policy import model_label
+
+    expected = model_label(label)
+    got = check_label(label)
+    assert type(got) is type(expected) and got == expected and got is label
 
 
 def test_check_sample_weights():

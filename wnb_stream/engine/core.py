@@ -25,7 +25,7 @@ import numpy as np
 
 from ..history import History
 from ..variable import NOWHERE, Variable
-from ..summaries.policy import check_total_weight, check_weight
+from ..summaries.policy import check_total_weight, fast_weight
 from ..tables import Batch, Context
 from .classes import Classes
 from .drift import EVERY, Monitor
@@ -124,7 +124,7 @@ class Engine:
     def learn_dict(self, x: dict, y, w: float) -> None:
         """Validate one example (a ``ValueError`` names what is wrong; nothing changes), then learn it."""
         y = check_label(y)
-        w = check_weight(w)
+        w = fast_weight(w)  # (``check_weight``, a valid Python float at once)
         check_total_weight(self.classes.counts, w)
         row = self.parser.row(x, learn=True)  # validated: from here on the model changes
         self.learn_row(row, y, w)

@@ -62,7 +62,10 @@ def _number_dtype(dtype) -> bool:
 def check_label(label):
     """A class label as the model stores it (``policy.model_label``): ``ValueError`` naming ``y``
     for a label that cannot be a class: None, NaN, pandas' NA/NaT, unhashable, or a value a saved
-    model cannot hold."""
+    model cannot hold. A Python int, str or bool (the usual labels) is such a label as it is."""
+    kind = type(label)
+    if kind is int or kind is str or kind is bool:  # (``model_label`` returns them unchanged, tested)
+        return label
     return model_label(label)
 
 
