@@ -714,6 +714,22 @@ def test_check_label_takes_python_ints_strings_and_bools_as_the_policy_does(labe
     assert type(got) is type(expected) and got == expected and got is label
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.floats(), st.sampled_from([-0.0, 0.0, 1.0, math.inf, -math.inf, math.nan, 5e-324])))
+def test_fast_weight_is_check_weight_for_python_floats(w):
+    """``learn_one`` reads its weight with ``fast_weight``: the same float as ``check_weight``, or
+    the same error."""
+    from wnb_stream.summaries.policy import check_weight, fast_weight
+
+    def read(check):
+        try:
+            return np.float64(check(w)).view(np.int64)
+        except ValueError as error:
+            return str(error)
+
+    assert read(fast_weight) == read(check_weight)
+
+
 def test_check_sample_weights():
     np.testing.assert_array_equal(check_sample_weights(None, 3), np.ones(3))
     np.testing.assert_array_equal(check_sample_weights(pd.Series([0, 2.5, 1]), 3), [0.0, 2.5, 1.0])
