@@ -130,8 +130,7 @@ class Plan:
 
     Every key is a known variable; numeric variables hold plain numbers and categorical ones
     strings, so nothing can be invalid. ``numeric_at``/``categorical_at`` are positions in the
-    dict's order, ``numeric_at`` following the increasing variable indices ``numeric``
-    (``in_order``: it is ``0 … a − 1``, the values need no reordering).
+    dict's order, ``numeric_at`` following the increasing variable indices ``numeric``.
 
     The last row read is kept (``seen``, ``last``): a stream usually hands the same dict to
     ``predict_proba_one`` then ``learn_one``, and ``RowParser.row`` returns that row again when
@@ -149,24 +148,20 @@ class Plan:
     categorical: list  # variable indices
     categorical_at: list
     default: float | None = None  # the value of absent numeric features (entries holding it are left out)
-    in_order: bool = False  # numeric_at is 0 … a − 1
     seen: tuple = ()  # the keys of the last dict read (equal to ``keys``; compared by identity first)
     last: tuple | None = None  # (values, Row) of the last dict read, None if it held a zero
 
     def __post_init__(self):
         self.seen = self.keys
-        self.in_order = bool(np.array_equal(self.numeric_at, np.arange(len(self.numeric_at))))
 
     def row(self, keys: tuple, values: tuple) -> Row:
-        """The ``Row`` of a dict of the plan's shape: its ``keys`` (equal to ``keys``) and ``values``."""
+        """The ``Row`` of a dict of the plan's shape, given its ``keys`` (equal to the plan's) and ``values``."""
         last = self.last
         if last is not None and last[0] == values:  # plain values of the plan's types: == cannot raise
             self.seen = keys
             return last[1]
         if not self.categorical:  # every value is a number: one conversion, then variable order
-            numbers_ = np.fromiter(values, dtype=float, count=len(values))  # (a,)
-            if not self.in_order:
-                numbers_ = numbers_[self.numeric_at]
+            numbers_ = np.fromiter(values, dtype=float, count=len(values))[self.numeric_at]  # (a,)
         else:
             numbers_ = np.array([values[i] for i in self.numeric_at.tolist()], dtype=float)
         missing = not np.isfinite(numbers_).all()
