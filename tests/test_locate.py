@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from wnb_stream.engine._locate import (
     encode_rows,
+    locate_and_score,
     locate_row,
     locate_rows,
     place_rows,
@@ -130,3 +131,20 @@ def test_place_rows_is_the_fancy_assignment(seed, n_variables, n_classes):
     expected[at[held], :n_classes] = table[rows[held]]
     place_rows(table, rows, ks, slot_of, out)
     assert np.array_equal(out, expected)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.integers(1, 5), st.booleans())
+def test_locate_and_score_is_locate_row_then_score_row(seed, n_variables, n_classes, empty):
+    rng = np.random.default_rng(seed)
+    cuts, n_cuts, first, missing = random_partitions(rng, n_variables)
+    ks, block = random_block(rng, 1, n_variables)
+    values = np.ascontiguousarray(block[0, :0] if empty else block[0])
+    ks = ks[: len(values)]
+    table = rng.normal(size=(60, n_classes)) * 10.0 ** rng.uniform(-6, 6, size=(60, 1))
+    table[-1] = 0.0
+    intercept = rng.normal(size=n_classes)
+    rows, scores = locate_and_score(cuts, n_cuts, first, missing, ks, values, table, intercept)
+    expected_rows = locate_row(cuts, n_cuts, first, missing, ks, values)
+    assert np.array_equal(rows, expected_rows) and rows.dtype == np.intp
+    assert np.array_equal(scores.view(np.int64), score_row(table, expected_rows, intercept).view(np.int64))

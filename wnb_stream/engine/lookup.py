@@ -43,7 +43,7 @@ import math
 import numpy as np
 
 from ..variable import NOWHERE
-from ._locate import encode_rows, locate_row, locate_rows, row_sums, score_row
+from ._locate import encode_rows, locate_and_score, locate_row, locate_rows, row_sums, score_row
 
 __all__ = ["Lookup"]
 
@@ -332,8 +332,13 @@ class Lookup:
     # ------------------------------------------------------------------ scoring (after ``refresh``)
     def scores_one(self, row, variables: list) -> np.ndarray:
         """``(J,)`` unnormalised log posterior of one ``Row``."""
-        _, rows = self.locate(row, variables)
-        scores = score_row(self.weighted, rows, self.intercept)  # (J,) intercept + Σ weighted[rows]
+        if row.categorical or (row.located is not None and row.located[0] == self.version):
+            _, rows = self.locate(row, variables)
+            scores = score_row(self.weighted, rows, self.intercept)  # (J,) intercept + Σ weighted[rows]
+        else:  # (the usual first call on a numeric row: located and scored in one pass, as above)
+            rows, scores = locate_and_score(self.cuts, self.n_cuts, self.first_row, self.missing_row, row.numeric,
+                                            row.values, self.weighted, self.intercept)  # fmt: skip
+            row.located = (self.version, row.numeric, rows)
         held = self.density_values(row)
         for k, value in held:
             ll = variables[k].log_lik_one(value)
