@@ -8,7 +8,15 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wnb_stream.engine._locate import encode_rows, locate_rows, row_sums
+from wnb_stream.engine._locate import (
+    encode_rows,
+    locate_and_score,
+    locate_row,
+    locate_rows,
+    place_rows,
+    row_sums,
+    score_row,
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -80,3 +88,63 @@ def test_encode_rows_writes_the_located_rows_into_a_strided_view(seed, n, n_vari
     assert np.array_equal(history[2 : n + 2, 1 : len(ks) + 1, :n_classes], table[rows])
     history[2 : n + 2, 1 : len(ks) + 1, :n_classes] = 7.0
     assert np.all(history == 7.0)  # nothing written outside the view
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 700), st.integers(1, 8), st.integers(1, 300), st.booleans())
+def test_score_row_equals_numpy_to_the_last_bit(seed, a, n_classes, n_rows, zero):
+    rng = np.random.default_rng(seed)
+    # magnitudes over 12 decades: a pairwise sum (NumPy's over a contiguous axis) would differ
+    table = rng.normal(size=(n_rows, n_classes)) * 10.0 ** rng.uniform(-6, 6, size=(n_rows, 1))
+    table[-1] = 0.0
+    rows = rng.integers(-1, n_rows, size=a).astype(np.intp)
+    intercept = np.full(n_classes, -0.0) if zero else rng.normal(size=n_classes)  # -0.0 + 0.0 is 0.0
+    got = score_row(table, rows, intercept)
+    expected = intercept + np.add.reduce(table[rows], axis=0)
+    assert np.array_equal(got.view(np.int64), expected.view(np.int64))  # signed zeros too
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8))
+def test_locate_row_is_locate_rows_of_one_row(seed, n_variables):
+    rng = np.random.default_rng(seed)
+    cuts, n_cuts, first, missing = random_partitions(rng, n_variables)
+    ks, block = random_block(rng, 1, n_variables)
+    expected = locate_rows(cuts, n_cuts, first, missing, ks, block)[0]
+    assert np.array_equal(locate_row(cuts, n_cuts, first, missing, ks, np.ascontiguousarray(block[0])), expected)
+    assert locate_row(cuts, n_cuts, first, missing, ks[:0], block[0, :0]).shape == (0,)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 5))
+def test_place_rows_is_the_fancy_assignment(seed, n_variables, n_classes):
+    rng = np.random.default_rng(seed)
+    table = rng.normal(size=(30, n_classes))
+    table[-1] = 0.0
+    ks = rng.permutation(n_variables)[: int(rng.integers(0, n_variables + 1))].astype(np.intp)
+    rows = rng.integers(-1, 30, size=len(ks)).astype(np.intp)
+    slot_of = np.where(rng.random(n_variables) < 0.7, rng.permutation(n_variables), -1).astype(np.intp)
+    out = np.full((n_variables + 2, n_classes + 1), 7.0)
+    expected = out.copy()
+    at = slot_of[ks]
+    held = at >= 0
+    expected[at[held], :n_classes] = table[rows[held]]
+    place_rows(table, rows, ks, slot_of, out)
+    assert np.array_equal(out, expected)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.integers(1, 5), st.booleans())
+def test_locate_and_score_is_locate_row_then_score_row(seed, n_variables, n_classes, empty):
+    rng = np.random.default_rng(seed)
+    cuts, n_cuts, first, missing = random_partitions(rng, n_variables)
+    ks, block = random_block(rng, 1, n_variables)
+    values = np.ascontiguousarray(block[0, :0] if empty else block[0])
+    ks = ks[: len(values)]
+    table = rng.normal(size=(60, n_classes)) * 10.0 ** rng.uniform(-6, 6, size=(60, 1))
+    table[-1] = 0.0
+    intercept = rng.normal(size=n_classes)
+    rows, scores = locate_and_score(cuts, n_cuts, first, missing, ks, values, table, intercept)
+    expected_rows = locate_row(cuts, n_cuts, first, missing, ks, values)
+    assert np.array_equal(rows, expected_rows) and rows.dtype == np.intp
+    assert np.array_equal(scores.view(np.int64), score_row(table, expected_rows, intercept).view(np.int64))

@@ -384,15 +384,74 @@ def test_a_plain_dict_is_read_by_its_plan(monkeypatch):
         parser.row({"c": 1.0, "a": 2.0, "b": "u"})
 
 
-def test_negative_zero_after_zero_reads_as_zero_through_the_plan():
-    # The plan keeps its last row and compares values with ==: -0.0 == 0.0, so the cached row is
-    # returned. The values compare equal (no prediction can tell them apart); only the sign bit differs.
-    registry = make_registry({"a": NUMERIC})
+def exact(row) -> tuple:
+    """A ``Row`` to the last bit: the floats as their bit patterns (the sign of a zero counts),
+    categorical values and new features with their types."""
+    categorical = [(k, type(v), v) for k, v in row.categorical]
+    new = [(name, kind, type(v), v if not isinstance(v, float) else np.float64(v).view(np.int64)) for name, kind, v in row.new]
+    return row.numeric.tolist(), row.values.view(np.int64).tolist(), categorical, new, row.missing
+
+
+def exact_outcome(parse, x) -> tuple:
+    try:
+        return ("row", exact(parse(x)))
+    except ValueError as error:
+        return ("raise", str(error))
+
+
+#: values that compare equal to one another (or to themselves only) but read differently
+TWINS = [0.0, -0.0, 0, False, np.float64(-0.0), np.float32(0.0), 1.0, 1, True, np.int64(1), np.float64(1.0),
+         np.bool_(True), decimal.Decimal(1), fractions.Fraction(1), math.nan, float("nan"), math.inf, 2.5, "u", "1"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_row_read_again_is_a_fresh_read_even_if_the_dict_changed_in_place(data):
+    """The plan returns its last row for a dict of the same content (``predict_proba_one`` then
+    ``learn_one`` on one dict): whatever the caller changes in the dict between the calls (a value
+    replaced by an equal one of another type or sign, keys reordered, added or removed), the row
+    read is a fresh parser's, bit for bit."""
+    draw = data.draw
+    kinds = {name: draw(st.sampled_from([NUMERIC, NUMERIC, CATEGORICAL, None]), label=f"kind {name!r}") for name in NAMES}
+    registry = make_registry({name: kind for name, kind in kinds.items() if kind})
+    policy = draw(st.sampled_from(["raise", "missing"]), label="policy")
+    default = draw(st.sampled_from([None, None, 0.0, 1.0]), label="default")
+    keys = draw(st.lists(st.sampled_from(NAMES), unique=True, min_size=1, max_size=4), label="keys")
+    plain = {NUMERIC: [0.0, -0.0, 1.0, 2.5, 1, math.nan], CATEGORICAL: ["u", "v"], None: [1.0]}
+    x = {key: draw(st.sampled_from(plain[kinds[key]])) for key in keys}
+    parser = RowParser(registry, policy, default)
+    for _ in range(draw(st.integers(1, 6), label="rounds")):
+        for learn in draw(st.lists(st.booleans(), min_size=1, max_size=3), label="calls"):
+            expected = exact_outcome(lambda x, learn=learn: RowParser(registry, policy, default).row(x, learn=learn), x)
+            assert exact_outcome(lambda x, learn=learn: parser.row(x, learn=learn), x) == expected
+        change = draw(st.sampled_from(["twin", "twin", "same object", "reorder", "drop", "add", "copy"]), label="change")
+        key = draw(st.sampled_from(sorted(x, key=str))) if x else None
+        if change == "twin" and key is not None:
+            x[key] = draw(st.sampled_from(TWINS))
+        elif change == "reorder":
+            items = list(x.items())
+            x.clear()
+            x.update(reversed(items))
+        elif change == "drop" and key is not None:
+            del x[key]
+        elif change == "add":
+            x[draw(st.sampled_from(NAMES))] = draw(st.sampled_from(TWINS))
+        elif change == "copy":  # an equal dict, another object
+            x = dict(x)
+
+
+def test_negative_zero_after_zero_is_read_afresh():
+    # -0.0 == 0.0: a last row holding a zero is not returned again, so the sign of the zero is
+    # the dict's, as a fresh parser reads it.
+    registry = make_registry({"a": NUMERIC, "b": NUMERIC})
     parser = RowParser(registry)
-    parser.row({"a": 0.0})
-    row = parser.row({"a": -0.0})
-    assert row.values.tolist() == [0.0]
-    assert math.copysign(1.0, RowParser(registry).row({"a": -0.0}).values[0]) == -1.0
+    x = {"a": 0.0, "b": 1.5}
+    parser.row(x)
+    x["a"] = -0.0
+    assert math.copysign(1.0, parser.row(x).values[0]) == -1.0
+    y = {"a": 2.0, "b": 1.5}
+    row = parser.row(y)
+    assert parser.row(y) is row  # no zero: the last row is returned again
 
 
 # ---------------------------------------------------------------------- a DataFrame, column by column
@@ -647,6 +706,32 @@ def test_check_label():
     for bad in [frozenset({1}), b"a", 1j, decimal.Decimal(1), pd.Timestamp(0), ("a", b"b"), (1, None, math.nan)]:
         with pytest.raises(ValueError, match="class label y: .*cannot be held by a saved model"):
             check_label(bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.integers(), st.integers(-(2**200), 2**200), st.text(), st.booleans()))
+def test_check_label_takes_python_ints_strings_and_bools_as_the_policy_does(label):
+    from wnb_stream.summaries.policy import model_label
+
+    expected = model_label(label)
+    got = check_label(label)
+    assert type(got) is type(expected) and got == expected and got is label
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.floats(), st.sampled_from([-0.0, 0.0, 1.0, math.inf, -math.inf, math.nan, 5e-324])))
+def test_fast_weight_is_check_weight_for_python_floats(w):
+    """``learn_one`` reads its weight with ``fast_weight``: the same float as ``check_weight``, or
+    the same error."""
+    from wnb_stream.summaries.policy import check_weight, fast_weight
+
+    def read(check):
+        try:
+            return np.float64(check(w)).view(np.int64)
+        except ValueError as error:
+            return str(error)
+
+    assert read(fast_weight) == read(check_weight)
 
 
 def test_check_sample_weights():

@@ -11,6 +11,11 @@ runs; the result is the same integer, so nothing downstream changes).
 :func:`encode_rows` writes the located table rows straight into their destination (the
 history's encoded block), without the row and gather temporaries.
 
+:func:`locate_row`, :func:`score_row`, :func:`locate_and_score` and :func:`place_rows` serve one example (``predict_proba_one``
+and ``learn_one``): at K = 500 the NumPy temporaries, gathers and argument conversions around a
+kernel cost more than its work, so they take the compiled lookups' arrays as they are and write
+no temporary beyond their result.
+
 :func:`row_sums` adds the table rows of each example, in the order of its variables, as NumPy's
 ``table[rows].sum(axis=1)`` does for two classes or more (a reduction over a non-contiguous axis
 is a sequential sum; property-tested equal to the last bit), without the ``(n, a, J)`` temporary.
@@ -26,7 +31,7 @@ import numpy as np
 
 from ..variable import NOWHERE
 
-__all__ = ["encode_rows", "locate_rows", "row_sums"]
+__all__ = ["encode_rows", "locate_and_score", "locate_row", "locate_rows", "place_rows", "row_sums", "score_row"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -173,3 +178,149 @@ def row_sums(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
     rows = np.where(rows < 0, rows + table.shape[0], rows)
     out = np.empty((rows.shape[0], table.shape[1]))
     return _row_sums(np.ascontiguousarray(table, dtype=float), np.ascontiguousarray(rows), out)
+
+
+def locate_row(cuts, n_cuts, first_row, missing_row, ks, values) -> np.ndarray:
+    """Table rows ``(a,)`` of one row's values ``(a,)`` of the numeric variables ``ks (a,)``.
+
+    ``locate_rows`` of the block ``values[None]``, without its argument conversions: the arrays
+    are the compiled lookups' (``Lookup``: floats and ``intp`` integers, contiguous) and the row's
+    (``rows.Row``). Another type or layout is still located right (the kernel is compiled for
+    it), only once more.
+
+    Examples
+    --------
+    >>> cuts = np.array([[0.5, 2.0, np.inf], [np.inf, np.inf, np.inf]])
+    >>> locate_row(cuts, np.array([2, 0]), np.array([0, 3]), np.array([-1, 4]),
+    ...            np.array([0, 1]), np.array([3.0, np.nan])).tolist()
+    [2, 4]
+    """
+    out = np.empty((1, len(values)), dtype=np.intp)
+    if len(values):
+        _locate(cuts, n_cuts, first_row, missing_row, ks, values.reshape(1, -1), out)
+    return out[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_row(table, rows, intercept, out):  # pragma: no cover - compiled
+    n_rows, n_classes = table.shape
+    a = len(rows)
+    if a == 0:
+        for j in range(n_classes):
+            out[j] = intercept[j] + 0.0
+        return out
+    row = rows[0] + n_rows if rows[0] < 0 else rows[0]
+    for j in range(n_classes):
+        out[j] = table[row, j]
+    for i in range(1, a):
+        row = rows[i] + n_rows if rows[i] < 0 else rows[i]
+        for j in range(n_classes):
+            out[j] += table[row, j]
+    for j in range(n_classes):
+        out[j] = intercept[j] + out[j]
+    return out
+
+
+def score_row(table: np.ndarray, rows: np.ndarray, intercept: np.ndarray) -> np.ndarray:
+    """``(J,)`` ``intercept + np.add.reduce(table[rows], axis=0)``, equal to it bit for bit.
+
+    NumPy sums the gathered ``(a, J)`` block over its first, non-contiguous axis one row after
+    the other (as ``row_sums``, property-tested); with one class the axis is contiguous and NumPy
+    sums pairwise, so NumPy computes it. Row indices may be negative (``NOWHERE`` reads the last
+    row). ``table (R, J)`` floats and ``intercept (J,)``, as the compiled lookups hold them.
+
+    Examples
+    --------
+    >>> table = np.array([[1.0, 2.0], [0.5, 0.25], [0.0, 0.0]])
+    >>> score_row(table, np.array([0, 1, -1]), np.array([10.0, 20.0])).tolist()
+    [11.5, 22.25]
+    """
+    if table.shape[1] < 2:
+        return intercept + np.add.reduce(table[rows], axis=0)
+    return _score_row(table, rows, intercept, np.empty(table.shape[1]))
+
+
+@numba.njit(cache=True, nogil=True)
+def _place_rows(table, rows, ks, slot_of, out):  # pragma: no cover - compiled
+    n_rows, n_classes = table.shape
+    for i in range(len(rows)):
+        s = slot_of[ks[i]]
+        if s < 0:
+            continue
+        row = rows[i] + n_rows if rows[i] < 0 else rows[i]
+        for j in range(n_classes):
+            out[s, j] = table[row, j]
+
+
+def place_rows(table: np.ndarray, rows: np.ndarray, ks: np.ndarray, slot_of: np.ndarray, out: np.ndarray) -> None:
+    """``out[slot_of[ks], :J] = table[rows]`` for the variables ``ks`` that have a slot (``slot_of``
+    ≥ 0), the others skipped: one row's encoding written into its place in the history.
+
+    ``table (R, J)``, ``rows (a,)`` table rows of the variables ``ks (a,)`` (distinct; negative
+    indices read from the end, as NumPy's), ``slot_of (K,)`` and ``out (A', J')`` with J' ≥ J.
+
+    Examples
+    --------
+    >>> out = np.zeros((2, 3))
+    >>> place_rows(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1, 0]), np.array([0, 1]), np.array([1, -1]), out)
+    >>> out.tolist()
+    [[0.0, 0.0, 0.0], [3.0, 4.0, 0.0]]
+    """
+    if len(rows):
+        _place_rows(table, rows, ks, slot_of, out)
+
+
+@numba.njit(cache=True, nogil=True)
+def _locate_score(cuts, n_cuts, first_row, missing_row, ks, values, table, intercept, rows, out):  # pragma: no cover - compiled
+    # _locate's rule then _score_row's sum, written out in one loop (see _encode on shared helpers)
+    n_rows, n_classes = table.shape
+    for j in range(n_classes):
+        out[j] = 0.0
+    for i in range(len(values)):
+        k = ks[i]
+        x = values[i]
+        if x != x:
+            row = missing_row[k]
+        elif first_row[k] < 0:
+            row = NOWHERE
+        else:
+            count = 0
+            for p in range(n_cuts[k]):
+                count += cuts[k, p] < x
+            row = first_row[k] + count
+        rows[i] = row
+        if row < 0:
+            row += n_rows
+        if i == 0:
+            for j in range(n_classes):
+                out[j] = table[row, j]
+        else:
+            for j in range(n_classes):
+                out[j] += table[row, j]
+    for j in range(n_classes):
+        out[j] = intercept[j] + out[j]
+    return out
+
+
+def locate_and_score(cuts, n_cuts, first_row, missing_row, ks, values, table, intercept) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, scores)``: ``locate_row`` of one row's numeric values, then ``score_row`` of those
+    table rows, in one compiled pass (``predict_proba_one`` of a row with no categorical value).
+
+    Equal to the two calls bit for bit (tested); with one class NumPy computes the sum, as
+    ``score_row`` does.
+
+    Examples
+    --------
+    >>> cuts = np.array([[0.5, 2.0, np.inf], [np.inf, np.inf, np.inf]])
+    >>> table = np.array([[1.0, 2.0], [0.5, 0.25], [3.0, 0.0], [0.0, 1.0], [4.0, 4.0], [0.0, 0.0]])
+    >>> rows, scores = locate_and_score(cuts, np.array([2, 0]), np.array([0, 3]), np.array([-1, 4]),
+    ...                                 np.array([0, 1]), np.array([3.0, np.nan]), table, np.array([10.0, 20.0]))
+    >>> rows.tolist(), scores.tolist()
+    ([2, 4], [17.0, 24.0])
+    """
+    if table.shape[1] < 2:
+        rows = locate_row(cuts, n_cuts, first_row, missing_row, ks, values)
+        return rows, score_row(table, rows, intercept)
+    rows = np.empty(len(values), dtype=np.intp)
+    scores = _locate_score(cuts, n_cuts, first_row, missing_row, ks, values, table, intercept, rows, np.empty(table.shape[1]))
+    return rows, scores

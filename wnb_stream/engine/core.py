@@ -26,10 +26,11 @@ from river.base import Base as RiverBase
 
 from ..history import History, SparseHistory
 from ..variable import NOWHERE, Variable
-from ..summaries.policy import check_total_weight, check_weight
+from ..summaries.policy import check_total_weight, fast_weight
 from ..tables import Batch, Context
 from .classes import Classes
 from .drift import EVERY, Monitor
+from ._locate import place_rows
 from .lookup import Lookup
 from .registry import Registry
 from . import frames
@@ -146,7 +147,7 @@ class Engine:
     def learn_dict(self, x: dict, y, w: float) -> None:
         """Validate one example (a ``ValueError`` names what is wrong; nothing changes), then learn it."""
         y = check_label(y)
-        w = check_weight(w)
+        w = fast_weight(w)  # (``check_weight``, a valid Python float at once)
         check_total_weight(self.classes.counts, w)
         row = self.parser.row(x, learn=True)  # validated: from here on the model changes
         self.learn_row(row, y, w)
@@ -272,9 +273,7 @@ class Engine:
         J = len(self.classes)
         if lookup.defaults is not None:  # the row's absent numeric features hold the default value
             h.log_lik[i, : len(slots), :J] = lookup.defaults[slots.variable]
-        at = slots.of[ks]
-        held = at >= 0  # the row's variables in level 3
-        h.log_lik[i, at[held], :J] = lookup.table[rows[held]]  # NOWHERE rows are the zero row
+        place_rows(lookup.table, rows, ks, slots.of, h.log_lik[i])  # the row's variables in level 3; NOWHERE: the zero row
         for k, value in lookup.density_values(row):
             ll = variables[k].log_lik_one(value)
             if ll is not None and slots.of[k] >= 0:

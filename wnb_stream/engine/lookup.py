@@ -10,9 +10,9 @@ the number of variables K. Each rebuild compiles the binned variables' partition
 
 and the learner's coefficients are folded into a weighted copy of the table after each of its
 steps. One row of numeric values is then located by one comparison with the cut matrix
-(compiled, ``_locate.py``) and scored by one gather and one sum; categorical values are located
-by their variable's dict. Variables scored by a density (per-class Gaussians) are not in the
-table: they are added one by one.
+(compiled, ``_locate.py``) and scored by one compiled sum of its weighted table rows;
+categorical values are located by their variable's dict. Variables scored by a density
+(per-class Gaussians) are not in the table: they are added one by one.
 
 ``version`` counts the compilations, so a ``Row`` can keep its located table rows between a
 ``predict_proba_one`` and the ``learn_one`` of the same dict.
@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from ..variable import NOWHERE
-from ._locate import encode_rows, locate_rows, row_sums
+from ._locate import encode_rows, locate_and_score, locate_row, locate_rows, row_sums, score_row
 
 __all__ = ["Lookup"]
 
@@ -393,7 +393,7 @@ class Lookup:
         """Variables of a ``Row`` and their table rows ``(m,)`` each (``NOWHERE`` → the zero row)."""
         if row.located is not None and row.located[0] == self.version:
             return row.located[1:]
-        ks, rows = row.numeric, self.locate_block(row.numeric, row.values.reshape(1, -1))[0]
+        ks, rows = row.numeric, locate_row(self.cuts, self.n_cuts, self.first_row, self.missing_row, row.numeric, row.values)
         if row.categorical:
             found = []
             for k, value in row.categorical:
@@ -437,8 +437,13 @@ class Lookup:
     # ------------------------------------------------------------------ scoring (after ``refresh``)
     def scores_one(self, row, variables: list) -> np.ndarray:
         """``(J,)`` unnormalised log posterior of one ``Row``."""
-        _, rows = self.locate(row, variables)
-        scores = self.intercept + np.add.reduce(self.weighted[rows], axis=0)  # (J,)
+        if row.categorical or (row.located is not None and row.located[0] == self.version):
+            _, rows = self.locate(row, variables)
+            scores = score_row(self.weighted, rows, self.intercept)  # (J,) intercept + Σ weighted[rows]
+        else:  # (the usual first call on a numeric row: located and scored in one pass, as above)
+            rows, scores = locate_and_score(self.cuts, self.n_cuts, self.first_row, self.missing_row, row.numeric,
+                                            row.values, self.weighted, self.intercept)  # fmt: skip
+            row.located = (self.version, row.numeric, rows)
         held = self.density_values(row)
         for k, value in held:
             ll = variables[k].log_lik_one(value)

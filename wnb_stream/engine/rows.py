@@ -62,7 +62,10 @@ def _number_dtype(dtype) -> bool:
 def check_label(label):
     """A class label as the model stores it (``policy.model_label``): ``ValueError`` naming ``y``
     for a label that cannot be a class: None, NaN, pandas' NA/NaT, unhashable, or a value a saved
-    model cannot hold."""
+    model cannot hold. A Python int, str or bool (the usual labels) is such a label as it is."""
+    kind = type(label)
+    if kind is int or kind is str or kind is bool:  # (``model_label`` returns them unchanged, tested)
+        return label
     return model_label(label)
 
 
@@ -127,9 +130,15 @@ class Plan:
 
     Every key is a known variable; numeric variables hold plain numbers and categorical ones
     strings, so nothing can be invalid. ``numeric_at``/``categorical_at`` are positions in the
-    dict's order, ``numeric_at`` following the increasing variable indices ``numeric``. The last
-    row read is kept: a stream usually hands the same dict to ``predict_proba_one`` then
-    ``learn_one``.
+    dict's order, ``numeric_at`` following the increasing variable indices ``numeric``.
+
+    The last row read is kept (``seen``, ``last``): a stream usually hands the same dict to
+    ``predict_proba_one`` then ``learn_one``, and ``RowParser.row`` returns that row again when
+    the dict holds the same keys, in the same order, and values of the same types that compare
+    equal. Values of the same plain type that compare equal convert to the same floats, but for
+    the sign of a zero (``-0.0 == 0.0``): a row holding a zero is not kept (``last`` None), so a
+    row returned again is always the one a fresh read gives, bit for bit (property-tested, the
+    dict changed in place between the calls included).
     """
 
     keys: tuple
@@ -139,13 +148,20 @@ class Plan:
     categorical: list  # variable indices
     categorical_at: list
     default: float | None = None  # the value of absent numeric features (entries holding it are left out)
-    last: tuple = (None, None)  # (values, Row) of the last row read
+    seen: tuple = ()  # the keys of the last dict read (equal to ``keys``; compared by identity first)
+    last: tuple | None = None  # (values, Row) of the last dict read, None if it held a zero
 
-    def row(self, values: tuple) -> Row:
-        if self.last[0] == values:
-            return self.last[1]
+    def __post_init__(self):
+        self.seen = self.keys
+
+    def row(self, keys: tuple, values: tuple) -> Row:
+        """The ``Row`` of a dict of the plan's shape, given its ``keys`` (equal to the plan's) and ``values``."""
+        last = self.last
+        if last is not None and last[0] == values:  # plain values of the plan's types: == cannot raise
+            self.seen = keys
+            return last[1]
         if not self.categorical:  # every value is a number: one conversion, then variable order
-            numbers_ = np.array(values, dtype=float)[self.numeric_at]  # (a,)
+            numbers_ = np.fromiter(values, dtype=float, count=len(values))[self.numeric_at]  # (a,)
         else:
             numbers_ = np.array([values[i] for i in self.numeric_at.tolist()], dtype=float)
         missing = not np.isfinite(numbers_).all()
@@ -158,7 +174,9 @@ class Plan:
                 numeric, numbers_ = numeric[held], numbers_[held]
         categorical = [(k, values[i]) for k, i in zip(self.categorical, self.categorical_at)]
         row = Row(numeric, numbers_, categorical, [], missing)
-        self.last = (values, row)
+        self.seen = keys
+        # (NaN is truthy: ``all`` is False only for a zero, whose sign == cannot see)
+        self.last = (values, row) if numbers_.all() else None
         return row
 
 
@@ -245,12 +263,13 @@ class RowParser:
         """
         if not isinstance(x, dict):
             raise ValueError(f"x must be a dict of features, got {type(x).__name__}")
-        plan, values = self.plan, tuple(x.values())
-        if plan is None or tuple(x) != plan.keys or tuple(map(type, values)) != plan.types:
+        plan, keys, values = self.plan, tuple(x), tuple(x.values())
+        # (the keys of the plan's last dict: the same dict again compares by identity, at once)
+        if plan is None or keys != plan.seen or tuple(map(type, values)) != plan.types:
             plan = self._numeric_plan(x)  # (None unless every entry is a number of a known numeric variable)
         if plan is not None:
             try:
-                row = plan.row(values)
+                row = plan.row(keys, values)
                 self.plan = plan
                 return row
             except OverflowError:  # an int beyond the float range: the general path names it
