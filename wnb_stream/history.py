@@ -17,6 +17,12 @@ Storage is columnar and preallocated (a ring of ``capacity`` rows):
 
 Column axes grow by doubling when variables, slots or classes appear, so memory is bounded by
 capacity × (number of variables + slots × classes), never by the stream length.
+
+A sparse stream (a model with ``absent`` set) keeps each row's entries instead of ``numeric`` and
+``present`` (``SparseHistory``): its memory is bounded by capacity × (the widest row's entries +
+categorical columns + slots × classes), whatever the number of variables. Callers read the raw
+rows of either layout through the same methods (``numeric_block``, ``column``, ``counts``,
+``raw``).
 """
 
 from __future__ import annotations
