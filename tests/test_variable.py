@@ -9,7 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wnb_stream import summaries
+from wnb_stream.tables import Bins
 from wnb_stream.variable import NOWHERE, Variable
+
+
+def _stacked_tables(variables: list, classes: tuple, default) -> list:
+    """The tables of ``Variable._gk_stack``, one per variable (each a view of the stack)."""
+    bounds, counts, missing, starts = Variable._gk_stack(variables, classes, default)
+    return [Bins._assemble(bounds[lo:hi], counts[lo:hi], classes, missing[t])
+            for t, (lo, hi) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist()))]  # fmt: skip
 
 
 def _agrees(variable: Variable, probes) -> None:
@@ -129,7 +137,7 @@ def _reference_table(variable: Variable, classes: tuple, default):
     weights=st.sampled_from([1.0, 0.5, 0.3]),
 )
 def test_the_tables_made_together_are_each_variables_own(seed, n_variables, default, weights):
-    """``Variable._gk_tables`` (the stacked tables of a rebuild of many variables) and ``_table``
+    """``Variable._gk_stack`` (the stacked tables of a rebuild of many variables) and ``_table``
     make, table by table, the summary's ``table().aligned(classes)`` with the default value's
     point (``with_point``) bit for bit: whatever the class order each summary met its classes in,
     classes it never met, no value but missing ones, a point that joins a bin or falls between
@@ -150,7 +158,7 @@ def test_the_tables_made_together_are_each_variables_own(seed, n_variables, defa
     # twins: equal summaries (equal tables), rebuilt together
     variables += [_fed(("numeric", summaries.GKClass()), [1.0, 2.0], ["a", "b"]) for _ in range(3)]
     option = None if default is None else (default, rng.integers(0, 30, len(classes)).astype(float))
-    together = Variable._gk_tables(variables, classes, option)
+    together = _stacked_tables(variables, classes, option)
     for variable, table in zip(variables, together):
         expected = _reference_table(variable, classes, option)
         for got in (table, variable._table(classes, option)):

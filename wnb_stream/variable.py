@@ -167,14 +167,6 @@ class Variable:
         return Bins._assemble(bounds, counts, classes, missing)
 
     @staticmethod
-    def _gk_tables(variables: list, classes: tuple, default) -> list:
-        """``[variable._table(classes, default) for variable in variables]`` (variables of ``GKClass``
-        summaries), made together (``_gk_stack``): each table a view of the stacked arrays."""
-        bounds, counts, missing, starts = Variable._gk_stack(variables, classes, default)
-        return [Bins._assemble(bounds[lo:hi], counts[lo:hi], classes, missing[t])
-                for t, (lo, hi) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist()))]  # fmt: skip
-
-    @staticmethod
     def _gk_stack(variables: list, classes: tuple, default) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The tables of ``[variable._table(classes, default) for variable in variables]`` (variables
         of ``GKClass`` summaries, ``classes`` two or more), stacked as ``GKClass.aligned_stack``
@@ -266,29 +258,28 @@ class Variable:
         if len(classes) > 1 and (default is None or math.isfinite(default[0])):
             stacked = [v for v in variables if v.summary.__class__ is GKClass and v.kind == "numeric"]
         together, tables, index = [], [], {}  # variables of each distinct table, the tables, table → its place
+
+        def join(variable, bounds, counts, missing, classes_, make) -> None:
+            """``variable`` to the group of its table (made by ``make()`` if it is the first)."""
+            i = index.setdefault((bounds.tobytes(), counts.tobytes(), missing.tobytes(), classes_), len(tables))
+            if i == len(tables):
+                together.append([variable])
+                tables.append(make())
+            else:
+                together[i].append(variable)
+
         if len(stacked) > 1:  # their tables, stacked: only the distinct ones are made
             bounds, counts, missing, starts = Variable._gk_stack(stacked, classes, default)
             for t, (variable, lo, hi) in enumerate(zip(stacked, starts[:-1].tolist(), starts[1:].tolist())):
-                key = (bounds[lo:hi].tobytes(), counts[lo:hi].tobytes(), missing[t].tobytes(), classes)
-                i = index.setdefault(key, len(tables))
-                if i == len(tables):
-                    together.append([variable])
-                    tables.append(Bins._assemble(bounds[lo:hi], counts[lo:hi], classes, missing[t]))
-                else:
-                    together[i].append(variable)
+                part = (bounds[lo:hi], counts[lo:hi], missing[t])
+                join(variable, *part, classes, lambda part=part: Bins._assemble(part[0], part[1], classes, part[2]))
             done = set(map(id, stacked))
             variables = [variable for variable in variables if id(variable) not in done]
         for variable in variables:
             if variable.kind == "numeric" and not variable.density:
                 table = variable._table(classes, default)
                 if isinstance(table, Bins):
-                    key = (table.upper_bounds.tobytes(), table.counts.tobytes(), table.missing.tobytes(), table.classes)
-                    i = index.setdefault(key, len(tables))
-                    if i == len(tables):
-                        together.append([variable])
-                        tables.append(table)
-                    else:
-                        together[i].append(variable)
+                    join(variable, table.upper_bounds, table.counts, table.missing, table.classes, lambda table=table: table)
                     continue
             variable.rebuild(classes, selection_cost, criterion, default)
         if not together:

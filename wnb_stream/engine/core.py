@@ -360,7 +360,7 @@ class Engine:
         variable, h = self.registry.variables[k], self.history
         numeric = variable.kind == "numeric"
         default = None
-        if self.absent is not None and variable.kind == "numeric":  # absent cells hold the default value
+        if self.absent is not None and numeric:  # absent cells hold the default value
             ll = variable.log_lik_one(float(self.absent))
             default = np.zeros(len(self.classes))
             if ll is not None:

@@ -266,7 +266,12 @@ class RowParser:
         plan, keys, values = self.plan, tuple(x), tuple(x.values())
         # (the keys of the plan's last dict: the same dict again compares by identity, at once)
         if plan is None or keys != plan.seen or tuple(map(type, values)) != plan.types:
-            plan = self._numeric_plan(x)  # (None unless every entry is a number of a known numeric variable)
+            ks = self._plain(x, values)  # (None unless every entry is a number, of a numeric or a new variable)
+            plan = None if ks is None or None in ks else self._numeric_plan(x, ks)
+            if ks is not None and plan is None:  # plain numbers, some of new features
+                row = self._numbers(x, learn, ks)
+                if row is not None:
+                    return row
         if plan is not None:
             try:
                 row = plan.row(keys, values)
@@ -274,52 +279,54 @@ class RowParser:
                 return row
             except OverflowError:  # an int beyond the float range: the general path names it
                 pass
-        else:
-            row = self._numbers(x, learn)
-            if row is not None:
-                return row
         row, plain = self._each(x, learn)
         if plain:
             self.plan = self._make_plan(x)
         return row
 
-    def _numeric_plan(self, x: dict) -> Plan | None:
+    def _plain(self, x: dict, values: tuple) -> list | None:
+        """The variable index of each key of ``x`` (None: a new feature) when its ``values`` are
+        plain numbers (Python ints and floats) and its known features numeric; None for any other
+        dict. What ``_numeric_plan`` and ``_numbers`` read in bulk."""
+        if not all(kind is float or kind is int for kind in map(type, values)):
+            return None
+        index, variables = self.registry.index, self.registry.variables
+        ks = [index.get(name) for name in x]
+        if not all(variables[k].kind == "numeric" for k in ks if k is not None):
+            return None
+        return ks
+
+    def _numeric_plan(self, x: dict, ks: list | None = None) -> Plan | None:
         """The plan of a dict of plain numbers (Python ints and floats) in known numeric variables,
-        made without reading its values one by one (None for any other dict).
+        made without reading its values one by one (None for any other dict); ``ks``, if given,
+        is ``_plain``'s answer for it.
 
         A sparse stream hands dicts whose keys change from row to row, so the plan of the last
         shape rarely serves the next row; this reads such a row in a few NumPy calls instead of
         a check per entry, with the same result as ``_each`` (tested).
         """
-        index, variables = self.registry.index, self.registry.variables
-        ks = [index.get(name) for name in x]
-        if None in ks:
-            return None
-        types = tuple(map(type, x.values()))
-        if not all(kind is float or kind is int for kind in types):
-            return None
-        if not all(variables[k].kind == "numeric" for k in ks):
+        values = tuple(x.values())
+        ks = self._plain(x, values) if ks is None else ks
+        if ks is None or None in ks:
             return None
         ks = np.array(ks, dtype=np.intp)
         order = np.argsort(ks)
-        return Plan(tuple(x), types, ks[order], order.astype(np.intp), [], [], self.default)
+        return Plan(tuple(x), tuple(map(type, values)), ks[order], order.astype(np.intp), [], [], self.default)
 
-    def _numbers(self, x: dict, learn: bool = False) -> Row | None:
+    def _numbers(self, x: dict, learn: bool = False, ks: list | None = None) -> Row | None:
         """The ``Row`` of a dict of plain numbers (Python ints and floats) whose known features are
         numeric and some are new, read as ``_each`` reads it (tested): the known entries in a few
-        NumPy calls, the new ones one by one (None for any other dict).
+        NumPy calls, the new ones one by one (None for any other dict); ``ks``, if given, is
+        ``_plain``'s answer for it.
 
         The rows of a wide sparse stream bring new features for thousands of rows; with a check
         per entry, ``_each`` cost more than the rest of the row's scoring.
         """
-        index, variables = self.registry.index, self.registry.variables
         values = tuple(x.values())
-        if not all(kind is float or kind is int for kind in map(type, values)):
+        ks = self._plain(x, values) if ks is None else ks
+        if ks is None:
             return None
-        ks = [index.get(name) for name in x]
         known = [i for i, k in enumerate(ks) if k is not None]
-        if not all(variables[ks[i]].kind == "numeric" for i in known):
-            return None
         try:
             numbers = np.array([values[i] for i in known], dtype=float)
         except OverflowError:  # an int beyond the float range: the general path names it
