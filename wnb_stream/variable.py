@@ -216,6 +216,36 @@ class Variable:
             array.setflags(write=False)  # (the tables' views are read-only)
         return bounds, counts, missing, starts
 
+    @staticmethod
+    def null_proven(variables: list, n_classes: int, selection_cost: float, default) -> np.ndarray:
+        """``(len(variables),)`` bool: True where a rebuild with these arguments is proven to give
+        the null model again, so that it may be skipped (``docs/algorithms/prediction.md#rebuild-schedule``).
+
+        Only numeric ``GKClass`` variables whose level 2 is already the null model (one part) on
+        ``n_classes`` classes qualify, in a model whose absent features hold a number
+        (``default`` = ``(value, class_counts)``): their table is the default value's point and
+        the weight the summary holds, and ``modl.null_proven`` bounds every split of such a table.
+        A skipped variable's level 2 is the same function of the values (every value in its one
+        part, scored 0); its partition keeps the counts and costs of its last rebuild. Its summary
+        takes its buffered values as a rebuild's table would (``GKClass.settle``), so the
+        summaries do not depend on which rebuilds were skipped.
+        """
+        proven = np.zeros(len(variables), dtype=bool)
+        if default is None or not variables or not isinstance(default[0], (int, float)) or not math.isfinite(default[0]):
+            return proven
+        candidates = [
+            t
+            for t, v in enumerate(variables)
+            if v.n_parts == 1 and v.summary.__class__ is GKClass and v.kind == "numeric" and v.log_prob.shape[1] == n_classes
+        ]
+        if not candidates:
+            return proven
+        held, atoms = np.empty(len(candidates)), np.empty(len(candidates), dtype=np.intp)
+        for i, t in enumerate(candidates):
+            held[i], atoms[i] = variables[t].summary.settle()
+        proven[candidates] = modl.null_proven(held, atoms, default[1][:n_classes], selection_cost=selection_cost)
+        return proven
+
     def _take(self, partition, table, plain: bool = False) -> None:
         """Make ``partition`` of ``table`` this variable's level 2 (a binned variable).
 

@@ -9,12 +9,15 @@
 - every invariant of the random-stream test holds with a default value;
 - save and load, the predictor, merge, and parameter errors;
 - the sparse layout of the history (``SparseHistory``) gives the model of the dense one, bit for
-  bit, through learning, forgetting and a merge.
+  bit, through learning, forgetting and a merge;
+- a rebuild proven to give the null model again is skipped, and changes nothing the model
+  computes: the same predictions, weights, schedule and summaries as rebuilding it.
 """
 
 from __future__ import annotations
 
 import math
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -25,6 +28,7 @@ from test_invariants import NUMERIC, OPTIMIZERS, assert_encoding_is_a_function_o
 
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights
 from wnb_stream.history import History
+from wnb_stream.variable import Variable
 
 NAMES = [f"f{k}" for k in range(6)]
 
@@ -279,3 +283,61 @@ def test_debug_one_shows_the_absent_features_terms_and_its_lines_add_up():
     scores = terms.sum(axis=0)
     np.testing.assert_allclose(np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum(), probability, atol=2e-4)
     assert [float(v) for v in lines[-1].split()[-2:]] == [round(p, 4) for p in model.predict_proba_one(x).values()]
+
+
+def _word_counts(n: int, K: int, seed: int):
+    """Rows of a few word counts among ``K`` (Zipf rates, a long tail of rare words); words 0 to 3 carry the class."""
+    rng = np.random.default_rng(seed)
+    rates = np.minimum(2.0 / np.arange(1, K + 1), 0.5)
+    for _ in range(n):
+        y = int(rng.integers(0, 2))
+        on = rng.random(K) < rates
+        on[:4] = rng.random(4) < (0.6 if y else 0.15)
+        yield {f"w{k}": float(1 + rng.poisson(0.5)) for k in np.flatnonzero(on).tolist()}, y
+
+
+def _rebuild_all(variables, n_classes, selection_cost, default):
+    return np.zeros(len(variables), dtype=bool)
+
+
+def _same_summaries(a: WeightedNaiveBayes, b: WeightedNaiveBayes) -> None:
+    for va, vb in zip(a._engine.registry.variables, b._engine.registry.variables):
+        sa, sb = va.summary, vb.summary
+        assert sa.classes == sb.classes and list(sa._buffer_values) == list(sb._buffer_values)
+        for name in ("_values", "_g", "_delta", "_at_value", "_counts", "_missing"):
+            np.testing.assert_array_equal(getattr(sa, name), getattr(sb, name))
+
+
+@pytest.mark.parametrize("name", ["VNS", "Uniform"])
+def test_a_rebuild_proven_null_is_skipped_and_changes_nothing(name):
+    """``Variable.null_proven`` skips most rebuilds of a stream of rare words; a model that rebuilds
+    every one of them (the proof switched off) predicts the same, bit for bit, row after row, and
+    ends with the same weights, schedule and summaries. Only the skipped partitions' counts and
+    costs are those of their last rebuild."""
+    rows = list(_word_counts(400, 300, 1))
+    make = lambda: WeightedNaiveBayes(absent=0.0, seed=2, optimizer=OPTIMIZERS[name](5))  # noqa: E731
+    skipping, full = make(), make()
+    proofs = []
+    proven = Variable.null_proven
+
+    def counted(*args):
+        result = proven(*args)
+        proofs.append(int(result.sum()))
+        return result
+
+    with mock.patch.object(Variable, "null_proven", staticmethod(counted)):
+        for x, y in rows:
+            p = skipping.predict_proba_one(x)
+            skipping.learn_one(x, y)
+            with mock.patch.object(Variable, "null_proven", staticmethod(_rebuild_all)):
+                assert full.predict_proba_one(x) == p  # bit for bit
+                full.learn_one(x, y)
+    assert sum(proofs) > 1000  # (the test means something: most rebuilds were skipped)
+    assert_same_model(skipping, full, [x for x, _ in rows[-20:]] + [{}])
+    _same_summaries(skipping, full)
+    assert [v.flat for v in skipping._engine.registry.variables] == [v.flat for v in full._engine.registry.variables]
+    for m in (skipping, full):
+        m._check()
+    assert_encoding_is_a_function_of_the_raw_rows(skipping)
+    restored = io.loads(io.dumps(skipping))  # (a skipped partition is a valid one)
+    assert restored.predict_proba_one(rows[0][0]) == skipping.predict_proba_one(rows[0][0])

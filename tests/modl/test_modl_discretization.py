@@ -71,6 +71,19 @@ def oracle_cost(parts, n_bins, criterion="bins", selection_cost=0.0):
     return prior + sum(_part(p) for p in parts)
 
 
+def splits(atoms):
+    """Every partition of a sequence of atoms (count vectors) into runs: lists of the runs' counts."""
+    n = len(atoms)
+    for mask in itertools.product([False, True], repeat=n - 1):
+        parts, current = [], [0.0] * len(atoms[0])
+        for i, atom in enumerate(atoms):
+            current = [c + a for c, a in zip(current, atom)]
+            if i == n - 1 or mask[i]:
+                parts.append(current)
+                current = [0.0] * len(atoms[0])
+        yield parts
+
+
 def brute_force(table, criterion="bins", selection_cost=0.0):
     """(best cost, null cost) over every cut set of the non-empty bins (missing bin first)."""
     atoms = [list(row) for row in table.counts]
@@ -83,13 +96,7 @@ def brute_force(table, criterion="bins", selection_cost=0.0):
     n = len(atoms)
     null = oracle_cost([[sum(col) for col in zip(*atoms)]], n, criterion, selection_cost)
     best = null
-    for mask in itertools.product([False, True], repeat=n - 1):
-        parts, current = [], [0.0] * len(observed)
-        for i, atom in enumerate(atoms):
-            current = [c + a for c, a in zip(current, atom)]
-            if i == n - 1 or mask[i]:
-                parts.append(current)
-                current = [0.0] * len(observed)
+    for parts in splits(atoms):
         best = min(best, oracle_cost(parts, n, criterion, selection_cost))
     # a model not better than the null one by the tolerances is the null model
     # (docs/algorithms/modl.md#comparing-costs)

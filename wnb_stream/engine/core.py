@@ -294,12 +294,21 @@ class Engine:
         default = None if self.absent is None else (self.absent, self.classes.counts)
         variables = registry.variables
         rebuilt = [k for k in indices.tolist() if variables[k].summary.n > 0]  # (an empty summary is skipped)
-        # all at once: the numeric binned variables are discretized together (``Variable.rebuild_many``)
-        Variable.rebuild_many([variables[k] for k in rebuilt], classes, selection_cost, default=default)
-        self.schedule.rebuilt(registry, np.array(rebuilt, dtype=np.intp))
-        self.lookup.mark(indices.tolist())
-        self._context = None
         held = np.array(rebuilt, dtype=np.intp)
+        # A variable out of level 3 whose rebuild is proven to give the null model again keeps it.
+        free = held[self.slots.of[held] < 0]
+        same = free[Variable.null_proven([variables[k] for k in free.tolist()], len(classes), selection_cost, default)]
+        if len(same):
+            changed = np.setdiff1d(indices, same, assume_unique=True)
+            held = held[~np.isin(held, same)]
+        else:
+            changed = indices
+        # all at once: the numeric binned variables are discretized together (``Variable.rebuild_many``)
+        Variable.rebuild_many([variables[k] for k in held.tolist()], classes, selection_cost, default=default)
+        self.schedule.rebuilt(registry, np.array(rebuilt, dtype=np.intp))
+        if len(changed):
+            self.lookup.mark(changed.tolist())
+        self._context = None
         self._enter([k for k in held[self.slots.of[held] < 0].tolist() if not variables[k].flat])  # (the others have one)
         self._reencode_columns(held[self.slots.of[held] >= 0].tolist())
 

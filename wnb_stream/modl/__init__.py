@@ -8,7 +8,7 @@ the one-part model of either. Cost terms are pure functions in ``modl.costs``.
 
 from . import costs
 from .batch import discretize_many
-from .discretization import EXACT_MAX_ATOMS, discretization_prior, discretize, null_intervals
+from .discretization import EXACT_MAX_ATOMS, discretization_prior, discretize, null_intervals, null_proven
 from .grouping import EXHAUSTIVE_MAX_VALUES, group, grouping_prior, null_groups
 from .partition import MISSING, STAR, Groups, Intervals, log_probabilities
 
@@ -18,6 +18,7 @@ __all__ = [
     "discretize_many",
     "group",
     "null_partition",
+    "null_proven",
     "Intervals",
     "Groups",
     "STAR",

@@ -687,3 +687,62 @@ def discretize(table: Bins, *, criterion: str = "bins", method: str = "auto", se
 def null_intervals(table: Bins, *, criterion: str = "bins", selection_cost: float = 0.0) -> Intervals:
     """The one-interval model of a table (used before the first rebuild is worthwhile)."""
     return discretize(table, criterion=criterion, method="null", selection_cost=selection_cost)
+
+
+@functools.lru_cache(maxsize=1024)
+def _least_prior_excess(n_atoms: int) -> float:
+    """min over I ≥ 2 of prior(I) − prior(1) for the ``"bins"`` criterion without c_sel, B = ``n_atoms`` ≥ 2."""
+    prior = discretization_prior(n_atoms, 1.0, "bins", 0.0)
+    return float(np.min(prior[2:]) - prior[1])
+
+
+def null_proven(held, n_atoms, class_counts, *, selection_cost: float = 0.0, criterion: str = "bins") -> np.ndarray:
+    """True where MODL is proven to choose the null model, without the table
+    (docs/algorithms/modl.md#a-bound-that-proves-the-null-model).
+
+    Each variable ``t`` has a table with the class totals ``class_counts (J,)`` in which all but a
+    weight ``held[t]`` lies in one atom (the point of the default value of absent features), and
+    at least ``n_atoms[t]`` atoms. True where :func:`null_bound` exceeds the rounding of the costs:
+    ``discretize`` then returns the null model (one part, Level 0) for every such table. False
+    says nothing. Criteria ``"bins"`` and ``"boulle2006"``.
+
+    >>> null_proven([2, 30], [2, 5], [500.0, 500.0], selection_cost=math.log(1000)).tolist()
+    [True, False]
+    """
+    bound = null_bound(held, n_atoms, class_counts, selection_cost=selection_cost, criterion=criterion)
+    counts = np.asarray(class_counts, dtype=float)
+    total = float(counts[counts > 0].sum())
+    slack = COST_TOLERANCE + 1e-8 * math.lgamma(total + len(counts) + 1.0)  # the costs' rounding, with room
+    return bound > slack
+
+
+def null_bound(held, n_atoms, class_counts, *, selection_cost: float = 0.0, criterion: str = "bins") -> np.ndarray:
+    """A lower bound of c(M) − c(M0) over the models M of two or more intervals of every table of
+    :func:`null_proven`'s kind (``-inf`` where ``held`` exceeds the least class count; ``+inf``
+    with fewer than two classes observed, where every model costs 0).
+
+    c(M) − c(M0) ≥ e(B) + c_sel + log J − [part(n) − part(n − h)]: e(B), the least extra prior of
+    I ≥ 2 intervals over B atoms, is nondecreasing in B; the intervals besides the point's cost at
+    least log J each, and the point's at least part(n − h), part being increasing in each count;
+    over the class counts h ≥ 0 of the held weight (Σ h = held ≤ the least count) the concave
+    part(n) − part(n − h) is greatest at a vertex of that simplex, all of it in the least class.
+    """
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
+    held = np.asarray(held, dtype=float)
+    n_atoms = np.asarray(n_atoms, dtype=np.intp)
+    counts = np.asarray(class_counts, dtype=float)
+    counts = counts[counts > 0]
+    J = len(counts)
+    if J < 2:
+        return np.full(held.shape, np.inf)
+    N, least = float(counts.sum()), float(counts.min())
+    if criterion == "bins":
+        distinct, where = np.unique(np.maximum(n_atoms, 2), return_inverse=True)
+        excess = np.array([_least_prior_excess(int(b)) for b in distinct.tolist()])[where].reshape(held.shape)
+    else:  # Boullé 2006: log N + log C(N + I − 1, I − 1), least for I = 2 over I = 1
+        excess = np.full(held.shape, math.log(N + 1.0))
+    inside = held <= least
+    h = np.where(inside, held, 0.0)
+    gain = math.lgamma(N + J) - log_gamma(N - h + J) - math.lgamma(least + 1.0) + log_gamma(least - h + 1.0)
+    return np.where(inside, excess + selection_cost + math.log(J) - gain, -np.inf)

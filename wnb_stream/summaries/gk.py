@@ -609,6 +609,17 @@ class GKClass(Summary):
         self._grow()
         return Bins(self._values, self._counts, self.classes, self._missing)  # Bins copies
 
+    def settle(self) -> tuple[float, int]:
+        """Take the buffered values and give every registered class its column, as reading the
+        table does; then ``(n, atoms)``: the weight held (``n``) and the atoms of the table, its
+        tuples and one for missing values if there are any (``Variable.null_proven``)."""
+        if self._buffer_values:
+            self._flush()
+        if self._counts.shape[1] < len(self._classes) or len(self._missing) < len(self._classes):
+            self._grow()
+        missing = float(self._missing.sum())
+        return self._weight + missing, len(self._values) + (missing > 0)
+
     @staticmethod
     def aligned_stack(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The arrays of ``[s.table().aligned(classes) for s in summaries]`` stacked: ``bounds (R,)``,
