@@ -221,14 +221,15 @@ class Variable:
         """``(len(variables),)`` bool: True where a rebuild with these arguments is proven to give
         the null model again, so that it may be skipped (``docs/algorithms/prediction.md#rebuild-schedule``).
 
-        Only numeric ``GKClass`` variables whose level 2 is already the null model (one part) on
-        ``n_classes`` classes qualify, in a model whose absent features hold a number
-        (``default`` = ``(value, class_counts)``): their table is the default value's point and
-        the weight the summary holds, and ``modl.null_proven`` bounds every split of such a table.
-        A skipped variable's level 2 is the same function of the values (every value in its one
-        part, scored 0); its partition keeps the counts and costs of its last rebuild. Its summary
-        takes its buffered values as a rebuild's table would (``GKClass.settle``), so the
-        summaries do not depend on which rebuilds were skipped.
+        Only numeric ``GKClass`` variables whose level 2 is the null model (one part) on
+        ``n_classes`` classes, or not built yet, qualify, in a model whose absent features hold a
+        number (``default`` = ``(value, class_counts)``): their table is the default value's point
+        and the weight the summary holds, and ``modl.null_proven`` bounds every split of such a
+        table. A skipped variable's level 2 scores every value 0 for every class, as the null
+        model does; its partition (if any) keeps the counts and costs of its last rebuild, and a
+        variable never rebuilt has none (it costs no lookup rows). Its summary takes its buffered
+        values as a rebuild's table would (``GKClass.settle``), so the summaries do not depend on
+        which rebuilds were skipped.
         """
         proven = np.zeros(len(variables), dtype=bool)
         if default is None or not variables or not isinstance(default[0], (int, float)) or not math.isfinite(default[0]):
@@ -236,7 +237,9 @@ class Variable:
         candidates = [
             t
             for t, v in enumerate(variables)
-            if v.n_parts == 1 and v.summary.__class__ is GKClass and v.kind == "numeric" and v.log_prob.shape[1] == n_classes
+            if v.summary.__class__ is GKClass
+            and v.kind == "numeric"
+            and (v.model is None or (v.n_parts == 1 and v.log_prob.shape[1] == n_classes))
         ]
         if not candidates:
             return proven

@@ -313,7 +313,7 @@ def test_a_rebuild_proven_null_is_skipped_and_changes_nothing(name):
     """``Variable.null_proven`` skips most rebuilds of a stream of rare words; a model that rebuilds
     every one of them (the proof switched off) predicts the same, bit for bit, row after row, and
     ends with the same weights, schedule and summaries. Only the skipped partitions' counts and
-    costs are those of their last rebuild."""
+    costs are those of their last rebuild, and rare words never rebuilt hold no partition."""
     rows = list(_word_counts(400, 300, 1))
     make = lambda: WeightedNaiveBayes(absent=0.0, seed=2, optimizer=OPTIMIZERS[name](5))  # noqa: E731
     skipping, full = make(), make()
@@ -336,6 +336,8 @@ def test_a_rebuild_proven_null_is_skipped_and_changes_nothing(name):
     assert_same_model(skipping, full, [x for x, _ in rows[-20:]] + [{}])
     _same_summaries(skipping, full)
     assert [v.flat for v in skipping._engine.registry.variables] == [v.flat for v in full._engine.registry.variables]
+    never = [v for v in skipping._engine.registry.variables if v.model is None and v.summary.n > 0]
+    assert never and skipping.memory_usage() < full.memory_usage()  # rare words never built: no partition
     for m in (skipping, full):
         m._check()
     assert_encoding_is_a_function_of_the_raw_rows(skipping)

@@ -201,6 +201,7 @@ class Engine:
     def _grow_classes(self) -> None:
         if self.classes.grow():
             self.schedule.quiet = 0  # a new class rebuilds every variable
+            self.lookup.invalidate()  # (the lookups gain its column, even if no rebuild writes one)
 
     def _register(self, row: Row) -> Row:
         """Create the variables of the row's new features (in a deterministic order); the full row."""

@@ -617,7 +617,7 @@ class GKClass(Summary):
             self._flush()
         if self._counts.shape[1] < len(self._classes) or len(self._missing) < len(self._classes):
             self._grow()
-        missing = float(self._missing.sum())
+        missing = sum(self._missing.tolist())  # (a few floats: cheaper than NumPy's sum)
         return self._weight + missing, len(self._values) + (missing > 0)
 
     @staticmethod
