@@ -341,5 +341,7 @@ def test_a_rebuild_proven_null_is_skipped_and_changes_nothing(name):
     for m in (skipping, full):
         m._check()
     assert_encoding_is_a_function_of_the_raw_rows(skipping)
-    restored = io.loads(io.dumps(skipping))  # (a skipped partition is a valid one)
-    assert restored.predict_proba_one(rows[0][0]) == skipping.predict_proba_one(rows[0][0])
+    restored = io.loads(io.dumps(skipping))  # (a skipped partition, and no partition, are valid)
+    predictor = skipping.predictor()
+    for x, _ in rows[:20]:
+        assert restored.predict_proba_one(x) == predictor.predict_proba_one(x) == skipping.predict_proba_one(x)

@@ -187,7 +187,7 @@ _VARIABLE_SCHEMA = Schema(
             "name": Key(doc="the feature name"),
             "kind": Str(choices=("numeric", "categorical"), doc="numeric or categorical"),
             "summary": Record(*_SUMMARIES, doc="level 1: the variable's summary"),
-            "partition": Optional(Record("Intervals", "Groups"), doc="level 2 as of the last rebuild (null: not built yet); for a Gaussian summary, the partition of its virtual bins"),
+            "partition": Optional(Record("Intervals", "Groups"), doc="level 2 as of the last rebuild (null: not built yet; with `absent` set, a rare variable's rebuild proven to give the null model is skipped, so it may never be built); for a Gaussian summary, the partition of its virtual bins"),
             "density": Optional(Record("GaussianDensity"), doc="the per-class Gaussians of the last rebuild (Gaussian summaries)"),
             "level": Float(low=0.0, below=1.0, doc="MODL Level of the last rebuild (0: none)"),
             "prior_cost": Float(low=0.0, doc="B(X): the variable's MODL prior cost"),
