@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wnb_stream import summaries
-from wnb_stream.engine.lookup import Lookup
+from wnb_stream.engine.lookup import Lookup, _rows_any
 from wnb_stream.engine.registry import Registry
 from wnb_stream.engine.rows import RowParser
 from wnb_stream.variable import NOWHERE
@@ -341,3 +341,13 @@ def test_numpy_sums_the_rows_of_a_table_in_order():
         for row in x[1:]:
             expected = expected + row
         assert x.sum(axis=0).tobytes() == expected.tobytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 40), st.integers(0, 11), st.integers(0, 2**32 - 1))
+def test_rows_any_is_numpys(K, J, seed):
+    """``_rows_any`` (one pass per column) is ``any(axis=1)``: NaN counts, both zeros do not."""
+    rng = np.random.default_rng(seed)
+    a = rng.choice([0.0, -0.0, 1.5, -2.0, np.nan, np.inf], size=(K, J), p=[0.5, 0.2, 0.1, 0.1, 0.05, 0.05])
+    assert _rows_any(a).tolist() == a.any(axis=1).tolist()
+    assert _rows_any(a != 0).tolist() == (a != 0).any(axis=1).tolist()

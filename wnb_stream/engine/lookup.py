@@ -60,6 +60,17 @@ from ._locate import encode_rows, locate_and_score, locate_row, locate_rows, row
 __all__ = ["Lookup"]
 
 
+
+def _rows_any(a: np.ndarray) -> np.ndarray:
+    """``a.any(axis=1)`` of a ``(K, J)`` array, one pass per column: NumPy reduces along a short
+    last axis some 50 times slower (0.5 ms at K = 37,000, J = 2, at every row of a wide stream)."""
+    if a.ndim != 2 or not 0 < a.shape[1] <= 8:
+        return a.any(axis=1)
+    out = a[:, 0] != 0
+    for j in range(1, a.shape[1]):
+        out |= a[:, j] != 0
+    return out
+
 class Lookup:
     """Compiled level-2 lookups of all variables, and the prediction's coefficients.
 
@@ -319,7 +330,7 @@ class Lookup:
                 # the variables whose coefficients changed (bit for bit), and the new ones
                 n = len(old)
                 moved = np.ascontiguousarray(coef[:n]).view(np.uint64) != np.ascontiguousarray(old).view(np.uint64)
-                self.reweigh.update(np.flatnonzero(moved.any(axis=1)).tolist())
+                self.reweigh.update((np.flatnonzero(moved) // moved.shape[1]).tolist())  # (a set: repeats are one)
                 self.reweigh.update(range(n, len(coef)))
             else:
                 self.reweigh = None
@@ -351,7 +362,7 @@ class Lookup:
                 folded = np.ones(len(self.shift), dtype=bool)
                 folded[self.density] = False  # the density-scored variables' terms are added per row
                 self.constant = self.shift[folded].sum(axis=0)
-                self.terms = folded & self.shift.any(axis=1)
+                self.terms = folded & _rows_any(self.shift)
             return
         if len(self.weighted) != len(self.table):  # the table grew: its rows kept their places
             weighted = np.zeros_like(self.table)
@@ -371,13 +382,13 @@ class Lookup:
             self.shift = self.defaults * self.coef
             folded = np.ones(K, dtype=bool)
             folded[self.density] = False
-            self.terms = folded & self.shift.any(axis=1)
+            self.terms = folded & _rows_any(self.shift)
         else:
             if len(self.shift) < K:  # new variables (all of them in ``ks``)
                 self.shift = np.concatenate([self.shift, np.zeros((K - len(self.shift), J))])
                 self.terms = np.concatenate([self.terms, np.zeros(K - len(self.terms), dtype=bool)])
             self.shift[ks] = self.defaults[ks] * self.coef[ks]
-            self.terms[ks] = self.shift[ks].any(axis=1)
+            self.terms[ks] = _rows_any(self.shift[ks])
             if self.density:
                 self.terms[self.density] = False
         self.weighted[rows] -= self.shift[owners]
