@@ -475,7 +475,7 @@ def _model_check(fields: io.Fields) -> None:
     monitor = s["monitor"]
     if (monitor is None) != (p["drift_delta"] is None) or (monitor is not None and monitor.delta != p["drift_delta"]):
         fields.fail("monitor", "must be null exactly when drift_delta is, with delta = drift_delta")
-    io.engine.check_parts(fields, classes, registry, history, schedule, s["learner"], s["slots"])
+    io.engine.check_parts(fields, classes, registry, history, schedule, s["learner"], s["slots"], faded=p["half_life"] is not None)
 
 
 def _model_build(fields: io.Fields) -> WeightedNaiveBayes:

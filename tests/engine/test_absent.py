@@ -308,14 +308,15 @@ def _same_summaries(a: WeightedNaiveBayes, b: WeightedNaiveBayes) -> None:
             np.testing.assert_array_equal(getattr(sa, name), getattr(sb, name))
 
 
-@pytest.mark.parametrize("name", ["VNS", "Uniform"])
-def test_a_rebuild_proven_null_is_skipped_and_changes_nothing(name):
+@pytest.mark.parametrize("name, params, weighted", [("VNS", {}, False), ("Uniform", {}, False), ("VNS", {"half_life": 256}, True)])
+def test_a_rebuild_proven_null_is_skipped_and_changes_nothing(name, params, weighted):
     """``Variable.null_proven`` skips most rebuilds of a stream of rare words; a model that rebuilds
     every one of them (the proof switched off) predicts the same, bit for bit, row after row, and
-    ends with the same weights, schedule and summaries. Only the skipped partitions' counts and
-    costs are those of their last rebuild, and rare words never rebuilt hold no partition."""
-    rows = list(_word_counts(400, 300, 1))
-    make = lambda: WeightedNaiveBayes(absent=0.0, seed=2, optimizer=OPTIMIZERS[name](5))  # noqa: E731
+    ends with the same weights, schedule and summaries, also with fractional sample weights, a
+    fading past and a forgetting in the middle. Only the skipped partitions' counts and costs are
+    those of their last rebuild, and rare words never rebuilt hold no partition."""
+    rows = list(_word_counts(520 if weighted else 400, 300, 1))
+    make = lambda: WeightedNaiveBayes(absent=0.0, seed=2, optimizer=OPTIMIZERS[name](5), **params)  # noqa: E731
     skipping, full = make(), make()
     proofs = []
     proven = Variable.null_proven
@@ -326,12 +327,17 @@ def test_a_rebuild_proven_null_is_skipped_and_changes_nothing(name):
         return result
 
     with mock.patch.object(Variable, "null_proven", staticmethod(counted)):
-        for x, y in rows:
+        for i, (x, y) in enumerate(rows):
+            w = (0.5, 1.0, 2.5)[i % 3] if weighted else 1.0
             p = skipping.predict_proba_one(x)
-            skipping.learn_one(x, y)
+            skipping.learn_one(x, y, w)
+            if weighted and i == 300:
+                skipping._engine.forget(100)
             with mock.patch.object(Variable, "null_proven", staticmethod(_rebuild_all)):
                 assert full.predict_proba_one(x) == p  # bit for bit
-                full.learn_one(x, y)
+                full.learn_one(x, y, w)
+                if weighted and i == 300:
+                    full._engine.forget(100)
     assert sum(proofs) > 1000  # (the test means something: most rebuilds were skipped)
     assert_same_model(skipping, full, [x for x, _ in rows[-20:]] + [{}])
     _same_summaries(skipping, full)

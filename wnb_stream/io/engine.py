@@ -498,8 +498,11 @@ register(
 # Across the parts of one model (``WeightedNaiveBayes``'s record calls this before it builds)
 
 
-def check_parts(fields: Fields, classes, registry, history, schedule, learner, slots: Slots) -> None:
-    """The invariants that tie a model's loaded parts together (``fields.fail`` on the first broken)."""
+def check_parts(fields: Fields, classes, registry, history, schedule, learner, slots: Slots, faded: bool = False) -> None:
+    """The invariants that tie a model's loaded parts together (``fields.fail`` on the first broken).
+
+    ``faded``: the model fades its past (``half_life``), so its class counts shrink while a
+    partition keeps the weight of its last rebuild, which may then exceed them."""
     K, J = len(registry), len(classes)
     if len(slots.passed) != K:
         fields.fail("slots.passed", f"must have one entry per variable ({K})")
@@ -536,7 +539,7 @@ def check_parts(fields: Fields, classes, registry, history, schedule, learner, s
             # level 2 is built with the class axis in the model's order (the classes of its time)
             if part is not None and list(part.classes) != labels[: len(part.classes)]:
                 fields.fail(f"{where}.{name}.classes", "must be the model's classes (or the first of them), in its order")
-        if variable.model is not None:
+        if variable.model is not None and not faded:
             # a partition holds the weight of the summary at its rebuild: never more than the class had
             weight = np.asarray(variable.model.counts).sum(axis=0)
             if np.any(weight > classes.counts[: len(weight)] * (1.0 + 1e-6) + 1e-9):
