@@ -243,10 +243,16 @@ class Variable:
         ]
         if not candidates:
             return proven
-        held, atoms = np.empty(len(candidates)), np.empty(len(candidates), dtype=np.intp)
-        for i, t in enumerate(candidates):
-            held[i], atoms[i] = variables[t].summary.settle()
-        proven[candidates] = modl.null_proven(held, atoms, default[1][:n_classes], selection_cost=selection_cost)
+        held = np.array([variables[t].summary.settle() for t in candidates])
+        counts = default[1][:n_classes]
+        # Every table has at least 2 atoms (one cannot be split); counting them proves more, so
+        # it is done only for the variables that the least count leaves unproven.
+        sure = modl.null_proven(held, np.full(len(candidates), 2), counts, selection_cost=selection_cost)
+        rest = np.flatnonzero(~sure)
+        if len(rest):
+            atoms = np.array([variables[candidates[i]].summary.n_atoms() for i in rest.tolist()], dtype=np.intp)
+            sure[rest] = modl.null_proven(held[rest], atoms, counts, selection_cost=selection_cost)
+        proven[candidates] = sure
         return proven
 
     def _take(self, partition, table, plain: bool = False) -> None:

@@ -659,3 +659,19 @@ def test_memory_usage_grows_with_tuples_and_classes():
     used = gk.memory_usage()
     assert isinstance(used, int) and used > empty
     assert used >= gk._counts.nbytes + 4 * gk._values.nbytes
+
+
+def test_settle_and_n_atoms_read_what_a_rebuild_reads():
+    """``settle`` takes the buffer (as reading the table does) and gives the weight held;
+    ``n_atoms`` counts the bins MODL sees: a tuple whose counts a long decay took to 0 is none."""
+    s = GKClass()
+    for x, y in [(1.0, "a"), (2.0, "b"), (2.0, "a")]:
+        s.update(x, y)
+    assert s.settle() == 3.0 and not s._buffer_values and s.n_atoms() == 2
+    s.decay(1e-200)
+    s.decay(1e-200)  # the counts underflow to 0 (g is kept at the least positive float)
+    s.update(3.0, "a")
+    s.update(None, "b")
+    s.settle()
+    assert s.n_atoms() == 2  # the tuple of 3.0 and the missing values
+    assert len(s.table().upper_bounds) == 3 and int((s.table().counts.sum(axis=1) > 0).sum()) == 1

@@ -724,8 +724,9 @@ def null_bound(held, n_atoms, class_counts, *, selection_cost: float = 0.0, crit
     c(M) − c(M0) ≥ e(B) + c_sel + log J − [part(n) − part(n − h)]: e(B), the least extra prior of
     I ≥ 2 intervals over B atoms, is nondecreasing in B; the intervals besides the point's cost at
     least log J each, and the point's at least part(n − h), part being increasing in each count;
-    over the class counts h ≥ 0 of the held weight (Σ h = held ≤ the least count) the concave
-    part(n) − part(n − h) is greatest at a vertex of that simplex, all of it in the least class.
+    over the class counts h ≥ 0 of the held weight (Σ h = held ≤ the least count),
+    part(n) − part(n − h) is a constant plus Σ_j lΓ(n_j − h_j + 1), convex, so it is greatest at
+    a vertex of that simplex: all of it in the least class.
     """
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")

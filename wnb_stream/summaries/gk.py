@@ -609,16 +609,19 @@ class GKClass(Summary):
         self._grow()
         return Bins(self._values, self._counts, self.classes, self._missing)  # Bins copies
 
-    def settle(self) -> tuple[float, int]:
+    def settle(self) -> float:
         """Take the buffered values and give every registered class its column, as reading the
-        table does; then ``(n, atoms)``: the weight held (``n``) and the atoms of the table, its
-        tuples and one for missing values if there are any (``Variable.null_proven``)."""
+        table does; then the weight held, missing values included (``n``; ``Variable.null_proven``)."""
         if self._buffer_values:
             self._flush()
         if self._counts.shape[1] < len(self._classes) or len(self._missing) < len(self._classes):
             self._grow()
-        missing = sum(self._missing.tolist())  # (a few floats: cheaper than NumPy's sum)
-        return self._weight + missing, len(self._values) + (missing > 0)
+        return self._weight + sum(self._missing.tolist())  # (a few floats: cheaper than NumPy's sum)
+
+    def n_atoms(self) -> int:
+        """The non-empty bins of the table (tuples whose class counts are not all 0: a long decay
+        can take a tuple's counts to 0), and one for missing values if there are any."""
+        return int(np.count_nonzero(self._counts.sum(axis=1))) + bool(self._missing.any())
 
     @staticmethod
     def aligned_stack(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
