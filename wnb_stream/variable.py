@@ -232,7 +232,7 @@ class Variable:
         which rebuilds were skipped.
         """
         proven = np.zeros(len(variables), dtype=bool)
-        if default is None or not variables or not isinstance(default[0], (int, float)) or not math.isfinite(default[0]):
+        if default is None or not variables or not math.isfinite(default[0]):
             return proven
         candidates = [
             t

@@ -223,14 +223,18 @@ class Engine:
 
     def _add_variables(self, features: list) -> np.ndarray:
         """Create the variables of the ``(name, kind)`` of ``features``, in order; their indices."""
-        prototypes = {"numeric": self.numeric_prototype, "categorical": self.categorical_prototype}
-        kinds = [kind for _, kind in features]
-        fresh = {kind: iter(clones(prototypes[kind], kinds.count(kind))) for kind in set(kinds)}
-        ks = self.registry.add_many([(name, kind, next(fresh[kind])) for name, kind in features], self.history.stored)
+        summaries = self._fresh_summaries([kind for _, kind in features])
+        ks = self.registry.add_many([(name, kind, summary) for (name, kind), summary in zip(features, summaries)], self.history.stored)
         self.schedule.quiet = 0  # their first rebuild falls due at once
         self.lookup.mark(ks.tolist())
         self._context = None
         return ks
+
+    def _fresh_summaries(self, kinds: list) -> list:
+        """A fresh summary (a clone of the prototype of its kind) for each of ``kinds``, in order."""
+        prototypes = {"numeric": self.numeric_prototype, "categorical": self.categorical_prototype}
+        fresh = {kind: iter(clones(prototypes[kind], kinds.count(kind))) for kind in set(kinds)}
+        return [next(fresh[kind]) for kind in kinds]
 
     def _resize(self) -> None:
         """Grow the history and the learner to the current numbers of variables, slots and classes."""
@@ -297,13 +301,11 @@ class Engine:
         rebuilt = [k for k in indices.tolist() if variables[k].summary.n > 0]  # (an empty summary is skipped)
         held = np.array(rebuilt, dtype=np.intp)
         # A variable out of level 3 whose rebuild is proven to give the null model again keeps it.
-        free = held[self.slots.of[held] < 0]
-        same = free[Variable.null_proven([variables[k] for k in free.tolist()], len(classes), selection_cost, default)]
-        if len(same):
-            changed = np.setdiff1d(indices, same, assume_unique=True)
-            held = held[~np.isin(held, same)]
-        else:
-            changed = indices
+        free = self.slots.of[held] < 0
+        same = np.zeros(len(held), dtype=bool)
+        same[free] = Variable.null_proven([variables[k] for k in held[free].tolist()], len(classes), selection_cost, default)
+        changed = np.setdiff1d(indices, held[same], assume_unique=True) if same.any() else indices
+        held = held[~same]
         # all at once: the numeric binned variables are discretized together (``Variable.rebuild_many``)
         Variable.rebuild_many([variables[k] for k in held.tolist()], classes, selection_cost, default=default)
         self.schedule.rebuilt(registry, np.array(rebuilt, dtype=np.intp))
@@ -558,9 +560,9 @@ class Engine:
         classes.seen = np.bincount(y, minlength=J).astype(float)
         classes.next_rebuild = np.zeros(J)  # every variable is rebuilt below
         labels = classes.typed()
-        for k, old in enumerate(registry.variables):
-            prototype = self.numeric_prototype if old.kind == "numeric" else self.categorical_prototype
-            variable = Variable(old.name, old.kind, prototype.clone())
+        summaries = self._fresh_summaries([old.kind for old in registry.variables])
+        for k, (old, summary) in enumerate(zip(registry.variables, summaries)):
+            variable = Variable(old.name, old.kind, summary)
             registry.variables[k] = variable
             if old.kind == "categorical":
                 values, present = h.column(slice(0, keep), k, int(registry.column[k]), numeric=False)

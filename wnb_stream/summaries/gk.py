@@ -611,7 +611,8 @@ class GKClass(Summary):
 
     def settle(self) -> float:
         """Take the buffered values and give every registered class its column, as reading the
-        table does; then the weight held, missing values included (``n``; ``Variable.null_proven``)."""
+        table does (only where there is work: a rebuild settles thousands of summaries); then the
+        weight held, missing values included (``n``; ``Variable.null_proven``)."""
         if self._buffer_values:
             self._flush()
         if self._counts.shape[1] < len(self._classes) or len(self._missing) < len(self._classes):
@@ -633,12 +634,9 @@ class GKClass(Summary):
         T, J = len(summaries), len(classes)
         values, sizes = [], []
         orders: dict = {}  # class order of the summaries → their positions
-        for t, summary in enumerate(summaries):  # (one pass: ``_flush`` and ``_grow`` where they have work)
-            if summary._buffer_values:
-                summary._flush()
+        for t, summary in enumerate(summaries):  # (one pass)
+            summary.settle()
             labels = summary._classes.labels
-            if summary._counts.shape[1] < len(labels) or len(summary._missing) < len(labels):
-                summary._grow()
             values.append(summary._values)
             sizes.append(len(summary._values))
             order = orders.get(tuple(labels))
