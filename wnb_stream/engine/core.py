@@ -293,12 +293,12 @@ class Engine:
         """Rebuild level 2 of the given variables, then re-encode their history columns."""
         self._resize()
         registry = self.registry
-        registry.feed(indices, self.history, self.classes)
+        registry.feed(indices, self.history, self.classes, settle=True)  # (a rebuild reads what it feeds)
         classes = self.classes.index.classes
         selection_cost = math.log(max(1, len(registry)))
         default = None if self.absent is None else (self.absent, self.classes.counts)
         variables = registry.variables
-        rebuilt = [k for k in indices.tolist() if variables[k].summary.n > 0]  # (an empty summary is skipped)
+        rebuilt = [k for k in indices.tolist() if variables[k].summary.holds_weight()]  # (an empty summary is skipped)
         held = np.array(rebuilt, dtype=np.intp)
         # A variable out of level 3 whose rebuild is proven to give the null model again keeps it.
         free = self.slots.of[held] < 0

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..summaries.gk import GKClass
 from ..variable import Variable
 
 __all__ = ["Registry"]
@@ -87,12 +88,15 @@ class Registry:
         return n_numeric_in_row == self.n_numeric == len(self.variables)
 
     # ------------------------------------------------------------------ numeric summaries, in blocks
-    def feed(self, indices: np.ndarray, history, classes) -> None:
+    def feed(self, indices: np.ndarray, history, classes, settle: bool = False) -> None:
         """Give the numeric summaries of ``indices`` the history rows they have not seen yet.
 
         Variables that last took rows at the same point are fed together from one slice of the
         history (from one pass over the entries of a sparse history): ``update_coded`` per
-        variable (a loop of ``update`` for a handful of rows).
+        variable (a loop of ``update`` for a handful of rows). With ``settle`` (a rebuild, which
+        settles what it feeds), the ``GKClass`` summaries fed from a sparse history, a few values
+        each, also settle, together (``GKClass.take_settled``: the same summaries as settling
+        each after its feed; a dense history feeds a few summaries many values each).
         """
         if not len(indices):
             return
@@ -102,7 +106,7 @@ class Registry:
         self.synced[lagging[~numeric]] = stored  # categorical summaries take rows as they come
         lagging = lagging[numeric]
         if history.sparse:
-            self._feed_entries(lagging, history, classes)
+            self._feed_entries(lagging, history, classes, settle)
         else:
             self._feed_block(lagging, history, classes)
         self.synced_min = int(self.synced.min())
@@ -126,7 +130,7 @@ class Registry:
                     self._take(k, values[used, i], codes[used], weights[used], labels)
             self.synced[group] = stored
 
-    def _feed_entries(self, lagging: np.ndarray, h, classes) -> None:
+    def _feed_entries(self, lagging: np.ndarray, h, classes, settle: bool = False) -> None:
         """``feed`` from the sparse layout (``SparseHistory``): one pass over the entries of the
         rows the most lagging summary has not seen, each entry to its variable if that variable
         has not seen its row (the same rows, in the same order, as ``_feed_block``)."""
@@ -147,8 +151,11 @@ class Registry:
         ks, starts = np.unique(variable, return_index=True)
         ends = np.append(starts[1:], len(variable))
         labels = (classes.labels, classes.typed())
-        for k, a, b in zip(ks.tolist(), starts.tolist(), ends.tolist()):
-            self._take(k, value[a:b], codes[a:b], weights[a:b], labels)
+        if settle:
+            self._take_settled(ks, starts, ends, value, codes, weights, labels)
+        else:
+            for k, a, b in zip(ks.tolist(), starts.tolist(), ends.tolist()):
+                self._take(k, value[a:b], codes[a:b], weights[a:b], labels)
         self.synced[lagging] = stored
 
     def _take(self, k: int, values: np.ndarray, codes: np.ndarray, weights: np.ndarray, labels: tuple) -> None:
@@ -162,6 +169,21 @@ class Registry:
                 summary.update(float(value), names[code], float(weight))
         else:
             summary.update_coded(values, codes, labels[1], weights)
+
+    def _take_settled(self, ks, starts, ends, values, codes, weights, labels: tuple) -> None:
+        """Variable ``ks[i]``'s summary takes the entries ``starts[i]:ends[i]`` of ``values``,
+        ``codes`` and ``weights``, then settles (the ``GKClass`` ones together)."""
+        together, bounds = [], ([], [])
+        for k, a, b in zip(ks.tolist(), starts.tolist(), ends.tolist()):
+            summary = self.variables[k].summary
+            if summary.__class__ is GKClass:
+                together.append(summary)
+                bounds[0].append(a)
+                bounds[1].append(b)
+            else:
+                self._take(k, values[a:b], codes[a:b], weights[a:b], labels)
+        if together:
+            GKClass.take_settled(together, values, codes, labels, weights, *bounds)
 
     def make_room(self, m: int, history, classes) -> None:
         """Feed the numeric summaries that have not seen rows the next ``m`` stored rows overwrite."""

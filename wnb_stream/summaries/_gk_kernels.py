@@ -37,7 +37,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["absorb", "compress", "compress_keep", "insert_exact"]
+__all__ = ["absorb", "absorb_many", "compress", "compress_keep", "insert_exact"]
 
 #: NumPy's block size for pairwise summation.
 _PAIRWISE_BLOCK = 128
@@ -417,3 +417,67 @@ def absorb(v, g, delta, at_value, counts, x, codes, w, order, weight, epsilon, g
     if guaranteed:
         v, g, delta, at_value, counts = compress(v, g, delta, at_value, counts, threshold)
     return v, g, delta, at_value, counts, weight
+
+
+@_jit
+def _order(x):
+    """A permutation sorting ``x (m,)``: insertion sort for a few values (stable), else NumPy's.
+    ``absorb`` makes any sorting permutation stable, so the choice changes no float."""
+    m = x.shape[0]
+    if m > 32:
+        return np.argsort(x).astype(np.int64)
+    order = np.arange(m)
+    for i in range(1, m):
+        o = order[i]
+        value = x[o]
+        p = i
+        while p > 0 and x[order[p - 1]] > value:
+            order[p] = order[p - 1]
+            p -= 1
+        order[p] = o
+    return order
+
+
+@_jit
+def absorb_many(v, g, delta, at_value, counts, held, x, codes, w, taken, weight, epsilon):
+    """``absorb`` (guarantee mode) for many summaries in one call.
+
+    Summary ``t`` holds the tuples ``held[t]:held[t + 1]`` of the stacked ``v, g, delta, at_value
+    (S,)`` and ``counts (S, J)``, the flushed weight ``weight[t]`` and ``epsilon[t]``; it absorbs
+    the block ``taken[t]:taken[t + 1]`` of ``x, w (M,)`` and ``codes (M,)`` (finite values with
+    positive weights, class columns ``< J``; an empty block changes nothing). Returns the stacked
+    tuples after (``(S', …)``, at most ``S + M``), their bounds ``(T + 1,)`` and the flushed
+    weights ``(T,)``: each summary's floats are those of ``absorb`` on it alone.
+    """
+    T = held.shape[0] - 1
+    n_classes = counts.shape[1]
+    cap = v.shape[0] + x.shape[0]
+    v_out, g_out, d_out, e_out = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
+    c_out = np.empty((cap, n_classes))
+    bounds = np.zeros(T + 1, dtype=np.int64)
+    weights = np.empty(T)
+    at = 0
+    for t in range(T):
+        a, b, c, d = held[t], held[t + 1], taken[t], taken[t + 1]
+        if d > c:
+            xt = x[c:d]
+            out = absorb(v[a:b], g[a:b], delta[a:b], at_value[a:b], counts[a:b], xt, codes[c:d], w[c:d], _order(xt),
+                         weight[t], epsilon[t], True)  # fmt: skip
+            n = out[0].shape[0]
+            v_out[at : at + n] = out[0]
+            g_out[at : at + n] = out[1]
+            d_out[at : at + n] = out[2]
+            e_out[at : at + n] = out[3]
+            c_out[at : at + n] = out[4]
+            weights[t] = out[5]
+        else:
+            n = b - a
+            v_out[at : at + n] = v[a:b]
+            g_out[at : at + n] = g[a:b]
+            d_out[at : at + n] = delta[a:b]
+            e_out[at : at + n] = at_value[a:b]
+            c_out[at : at + n] = counts[a:b]
+            weights[t] = weight[t]
+        at += n
+        bounds[t + 1] = at
+    return v_out[:at], g_out[:at], d_out[:at], e_out[:at], c_out[:at], bounds, weights

@@ -192,6 +192,11 @@ class Summary(base.Base, abc.ABC):
     def n(self) -> float:
         """Total weight seen, missing values included."""
 
+    def holds_weight(self) -> bool:
+        """``n > 0`` (what a rebuild asks of every summary it may read; a summary may answer it
+        without summing)."""
+        return self.n > 0
+
     @abc.abstractmethod
     def memory_usage(self) -> int:
         """Bytes held (an estimate)."""

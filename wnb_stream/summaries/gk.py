@@ -584,6 +584,10 @@ class GKClass(Summary):
         """Total weight seen, missing values included (does not flush)."""
         return self._weight + math.fsum(self._buffer_weights) + float(self._missing.sum())
 
+    def holds_weight(self) -> bool:
+        """``n > 0``: every term of ``n`` is ≥ 0, so the sum is positive exactly when one is."""
+        return self._weight > 0.0 or any(self._buffer_weights) or any(self._missing.tolist())
+
     @property
     def n_tuples(self) -> int:
         """Number of tuples s (after a flush)."""
@@ -618,6 +622,89 @@ class GKClass(Summary):
         if self._counts.shape[1] < len(self._classes) or len(self._missing) < len(self._classes):
             self._grow()
         return self._weight + sum(self._missing.tolist())  # (a few floats: cheaper than NumPy's sum)
+
+    @staticmethod
+    def take_settled(summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
+        """Each summary ``t`` takes ``values[starts[t]:ends[t]]`` of classes ``codes`` (into the
+        labels) with ``weights``, then settles: ``update_coded(…)`` then ``settle()``, bit for bit.
+
+        ``values``, ``weights (M,)`` float64 (NaN: missing; weights finite and ≥ 0) and ``codes (M,)``
+        as a model's history holds them, ``labels`` the classes' ``(labels, typed())``; the summaries
+        are distinct. A rebuild settles what it feeds (``Registry.feed``): the summaries with an
+        empty buffer whose new values fit in one block absorb them in one compiled call for all of
+        them (``_gk_kernels.absorb_many``) instead of a buffer, a flush and a kernel call each; the
+        others (a buffer, a block to split, or a fixed budget of tuples) take the usual path.
+        """
+        names, typed = labels
+        J = len(names)
+        finite = np.isfinite(values)
+        keep = finite & (weights > 0.0)
+        kept = np.zeros(len(values) + 1, dtype=np.intp)
+        np.cumsum(keep, out=kept[1:])
+        gaps = np.zeros(len(values) + 1, dtype=np.intp)
+        np.cumsum(~finite, out=gaps[1:])
+        starts_a, ends_a = np.asarray(starts, dtype=np.intp), np.asarray(ends, dtype=np.intp)
+        k_starts, k_ends = kept[starts_a].tolist(), kept[ends_a].tolist()
+        n_missing = (gaps[ends_a] - gaps[starts_a]).tolist()
+        orders: dict = {}  # a summary's class order → its column of each of the labels (J,)
+        groups: dict = {}  # width of the counts → ([summary], [order id], [first kept entry], [last])
+        for t, summary in enumerate(summaries):
+            a, b, ka, kb = starts[t], ends[t], k_starts[t], k_ends[t]
+            # (a budget, a block beyond the buffer, or a buffer: rare after a rebuild, which settles)
+            if summary._epsilon is None or summary._buffer_values or kb - ka >= summary._buffer_limit:
+                summary.update_coded(values[a:b], codes[a:b], typed, weights[a:b])
+                summary.settle()
+                continue
+            classes = summary._classes
+            if len(classes.labels) < J:  # new classes, registered in order of first appearance (``update_many``)
+                position = classes.position
+                for c in codes[a:b].tolist():
+                    if names[c] not in position:
+                        classes.encode(names[c])
+            width = len(classes.labels)
+            if summary._counts.shape[1] < width or len(summary._missing) < width:
+                summary._grow()
+            key = tuple(classes.labels)
+            order = orders.get(key)
+            if order is None:
+                order = orders[key] = len(orders)
+            if n_missing[t]:  # (``np.add.at`` accumulates in order, as ``_update_columns``)
+                gone = ~finite[a:b]
+                columns = np.array([classes.position.get(label, 0) for label in names], dtype=np.int64)
+                np.add.at(summary._missing, columns[codes[a:b][gone]], weights[a:b][gone])
+            if kb > ka:
+                group = groups.get(width)
+                if group is None:
+                    group = groups[width] = ([], [], [], [])
+                for part, item in zip(group, (summary, order, ka, kb)):
+                    part.append(item)
+        if not groups:
+            return
+        table = np.zeros((len(orders), J), dtype=np.int64)  # order id → columns of the labels
+        for key, order in orders.items():
+            position = {label: i for i, label in enumerate(key)}
+            table[order] = [position.get(label, 0) for label in names]
+        x_kept, w_kept, c_kept = values[keep], weights[keep], codes[keep]
+        for group, ids, firsts, lasts in groups.values():
+            firsts, lasts = np.array(firsts, dtype=np.intp), np.array(lasts, dtype=np.intp)
+            lengths = lasts - firsts
+            taken = np.zeros(len(group) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=taken[1:])
+            entries = np.arange(taken[-1]) + np.repeat(firsts - taken[:-1], lengths)  # the groups' kept entries
+            held = np.zeros(len(group) + 1, dtype=np.int64)
+            np.cumsum([len(summary._values) for summary in group], out=held[1:])
+            v, g, delta, at_value, counts, bounds, weight = _gk_kernels.absorb_many(
+                np.concatenate([summary._values for summary in group]), np.concatenate([summary._g for summary in group]),
+                np.concatenate([summary._delta for summary in group]), np.concatenate([summary._at_value for summary in group]),
+                np.concatenate([summary._counts for summary in group]), held,
+                x_kept[entries], table[np.repeat(np.array(ids, dtype=np.intp), lengths), c_kept[entries]], w_kept[entries],
+                taken, np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group]),
+            )  # fmt: skip
+            bounds = bounds.tolist()
+            for t, (summary, w) in enumerate(zip(group, weight.tolist())):
+                a, b = bounds[t], bounds[t + 1]
+                summary._values, summary._g, summary._delta = v[a:b].copy(), g[a:b].copy(), delta[a:b].copy()
+                summary._at_value, summary._counts, summary._weight = at_value[a:b].copy(), counts[a:b].copy(), w
 
     def n_atoms(self) -> int:
         """The non-empty bins of the table (tuples whose class counts are not all 0: a long decay
