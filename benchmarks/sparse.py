@@ -15,7 +15,10 @@ Models, prequential (``predict_proba_one`` then ``learn_one`` on the same dict),
 Our models' compiled kernels are loaded (or compiled) by a throw-away model before the clock
 starts. Reported: accuracy, log loss (probabilities clipped at 1e-15), examples/s of each model's own
 calls, the time per example ÷ MultinomialNB's, the informative variables among the ones our
-model weighs (w > 0), ``memory_usage()`` and the process's peak RSS.
+model weighs (w > 0), ``memory_usage()``, the process's peak RSS while learning, and a checkpoint
+of each of our models: the size of ``io.dumps(model)`` and the seconds of ``io.dumps`` and of
+``io.loads`` (after the peak is read: a file's bytes and the model read back are held beside the
+model for a moment).
 
     python benchmarks/sparse.py --K 1000 --n 20000
 """
@@ -110,10 +113,15 @@ def main() -> None:
     info = provenance()
     out = []
     for name, model in models.items():
-        used = found = ""
+        used = found = saved = save_s = load_s = ""
         if name.startswith("wnb"):
             weighted = {k for k, w in model.weights.items() if w > 0}
             used, found = len(weighted), len(weighted & informative)
+            t = time.perf_counter()
+            data = io.dumps(model)  # a checkpoint: the model as a file's bytes, and back
+            save_s, t = time.perf_counter() - t, time.perf_counter()
+            io.loads(data)
+            load_s, saved = time.perf_counter() - t, len(data) / 2**20
         out.append({
             "model": name, "K": args.K, "n": args.n, "nnz": round(nnz, 1), "informative": args.informative,
             "accuracy": hits[name] / args.n, "log_loss": loss[name] / args.n,
@@ -121,7 +129,7 @@ def main() -> None:
             "window_rows": model._engine.history.capacity if name.startswith("wnb") else "", "time_vs_mnb": seconds[name] / seconds["mnb"] if "mnb" in seconds else "",
             "weighted_variables": used, "informative_weighted": found,
             "memory_usage_mib": model.memory_usage() / 2**20 if hasattr(model, "memory_usage") else "",
-            "saved_mib": len(io.dumps(model)) / 2**20 if name.startswith("wnb") else "",
+            "saved_mib": saved, "save_s": save_s, "load_s": load_s,
             "peak_rss_mib": peak,
         })  # fmt: skip
     results = ResultFile(args.output, info)
@@ -131,8 +139,10 @@ def main() -> None:
     print(markdown([[r["model"], f"{r['accuracy']:.4f}", f"{r['log_loss']:.4f}", f"{r['examples_per_s']:,.0f}",
                      f"{r['time_vs_mnb']:.2f}" if r["time_vs_mnb"] != "" else "", r["weighted_variables"], r["informative_weighted"],
                      f"{r['memory_usage_mib']:.1f}" if r["memory_usage_mib"] != "" else "",
-                     f"{r['saved_mib']:.1f}" if r["saved_mib"] != "" else ""] for r in out],
-                   ["model", "accuracy", "log loss", "examples/s", "time ÷ mnb", "weighted variables", "of them informative", "memory_usage() MiB", "saved MiB"]))  # fmt: skip
+                     f"{r['saved_mib']:.1f}" if r["saved_mib"] != "" else "",
+                     f"{r['save_s']:.1f} / {r['load_s']:.1f}" if r["save_s"] != "" else ""] for r in out],
+                   ["model", "accuracy", "log loss", "examples/s", "time ÷ mnb", "weighted variables", "of them informative", "memory_usage() MiB", "saved MiB",
+                    "save / load s"]))  # fmt: skip
     print(f"peak RSS of the process: {peak:.0f} MiB; windows: {[r['window_rows'] for r in out]}")
 
 

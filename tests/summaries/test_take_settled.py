@@ -135,3 +135,23 @@ def test_many_summaries_share_one_compiled_call():
     GKClass.take_settled(made, values, codes, (names, np.array(names)), weights, starts, ends)
     assert [raw(s) for s in made] == [raw(s) for s in expected]
     assert [s.classes for s in made] == [("a", "b"), ("b",), ("b", "a"), ("a", "b")]
+
+
+floats_ = st.one_of(st.floats(-1e3, 1e3), st.sampled_from([0.0, -0.0, 1e-9, float("inf"), float("-inf"), float("nan")]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(floats_, floats_, st.sampled_from([0.0, 1e-12, 1e-9, 1e-3])), min_size=0, max_size=6),
+    rtol=st.sampled_from([0.0, 1e-9, 1e-3]),
+    atol=st.sampled_from([0.0, 1e-9, 1.0]),
+)
+def test_all_close_is_numpys_allclose(pairs, rtol, atol):
+    """The summaries' checks (a file's load runs them for every summary) use ``all_close``."""
+    from wnb_stream.summaries.base import all_close
+
+    found = np.array([a for a, _, _ in pairs], dtype=float)
+    expected = np.array([b for _, b, _ in pairs], dtype=float)
+    near = found + np.array([d for _, _, d in pairs], dtype=float)  # values within (or just beyond) a tolerance
+    for x in (found, near):
+        assert all_close(x, expected, rtol, atol) == bool(np.allclose(x, expected, rtol=rtol, atol=atol))

@@ -285,9 +285,9 @@ def _registry_check(fields: Fields) -> None:
 def _registry_build(fields: Fields) -> Registry:
     s = fields.state
     registry = Registry()
-    for v in s["variables"]:
-        registry.add(v.name, v.kind, v.summary, 0)
-        registry.variables[-1] = v
+    variables = s["variables"]
+    registry.add_many([(v.name, v.kind, v.summary) for v in variables], 0)  # (one copy of the columns, not one per variable)
+    registry.variables[:] = variables
     registry.count = s["count"]
     registry.next_rebuild = s["next_rebuild"]
     registry.synced = s["synced"]

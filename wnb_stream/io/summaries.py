@@ -34,7 +34,7 @@ import sys
 
 import numpy as np
 
-from ..summaries.base import ClassIndex, Moments
+from ..summaries.base import ClassIndex, Moments, all_close
 from ..summaries.categorical import Categorical
 from ..summaries.cpid import CPiD
 from ..summaries.gaussian import Gaussian, GaussianDensity, pooled_moments
@@ -76,7 +76,7 @@ def _counts(name: str, doc: str) -> Array:
 
 def _close(found, expected, rtol: float, atol: float) -> bool:
     """``np.allclose`` of two arrays or numbers (the tolerance of the ``_check()`` it mirrors)."""
-    return bool(np.allclose(found, expected, rtol=rtol, atol=atol))
+    return all_close(found, expected, rtol, atol)
 
 
 def _isclose(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
@@ -132,11 +132,11 @@ def _gk_check(fields: Fields) -> None:
             fields.fail("weight", f"must be 0 without tuples, got {weight!r}")
         return
     tolerance = 1e-9 * max(1.0, weight)
-    if np.any(g <= 0.0):
+    if (g <= 0.0).any():
         fields.fail("g", "every tuple carries weight (g > 0)")
-    if np.any(e <= 0.0) or np.any(e > g + tolerance):
+    if (e <= 0.0).any() or (e > g + tolerance).any():
         fields.fail("at_value", "must lie in (0, g] (the weight at a value is part of its tuple's)")
-    if np.any(counts < -tolerance):
+    if (counts < -tolerance).any():
         fields.fail("counts", "class counts must be >= 0")
     if not _close(counts.sum(axis=1), g, 1e-9, tolerance):
         fields.fail("counts", "the class counts of a tuple must add up to its g (Σ_j c_ij = g_i)")
@@ -148,7 +148,7 @@ def _gk_check(fields: Fields) -> None:
         fields.fail("at_value", "nothing merges into the minimum (g_0 = e_0)")
     epsilon = state["guaranteed_epsilon"]
     if epsilon is not None:
-        if np.any(g + delta - e > 2.0 * float(epsilon) * weight + tolerance):
+        if (g + delta - e > 2.0 * float(epsilon) * weight + tolerance).any():
             fields.fail("delta", "breaks the ε-invariant g + Δ − e <= 2εn")
     elif len(v) > params["max_tuples"]:
         fields.fail("values", f"holds {len(v)} tuples, the budget is max_tuples = {params['max_tuples']}")

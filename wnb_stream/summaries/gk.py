@@ -82,7 +82,7 @@ import sys
 import numpy as np
 
 from . import _gk_kernels
-from .base import Bins, ClassIndex, Summary, decayed
+from .base import Bins, ClassIndex, Summary, all_close, decayed
 from ..tables import _align_columns, _same_order
 from .policy import (
     as_weights,
@@ -814,7 +814,7 @@ class GKClass(Summary):
         for name in ("_g", "_delta", "_at_value"):
             assert getattr(self, name).shape == (s,), name
         assert self._counts.shape[0] == s and self._counts.shape[1] <= n_classes
-        assert self._missing.shape[0] <= n_classes and np.all(self._missing >= 0.0)
+        assert self._missing.shape[0] <= n_classes and (self._missing >= 0.0).all()
         assert len(self._buffer_values) == len(self._buffer_classes) == len(self._buffer_weights)
         assert len(self._buffer_values) < self._buffer_limit
         assert all(0 <= j < n_classes for j in self._buffer_classes)
@@ -824,16 +824,16 @@ class GKClass(Summary):
             assert self._weight == 0.0
             return
         tolerance = 1e-9 * max(1.0, self._weight)
-        assert np.all(np.isfinite(self._values)) and np.all(np.diff(self._values) > 0.0), "values sorted, distinct"
-        assert np.all(self._g > 0.0) and np.all(self._delta >= 0.0)
-        assert np.all(self._at_value > 0.0) and np.all(self._at_value <= self._g + tolerance)
-        assert np.all(self._counts >= -tolerance)
-        assert np.allclose(self._counts.sum(axis=1), self._g, rtol=1e-9, atol=tolerance), "Σ_j c_ij = g_i"
+        assert np.isfinite(self._values).all() and (self._values[1:] > self._values[:-1]).all(), "values sorted, distinct"
+        assert (self._g > 0.0).all() and (self._delta >= 0.0).all()
+        assert (self._at_value > 0.0).all() and (self._at_value <= self._g + tolerance).all()
+        assert (self._counts >= -tolerance).all()
+        assert all_close(self._counts.sum(axis=1), self._g, 1e-9, tolerance), "Σ_j c_ij = g_i"
         assert abs(self._g.sum() - self._weight) <= tolerance, "Σ g = n"
         assert self._delta[0] == 0.0 and self._delta[-1] == 0.0, "min and max are exact"
         assert abs(self._g[0] - self._at_value[0]) <= tolerance, "nothing merges into the minimum"
         if self._epsilon is not None:
             width = self._g + self._delta - self._at_value
-            assert np.all(width <= 2.0 * self._epsilon * self._weight + tolerance), "ε-invariant"
+            assert (width <= 2.0 * self._epsilon * self._weight + tolerance).all(), "ε-invariant"
         else:
             assert s <= self.max_tuples, "budget"
