@@ -60,7 +60,6 @@ from ._locate import encode_rows, locate_and_score, locate_row, locate_rows, row
 __all__ = ["Lookup"]
 
 
-
 def _rows_any(a: np.ndarray) -> np.ndarray:
     """``a.any(axis=1)`` of a ``(K, J)`` array, one pass per column: NumPy reduces along a short
     last axis some 50 times slower (0.5 ms at K = 37,000, J = 2, at every row of a wide stream)."""
@@ -70,6 +69,7 @@ def _rows_any(a: np.ndarray) -> np.ndarray:
     for j in range(1, a.shape[1]):
         out |= a[:, j] != 0
     return out
+
 
 class Lookup:
     """Compiled level-2 lookups of all variables, and the prediction's coefficients.

@@ -646,7 +646,7 @@ class GKClass(Summary):
         starts_a, ends_a = np.asarray(starts, dtype=np.intp), np.asarray(ends, dtype=np.intp)
         k_starts, k_ends = kept[starts_a].tolist(), kept[ends_a].tolist()
         n_missing = (gaps[ends_a] - gaps[starts_a]).tolist()
-        orders: dict = {}  # a summary's class order → its column of each of the labels (J,)
+        orders: dict = {}  # a summary's class order → (its id, its column of each of the labels)
         groups: dict = {}  # width of the counts → ([summary], [order id], [first kept entry], [last])
         for t, summary in enumerate(summaries):
             a, b, ka, kb = starts[t], ends[t], k_starts[t], k_ends[t]
@@ -666,24 +666,20 @@ class GKClass(Summary):
                 summary._grow()
             key = tuple(classes.labels)
             order = orders.get(key)
-            if order is None:
-                order = orders[key] = len(orders)
+            if order is None:  # (the labels this summary has not seen are in none of its entries)
+                order = orders[key] = (len(orders), [classes.position.get(label, 0) for label in names])
             if n_missing[t]:  # (``np.add.at`` accumulates in order, as ``_update_columns``)
                 gone = ~finite[a:b]
-                columns = np.array([classes.position.get(label, 0) for label in names], dtype=np.int64)
-                np.add.at(summary._missing, columns[codes[a:b][gone]], weights[a:b][gone])
+                np.add.at(summary._missing, np.array(order[1], dtype=np.intp)[codes[a:b][gone]], weights[a:b][gone])
             if kb > ka:
                 group = groups.get(width)
                 if group is None:
                     group = groups[width] = ([], [], [], [])
-                for part, item in zip(group, (summary, order, ka, kb)):
+                for part, item in zip(group, (summary, order[0], ka, kb)):
                     part.append(item)
         if not groups:
             return
-        table = np.zeros((len(orders), J), dtype=np.int64)  # order id → columns of the labels
-        for key, order in orders.items():
-            position = {label: i for i, label in enumerate(key)}
-            table[order] = [position.get(label, 0) for label in names]
+        table = np.array([columns for _, columns in orders.values()], dtype=np.int64)  # order id → columns
         x_kept, w_kept, c_kept = values[keep], weights[keep], codes[keep]
         for group, ids, firsts, lasts in groups.values():
             firsts, lasts = np.array(firsts, dtype=np.intp), np.array(lasts, dtype=np.intp)
