@@ -88,3 +88,57 @@ def test_what_is_not_a_table_is_refused_naming_x_and_nothing_changes(bad):
 def test_a_pandas_frame_is_used_as_it_is():
     X = pd.DataFrame({"a": [1.0, 2.0]})
     assert as_pandas(X) is X
+
+
+LABEL_TYPES = {
+    "str": ["x", "y", "x", "z", "y", "x"],
+    "bool": [True, False, True, True, False, True],
+    "int": [1, 2, 1, 3, 2, 1],
+    "float": [1.5, 2.5, 1.5, 3.5, 2.5, 1.5],
+}
+LABEL_COLUMNS = {
+    "pyarrow Array": lambda labels: pyarrow.array(labels),
+    "pyarrow ChunkedArray": lambda labels: pyarrow.chunked_array([labels[:2], labels[2:]]),
+    "pyarrow table column": lambda labels: pyarrow.table({"y": labels})["y"],
+    "polars Series": lambda labels: polars.Series(labels),
+    "pandas Series": lambda labels: pd.Series(labels),
+    "pandas arrow Series": lambda labels: pd.Series(labels).astype(pd.ArrowDtype(pyarrow.array(labels).type)),
+}
+
+
+@pytest.mark.parametrize("table", ["pandas", *sorted(TABLES)])
+@pytest.mark.parametrize("column", sorted(LABEL_COLUMNS))
+@pytest.mark.parametrize("label_type", sorted(LABEL_TYPES))
+def test_labels_of_every_type_from_every_column_kind_give_the_model_a_list_gives(table, column, label_type):
+    # issue 32: a pyarrow column of str or bool labels raised ArrowInvalid (zero-copy conversion)
+    labels = LABEL_TYPES[label_type]
+    dicts = [{"a": float(i), "c": "uv"[i % 2]} for i in range(len(labels))]
+    X = pd.DataFrame(dicts) if table == "pandas" else TABLES[table](dicts)
+    expected, found = WeightedNaiveBayes(seed=2), WeightedNaiveBayes(seed=2)
+    expected.learn_many(pd.DataFrame(dicts), list(labels))
+    found.learn_many(X, LABEL_COLUMNS[column](labels))
+    assert found.to_dict() == expected.to_dict()
+    classes = list(found.predict_proba_one(dicts[0]))
+    assert classes == list(expected.predict_proba_one(dicts[0]))
+    assert [type(c) for c in classes] == [type(labels[0])] * len(classes)  # Python values, not NumPy scalars
+
+
+@pytest.mark.parametrize("column", ["pyarrow Array", "polars Series", "pandas Series"])
+@pytest.mark.parametrize("labels", [["x", None, "y"], [True, None, False], [1, None, 2], [1.0, None, 2.0]], ids=repr)
+def test_a_null_label_in_a_column_is_refused_naming_y_and_nothing_changes(column, labels):
+    model = WeightedNaiveBayes(seed=0)
+    model.learn_one({"a": 1.0}, labels[0])
+    before = model.to_dict()
+    with pytest.raises(ValueError, match=r"\by\b"):
+        model.learn_many(pyarrow.table({"a": [1.0, 2.0, 3.0]}), LABEL_COLUMNS[column](labels))
+    assert model.to_dict() == before
+
+
+def test_sample_weights_from_a_pyarrow_or_polars_column():
+    X = pyarrow.table({"a": [1.0, 2.0, 3.0]})
+    expected = WeightedNaiveBayes(seed=0)
+    expected.learn_many(X, ["x", "y", "x"], w=[1.0, 2.0, 0.5])
+    for w in (pyarrow.array([1.0, 2.0, 0.5]), polars.Series([1.0, 2.0, 0.5])):
+        model = WeightedNaiveBayes(seed=0)
+        model.learn_many(X, pyarrow.array(["x", "y", "x"]), w=w)
+        assert model.to_dict() == expected.to_dict()

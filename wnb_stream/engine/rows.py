@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from ..summaries.policy import as_weights, feature_value, model_key, model_label
+from ..summaries.policy import as_weights, column_array, feature_value, model_key, model_label
 
 __all__ = ["Frame", "Plan", "Row", "RowParser", "check_label", "feature_order", "labels"]
 
@@ -76,7 +76,7 @@ def labels(y) -> tuple[np.ndarray, np.ndarray, list]:
     ``ClassIndex`` does; a typed array (bools, ints, strings, floats without NaN) needs no check.
     Any other entry goes through ``check_label``.
     """
-    raw = y if isinstance(y, np.ndarray) else y.to_numpy() if hasattr(y, "to_numpy") else None
+    raw = y if isinstance(y, np.ndarray) else column_array(y) if hasattr(y, "to_numpy") else None
     if raw is not None and raw.ndim == 1 and (raw.dtype.kind in "biuU" or (raw.dtype.kind == "f" and not np.isnan(raw).any())):
         # Python scalars, all hashable; np.unique's equality is the dict's for these types
         out = np.empty(len(raw), dtype=object)

@@ -58,6 +58,7 @@ from ..tables import ClassIndex, _python_scalar
 __all__ = [
     "MAX_TOTAL_WEIGHT",
     "check_factor",
+    "column_array",
     "check_total_weight",
     "feature_value",
     "model_key",
@@ -175,13 +176,24 @@ _PLAIN = frozenset((float, int, type(None), np.float64, np.float32, np.float16, 
 _PLAIN_WEIGHTS = _PLAIN - {type(None)}
 
 
+def column_array(values: Any) -> np.ndarray:
+    """A pandas, polars or pyarrow column (Series, Array, ChunkedArray) as a NumPy array.
+
+    pyarrow converts without copying only for numbers without nulls, so its strings, bools and
+    columns holding nulls are copied (nulls become None, or NaN in a numeric column).
+    """
+    if type(values).__module__.partition(".")[0] == "pyarrow":
+        return np.asarray(values.to_numpy(zero_copy_only=False))
+    return np.asarray(values.to_numpy())
+
+
 def _one_dimensional(values: Any, name: str) -> np.ndarray:
     """``values`` as a 1-D array; lists and tuples element by element into an object array, so
     that nothing is coerced (``[1.0, True]`` keeps its bool, ``[(1, 2)]`` stays one tuple)."""
     if isinstance(values, np.ndarray):
         array = values
-    elif hasattr(values, "to_numpy"):  # pandas
-        array = np.asarray(values.to_numpy())
+    elif hasattr(values, "to_numpy"):  # pandas, polars, pyarrow
+        array = column_array(values)
     elif hasattr(values, "__iter__") and not isinstance(values, str | bytes):
         values = list(values)
         array = np.empty(len(values), dtype=object)
@@ -291,8 +303,8 @@ def label_batch(labels: Any, m: int) -> np.ndarray:
     """
     if isinstance(labels, np.ndarray):
         out = labels
-    elif hasattr(labels, "to_numpy"):  # pandas
-        out = np.asarray(labels.to_numpy())
+    elif hasattr(labels, "to_numpy"):  # pandas, polars, pyarrow
+        out = column_array(labels)
     else:
         labels = list(labels)
         out = np.empty(len(labels), dtype=object)
