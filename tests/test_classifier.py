@@ -163,6 +163,40 @@ def test_invalid_parameters_are_named(params):
         WeightedNaiveBayes(**params)
 
 
+@pytest.mark.parametrize(
+    ("params", "says"),
+    [
+        ({"optimizer": "vns"}, r"optimizer .*got the string 'vns': write optimizer=weights\.VNS\(\)"),
+        ({"optimizer": "NB"}, r"optimizer .*write optimizer=weights\.Uniform\(\)"),
+        ({"optimizer": "adam"}, r"optimizer .*got the string 'adam': one of weights\.Uniform\(\), .*weights\.Direct\(\)"),
+        ({"optimizer": weights.VNS}, r"optimizer must be an instance, not the class VNS: write optimizer=weights\.VNS\(\)"),
+        ({"optimizer": summaries.GKClass()}, r"optimizer must be None or a weight learner .*got a GKClass"),
+        ({"numeric": summaries.GKClass}, r"numeric must be an instance, not the class GKClass: write numeric=summaries\.GKClass\(\)"),
+        ({"numeric": "gk"}, r"numeric .*write numeric=summaries\.GKClass\(\)"),
+        ({"numeric": weights.VNS()}, r"numeric must be None or a numeric summary .*got a VNS"),
+        ({"numeric": summaries.Categorical()}, r"numeric must be None or a numeric summary .*got a Categorical"),
+        ({"categorical": summaries.GKClass()}, r"categorical must be None or a categorical summary .*got a GKClass"),
+        ({"categorical": summaries.Categorical}, r"categorical must be an instance, not the class Categorical"),
+        ({"numeric": 3}, r"numeric must be None or a numeric summary .*got a int"),
+    ],
+    ids=repr,
+)
+def test_a_part_of_the_wrong_type_is_refused_at_construction_naming_the_parameter(params, says):
+    # issue 32: these failed at the first learn_one (or in __init__) with AttributeError/TypeError
+    with pytest.raises(ValueError, match=says):
+        WeightedNaiveBayes(**params)
+
+
+def test_repr_shows_the_parts_in_use_where_a_parameter_is_none():
+    text = repr(WeightedNaiveBayes(seed=3))
+    assert "=None\n  categorical" not in text and "optimizer=None" not in text
+    assert text.startswith("WeightedNaiveBayes (\n  numeric=GKClass (\n")
+    assert "\n  categorical=Categorical (\n" in text and "\n  optimizer=VNS (\n" in text and "\n  seed=3\n" in text
+    chosen = repr(WeightedNaiveBayes(numeric=summaries.Gaussian(), optimizer=weights.FNB(penalty=0.2)))
+    assert "numeric=Gaussian ()" in chosen and "optimizer=FNB (\n    batch_size=100\n    penalty=0.2" in chosen
+    assert WeightedNaiveBayes().optimizer is None  # the parameter itself stays None (River's convention)
+
+
 def test_feature_order_does_not_change_predictions():
     rows = _mixed_stream(400, seed=5)
     a = WeightedNaiveBayes(seed=7)

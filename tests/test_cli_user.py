@@ -176,3 +176,130 @@ def test_datasets_lists_what_evaluate_reads(tmp_path):
         status, _, err = wnb("evaluate", "--data", name, "--models", "noop", "--quiet", "--no-auc", "--output", str(target))
         assert status == 0, err
         assert f"{json.loads(target.read_text())['results'][0]['n']:,}" == listed[name]
+
+
+# --- issue 32: the CSV command line as a new user writes it -----------------------------------
+
+
+def write_semicolon_csv(path: pathlib.Path, n: int = 1200, late: str | None = None) -> None:
+    """A ';' CSV with an id and a timestamp column, the class depending on 'a'; ``late`` is a
+    cell of 'a' after the inference window (row n)."""
+    rng = random.Random(2)
+    lines = ["id;ts;a;b;y"]
+    for i in range(n):
+        y = rng.random() < 0.5
+        lines.append(f"{i};2024-01-{i % 28 + 1:02d}T10:00;{rng.gauss(2.0 if y else 0.0, 1.0):.3f};{rng.random():.3f};{'yes' if y else 'no'}")
+    if late is not None:
+        lines.append(f'{n};2024-02-01T10:00;"{late}";0.5;yes')
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_delimiter_and_drop_leave_the_id_and_timestamp_out(tmp_path):
+    path, target = tmp_path / "data.csv", tmp_path / "table.json"
+    write_semicolon_csv(path)
+    status, out, err = wnb("evaluate", "--data", str(path), "--delimiter", ";", "--drop", "id", "--drop", "ts",
+                           "--models", "nb", "--quiet", "--output", str(target))  # fmt: skip
+    assert status == 0, err
+    assert "2 numeric, 0 categorical, 2 dropped" in out and "2 variables" in out
+    assert json.loads(target.read_text())["results"][0]["n_features"] == 2
+    status, out, err = wnb("evaluate", "--data", str(path), "--delimiter", ";", "--drop", "id,ts", "--models", "nb", "--quiet")
+    assert status == 0 and "2 dropped" in out, err
+    # without --delimiter the whole line is one column: the error names the columns it saw
+    status, _, err = wnb("evaluate", "--data", str(path), "--drop", "id", "--models", "nb", "--quiet")
+    assert status == 2 and "unknown column(s) id to drop (columns: id;ts;a;b;y)" in err
+    status, _, err = wnb("evaluate", "--data", str(path), "--delimiter", ";", "--drop", "y", "--models", "nb", "--quiet")
+    assert status == 2 and "the target 'y' cannot be dropped" in err
+    status, _, err = wnb("evaluate", "--data", "phishing", "--drop", "id", "--models", "nb", "--quiet")
+    assert status == 2 and "--drop applies to a CSV source only" in err
+    status, _, err = wnb("evaluate", "--data", str(path), "--delimiter", ";;", "--models", "nb", "--quiet")
+    assert status == 2 and "--delimiter: must be one character" in err
+
+
+def test_a_tab_delimiter_is_written_tab(tmp_path):
+    path = tmp_path / "data.tsv"
+    write_semicolon_csv(path, n=300)
+    path.write_text(path.read_text().replace(";", "\t"))
+    for spelling in ("tab", "\\t", "\t"):
+        status, out, err = wnb("evaluate", "--data", str(path), "--delimiter", spelling, "--drop", "id,ts", "--models", "nb", "--quiet")
+        assert status == 0 and "2 numeric" in out, (spelling, err)
+
+
+def test_the_suggested_option_for_a_bad_cell_with_a_comma_works(tmp_path):
+    """issue 32: a cell '12,5' got the advice --na-values 12,5, which declares '12' and '5'."""
+    import shlex
+
+    path = tmp_path / "data.csv"
+    write_semicolon_csv(path, late="12,5")
+    argv = ["evaluate", "--data", str(path), "--delimiter", ";", "--drop", "id,ts", "--models", "nb", "--quiet"]
+    status, out, err = wnb(*argv)
+    assert status == 2 and "holds '12,5' (a decimal comma? numbers are read with a decimal point)" in err
+    advice = err.rsplit("(or ", 1)[1].rstrip().removesuffix(")")
+    assert advice == "--na-value 12,5"
+    status, out, err = wnb(*argv, *shlex.split(advice))  # the advice, as written
+    assert status == 0, err
+    assert "1,201 examples" in out
+
+
+def test_repeated_na_values_add_up(tmp_path):
+    path = tmp_path / "data.csv"
+    write_noisy_csv(path, stray={10: "unknown", 400: "unknown", 700: "missing", 900: "-"})
+    argv = ["evaluate", "--data", str(path), "--models", "nb", "--quiet"]
+    status, out, err = wnb(*argv, "--na-values", "unknown", "--na-values", "missing", "--na-value", "-")
+    assert status == 0, err
+    assert "2 numeric, 1 categorical" in out and "warning" not in err
+    status, out, err = wnb(*argv, "--na-values", "unknown", "--na-values", "missing")  # '-' not declared
+    assert "1 numeric, 2 categorical" in out and "'-' ×1" in err and "--na-values -" in err
+
+
+def test_a_river_pipeline_in_models(tmp_path):
+    target = tmp_path / "table.json"
+    status, out, err = wnb(
+        "evaluate", "--data", "phishing", "--quiet", "--no-auc", "--output", str(target),
+        "--models", 'nb,StandardScaler|SoftmaxRegression,lr=StandardScaler|LogisticRegression{"l2": 0.001}',
+        "--model", "scaled-ht=river.preprocessing:StandardScaler|HoeffdingTreeClassifier",
+    )  # fmt: skip
+    assert status == 0, err
+    rows = {row["model"]: row for row in json.loads(target.read_text())["results"]}
+    assert list(rows) == ["nb", "StandardScaler|SoftmaxRegression", "lr", "scaled-ht"]
+    assert all(row["n"] == 1250 and row["accuracy"] > 0.7 for row in rows.values())
+    status, _, err = wnb("evaluate", "--data", "phishing", "--quiet", "--models", "LogisticRegression|StandardScaler")
+    assert status == 2 and "river.linear_model:LogisticRegression is not a River transformer" in err
+    status, _, err = wnb("evaluate", "--data", "phishing", "--quiet", "--models", "StandardScaler|Nonesuch")
+    assert status == 2 and "unknown model 'Nonesuch' (no River module holds it)" in err
+
+
+def test_outputs_end_their_last_line_and_each_file_written_is_named(tmp_path):
+    pytest.importorskip("matplotlib")
+    table_csv, curves, plot = tmp_path / "table.csv", tmp_path / "curves.csv", tmp_path / "plot.png"
+    status, _, err = wnb("evaluate", "--data", "phishing", "--models", "nb,vns", "--quiet", "--output", str(table_csv),
+                         "--curves", str(curves), "--plot", str(plot))  # fmt: skip
+    assert status == 0, err
+    for path in (table_csv, curves):
+        text = path.read_bytes()
+        assert text.endswith(b"\n") and b"\r" not in text
+    assert f"wnb-stream: wrote the table to {table_csv}" in err
+    assert f"wnb-stream: wrote the curves to {curves}" in err
+    assert f"wnb-stream: wrote the plot to {plot}\n" in err and plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_plot_names_drift_marks_and_coinciding_curves(tmp_path, monkeypatch):
+    """The legend holds an entry for the drift marks, and two models with the same curves share
+    one entry ('nb = same'); the command says so when it writes the plot."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from wnb_stream import cli, evaluation
+    from wnb_stream.models import make_model
+
+    stream = [({"a": float(i % 7), "b": float(i % 3)}, i % 7 > 3) for i in range(600)]
+    run = evaluation.prequential(iter(stream), {"nb": make_model("nb"), "same": make_model("nb"), "vns": make_model("vns")},
+                                 n=600, window=100)  # fmt: skip
+    kept = []
+    monkeypatch.setattr(plt, "close", kept.append)
+    note = cli._write_plot(str(tmp_path / "p.png"), run, "t", drifts=(300,))
+    labels = [text.get_text() for text in kept[0].legends[0].get_texts()]
+    assert labels == ["nb = same", "vns", "concept drift"]
+    assert note == " (the curves of nb and same coincide: one line, 'nb = same')"
+    kept.clear()
+    assert cli._write_plot(str(tmp_path / "q.png"), run, "t") == " (the curves of nb and same coincide: one line, 'nb = same')"
+    assert [t.get_text() for t in kept[0].legends[0].get_texts()] == ["nb = same", "vns"]

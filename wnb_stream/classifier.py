@@ -8,6 +8,7 @@ the variables (summaries and level 2), the history, the schedule, the lookups an
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 
@@ -41,6 +42,12 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     optimizer
         Weight learner. Defaults to ``weights.VNS()``. Regularizer settings (``regularizer``,
         ``penalty``, ``exponent``) are parameters of the learner.
+
+        The three parts are River objects, as in River: an instance, not a class and not a
+        name. ``optimizer="vns"`` (the command line's name), ``numeric=summaries.GKClass`` (the
+        class) or a part of the wrong kind (``numeric=weights.VNS()``) raise a ``ValueError``
+        naming the parameter and saying what to write (``optimizer=weights.VNS()``). Left None,
+        a part is the default above, which ``repr(model)`` shows.
     history_size
         History depth N: the most recent rows on which the learners judge their criterion.
     batch_size
@@ -147,6 +154,11 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         self._engine = self._new_engine()
 
     def _check_params(self) -> None:
+        from . import summaries, weights
+
+        _check_part("numeric", self.numeric, summaries.Summary, "numeric", _NUMERIC_SUMMARIES)
+        _check_part("categorical", self.categorical, summaries.Summary, "categorical", {"categorical": "Categorical"})
+        _check_part("optimizer", self.optimizer, weights.Optimizer, None, _LEARNER_NAMES)
         if not isinstance(self.history_size, numbers.Integral) or self.history_size < 1:
             raise ValueError(f"history_size must be an integer >= 1, got {self.history_size!r}")
         if self.batch_size is not None and (
@@ -187,11 +199,10 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
             raise ValueError(f"memory_budget must be None or a number of bytes >= 1, got {self.memory_budget!r}")
 
     def _new_engine(self) -> Engine:
-        from . import summaries, weights
-
-        numeric = self.numeric if self.numeric is not None else summaries.GKClass()
-        categorical = self.categorical if self.categorical is not None else summaries.Categorical()
-        optimizer = (self.optimizer if self.optimizer is not None else weights.VNS()).clone()
+        default = _default_parts()
+        numeric = self.numeric if self.numeric is not None else default["numeric"]
+        categorical = self.categorical if self.categorical is not None else default["categorical"]
+        optimizer = (self.optimizer if self.optimizer is not None else default["optimizer"]).clone()
         optimizer.reset(0, 0, self.seed)
         drift_delta = None if self.drift_delta is None else float(self.drift_delta)
         half_life = None if self.half_life is None else float(self.half_life)
@@ -199,6 +210,19 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
                       self.rebuild_every_rows, self.on_type_change, drift_delta, half_life, self.seed,
                       None if self.absent is None else float(self.absent),
                       None if self.memory_budget is None else int(self.memory_budget))  # fmt: skip
+
+    def __repr__(self) -> str:
+        """River's form, with the summaries and the learner in use where a parameter is None."""
+        used = _default_parts()
+        lines = [f"{type(self).__name__} ("]
+        for name in list(inspect.signature(type(self).__init__).parameters)[1:]:  # after self
+            value = getattr(self, name)
+            if name in used:
+                text = repr(value if value is not None else used[name]).replace("\n", "\n  ")
+            else:
+                text = f'"{value}"' if isinstance(value, str) else repr(value)
+            lines.append(f"  {name}={text}")
+        return "\n".join(lines) + "\n)"
 
     @property
     def rebuild_every_rows(self) -> int:
@@ -435,6 +459,34 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
 # The saved model's record (docs/saved-model.md, "The engine and the classifier")
 
 _LEARNERS = ("Uniform", "PGDMB", "VNS", "FNB", "SNB", "Graphical", "SGCF", "Direct")
+#: The command line's names of the parts (``--models``, ``--summary``), for the error a string gets.
+_LEARNER_NAMES = {"nb": "Uniform", "uniform": "Uniform", **{name.lower(): name for name in _LEARNERS[1:]}}
+_NUMERIC_SUMMARIES = {"gk": "GKClass", "gkclass": "GKClass", "cpid": "CPiD", "gaussian": "Gaussian"}
+
+
+def _default_parts() -> dict:
+    """The parts a parameter left None stands for (fresh prototypes)."""
+    from . import summaries, weights
+
+    return {"numeric": summaries.GKClass(), "categorical": summaries.Categorical(), "optimizer": weights.VNS()}
+
+
+def _check_part(name: str, value, base_class: type, kind: str | None, names: dict) -> None:
+    """``ValueError`` naming the parameter ``name`` unless ``value`` is None or an instance of
+    ``base_class`` (of the summary ``kind``); the message says what to write instead."""
+    if value is None:
+        return
+    family = "weights" if name == "optimizer" else "summaries"
+    accepted = ", ".join(f"{family}.{cls}()" for cls in dict.fromkeys(names.values()))
+    if isinstance(value, str):
+        known = names.get(value.strip().lower())
+        hint = f"write {name}={family}.{known}()" if known else f"one of {accepted}"
+        raise ValueError(f"{name} must be None or an instance such as {accepted}, got the string {value!r}: {hint}")
+    if isinstance(value, type):
+        raise ValueError(f"{name} must be an instance, not the class {value.__name__}: write {name}={family}.{value.__name__}()")
+    if not isinstance(value, base_class) or (kind is not None and value.kind != kind):
+        what = f"a {kind} summary" if kind else "a weight learner"
+        raise ValueError(f"{name} must be None or {what} such as {accepted}, got a {type(value).__name__}")
 
 
 def _largest_gap(rebuild_every: int, half_life) -> int:

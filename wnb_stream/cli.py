@@ -55,6 +55,14 @@ def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+def _delimiter(text: str) -> str:
+    """One character; ``tab`` and the two characters ``\\t`` name the tab."""
+    value = "\t" if text in ("tab", "\\t") else text
+    if len(value) != 1 or value in "\r\n\"":
+        raise argparse.ArgumentTypeError(f"must be one character (or tab), got {text!r}")
+    return value
+
+
 def _window(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -99,9 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     run.add_argument(
         "--models", metavar="MODELS", default=",".join(evaluation.DEFAULT_MODELS),
-        help=f"comma-separated models, each [LABEL=]NAME or [LABEL=]module:Class (any River classifier), "
-        f"optionally followed by its parameters as a JSON object: "
-        f"'nb,vns{{\"history_size\": 1000}},ht=river.tree:HoeffdingTreeClassifier{{\"grace_period\": 50}}'; "
+        help=f"comma-separated models, each [LABEL=]NAME, a River class name or module:Class (any River classifier), "
+        f"optionally followed by its parameters as a JSON object, or a River pipeline of such steps joined by |: "
+        f"'nb,vns{{\"history_size\": 1000}},ht=river.tree:HoeffdingTreeClassifier{{\"grace_period\": 50}},"
+        f"lr=StandardScaler|LogisticRegression'; "
         f"names: {', '.join(evaluation.MODEL_NAMES)} (default: {','.join(evaluation.DEFAULT_MODELS)})",
     )  # fmt: skip
     run.add_argument(
@@ -117,9 +126,21 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"number of examples (default: the whole data set; {DEFAULT_N:,} for a generator)",
     )  # fmt: skip
     run.add_argument(
-        "--na-values", metavar="TOKENS", type=_names, default=[],
+        "--na-values", metavar="TOKENS", type=_names, action="extend", default=[],
         help="comma-separated extra tokens read as missing values in a CSV "
-        "(besides the empty field, ?, NA, N/A, n/a, NaN, null, None, …)",
+        "(besides the empty field, ?, NA, N/A, n/a, NaN, null, None, …); repeatable, the tokens add up",
+    )  # fmt: skip
+    run.add_argument(
+        "--na-value", metavar="TOKEN", dest="na_values", action="append",
+        help="one more token read as missing, as written (for a token holding a comma: --na-value '12,5'); repeatable",
+    )  # fmt: skip
+    run.add_argument(
+        "--drop", metavar="COLS", type=_names, action="extend", default=[],
+        help="comma-separated CSV columns to leave out (an id, a timestamp); repeatable",
+    )  # fmt: skip
+    run.add_argument(
+        "--delimiter", metavar="CHAR", type=_delimiter, default=",",
+        help="the character between the fields of a CSV: ',' (default), ';', '|', tab (or '\\t')",
     )  # fmt: skip
     run.add_argument(
         "--on-bad-value", choices=datasets.BAD_VALUE_POLICIES, default="error",
@@ -171,7 +192,8 @@ def _source(args) -> _Source:
                 warnings.simplefilter("always", datasets.DataWarning)
                 stream = datasets.CSVStream(
                     data, target=args.target, categorical=args.categorical, numeric=args.numeric,
-                    na_values=args.na_values, on_bad_value=args.on_bad_value,
+                    na_values=args.na_values, on_bad_value=args.on_bad_value, delimiter=args.delimiter,
+                    drop=args.drop,
                 )  # fmt: skip
         except datasets.DataError as error:
             raise CLIError(str(error)) from None
@@ -181,11 +203,17 @@ def _source(args) -> _Source:
         if args.n is not None:
             total = args.n if total is None else min(total, args.n)
         kinds = f"{len(stream.numeric)} numeric, {len(stream.categorical)} categorical"
+        if stream.dropped:
+            kinds += f", {len(stream.dropped)} dropped"
         return _Source(stream.name, stream, total, (), f"CSV, class {stream.target!r}, {kinds}")
     if args.target is not None:
         raise CLIError("--target applies to a CSV source only")
     if args.na_values:
         raise CLIError("--na-values applies to a CSV source only")
+    if args.drop:
+        raise CLIError("--drop applies to a CSV source only")
+    if args.delimiter != ",":
+        raise CLIError("--delimiter applies to a CSV source only")
     name = datasets.DEFAULT_DATASET if data is None else data
     try:
         dataset = datasets.get_dataset(name, seed=args.seed)
@@ -406,8 +434,8 @@ def _write_output(path: str, rows: list[dict], context: dict) -> None:
         document = dict(context, results=[{k: _json_value(v) for k, v in row.items()} for row in rows])
         pathlib.Path(path).write_text(json.dumps(document, indent=2) + "\n")
         return
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(context) + list(_COLUMNS))
+    with open(path, "w", newline="") as handle:  # Unix line ends, the last line ended too
+        writer = csv.DictWriter(handle, fieldnames=list(context) + list(_COLUMNS), lineterminator="\n")
         writer.writeheader()
         for row in rows:
             writer.writerow(dict(context, **{k: ("" if row[k] is None else row[k]) for k in _COLUMNS}))
@@ -416,7 +444,7 @@ def _write_output(path: str, rows: list[dict], context: dict) -> None:
 def _write_curves(path: str, run: evaluation.Evaluation, context: dict) -> None:
     columns = ("n", "accuracy", "log_loss", "rolling_accuracy", "rolling_log_loss")
     with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
+        writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(list(context) + ["model", "window"] + list(columns))
         for name, curve in run.curves.items():
             for i in range(len(curve["n"])):
@@ -431,11 +459,23 @@ def _minor_label(value: float, _position=None) -> str:
     return f"{value:g}" if mantissa in (2.0, 5.0) else ""
 
 
-def _write_plot(path: str, run: evaluation.Evaluation, title: str, drifts: Sequence[int] = ()) -> None:
-    """Four panels: accuracy and log loss (log scale), cumulative and rolling; one legend."""
+def _coinciding(curves: dict) -> list[list[str]]:
+    """Groups of two or more models whose curves are the same (one line hides the others)."""
+    groups: dict = {}
+    for name, curve in curves.items():
+        key = tuple(tuple(curve[k]) for k in ("n", "accuracy", "log_loss", "rolling_accuracy", "rolling_log_loss"))
+        groups.setdefault(key, []).append(name)
+    return [names for names in groups.values() if len(names) > 1]
+
+
+def _write_plot(path: str, run: evaluation.Evaluation, title: str, drifts: Sequence[int] = ()) -> str:
+    """Four panels: accuracy and log loss (log scale), cumulative and rolling; one legend, with
+    the drift marks. Models whose curves coincide share a legend entry ("a = b"), and the
+    returned note ('' if none) says so."""
     import matplotlib
 
     matplotlib.use("Agg")
+    import matplotlib.lines
     import matplotlib.pyplot as plt
     import matplotlib.ticker
 
@@ -446,12 +486,15 @@ def _write_plot(path: str, run: evaluation.Evaluation, title: str, drifts: Seque
         (axes[1, 0], "log_loss", "cumulative log loss"),
         (axes[1, 1], "rolling_log_loss", f"log loss over the last {run.window:,}"),
     )
+    same = {name: names for names in _coinciding(run.curves) for name in names}
     lines = []
     for axis, key, label in panels:
         for name, curve in run.curves.items():
+            if name in same and same[name][0] != name:
+                continue  # drawn under the first name of its group
             # a log scale needs positive values: a perfect stretch (log loss 0) is drawn at the clip
             values = [max(v, evaluation.LOG_LOSS_CLIP) if "log_loss" in key else v for v in curve[key]]
-            (line,) = axis.plot(curve["n"], values, label=name)
+            (line,) = axis.plot(curve["n"], values, label=" = ".join(same.get(name, [name])))
             if axis is axes[0, 0]:
                 lines.append(line)
         if "log_loss" in key:
@@ -463,12 +506,16 @@ def _write_plot(path: str, run: evaluation.Evaluation, title: str, drifts: Seque
             axis.axvline(position, color="grey", linestyle=":", linewidth=1)
         axis.set_title(label, fontsize=10)
         axis.grid(alpha=0.3, which="both")
+    if drifts:
+        lines.append(matplotlib.lines.Line2D([], [], color="grey", linestyle=":", linewidth=1, label="concept drift"))
     figure.suptitle(title)
     figure.legend(lines, [line.get_label() for line in lines], loc="lower center", ncol=min(len(lines), 6),
                   frameon=False)  # fmt: skip
     figure.tight_layout(rect=(0, 0.06, 1, 1))
     figure.savefig(path, dpi=120)
     plt.close(figure)
+    groups = [f"the curves of {' and '.join(names)} coincide: one line, '{' = '.join(names)}'" for names in _coinciding(run.curves)]
+    return f" ({'; '.join(groups)})" if groups else ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -558,10 +605,13 @@ def _evaluate(args) -> int:
     if run.n:
         if args.output:
             _write_output(args.output, rows, context)
+            print(f"wnb-stream: wrote the table to {args.output}", file=sys.stderr)
         if args.curves:
             _write_curves(args.curves, run, context)
+            print(f"wnb-stream: wrote the curves to {args.curves}", file=sys.stderr)
         if args.plot:
-            _write_plot(args.plot, run, f"{source.name}, prequential ({run.n:,} examples)", source.drifts)
+            note = _write_plot(args.plot, run, f"{source.name}, prequential ({run.n:,} examples)", source.drifts)
+            print(f"wnb-stream: wrote the plot to {args.plot}{note}", file=sys.stderr)
     if error is not None:
         sys.stdout.flush()
         if isinstance(error, KeyboardInterrupt):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io  # noqa: F401  (the doctests read io.StringIO)
 import pathlib
+import shlex
 import sys
 import warnings
 from typing import Any, Iterable, Iterator, TextIO
@@ -122,6 +123,29 @@ def _typed_labels(tokens: list[str]) -> list:
     return list(tokens)
 
 
+def na_options(tokens: list[str]) -> str:
+    """The command-line options that declare ``tokens`` missing, quoted for a POSIX shell:
+    ``--na-values`` for the tokens without a comma (it splits at commas), ``--na-value`` (one
+    token as written) for each of the others.
+
+    >>> na_options(["unknown", "-"])
+    '--na-values unknown,-'
+    >>> na_options(["12,5", "n.a.", "not known"])
+    "--na-values 'n.a.,not known' --na-value 12,5"
+    """
+    plain = [token for token in tokens if "," not in token]
+    options = [f"--na-values {shlex.quote(','.join(plain))}"] if plain else []
+    options += [f"--na-value {shlex.quote(token)}" for token in tokens if "," in token]
+    return " ".join(options)
+
+
+def _decimal_comma(token: str) -> str:
+    """A note when ``token`` is a number written with a decimal comma (``12,5``)."""
+    if "," in token and _number(token) is None and _number(token.replace(",", ".", 1)) is not None:
+        return " (a decimal comma? numbers are read with a decimal point)"
+    return ""
+
+
 # ---------------------------------------------------------------------------------------------
 # CSV read as a stream
 
@@ -141,6 +165,9 @@ class CSVStream:
     mean "missing", pass them in ``na_values``; if the column is numeric, in ``numeric``. They are
     kept in ``stray`` (``{column: {token: count}}``).
 
+    ``drop`` names columns to leave out (an id, a timestamp): they are neither features nor
+    checked. ``delimiter`` is the one character between fields (``";"``, ``"\\t"``).
+
     ``on_bad_value`` says what to do with a later value that is not a number in a numeric column:
     ``"error"`` raises ``DataError`` naming the column and the line (the default), ``"missing"``
     reads it as a missing value, ``"skip"`` skips the row. Under ``"missing"`` and ``"skip"`` a
@@ -155,6 +182,9 @@ class CSVStream:
     (('size', 'colour'), 'label', ['colour'])
     >>> list(stream), stream.skipped
     ([({'size': 1.5, 'colour': 'red'}, 'yes'), ({'colour': 'blue'}, 'no')], 1)
+    >>> stream = CSVStream(io.StringIO("id;size;label\\n7;1.5;yes\\n"), delimiter=";", drop=["id"])
+    >>> stream.features, list(stream)
+    (('size',), [({'size': 1.5}, 'yes')])
     >>> stream = CSVStream(io.StringIO("a,y\\n1,u\\n2,v\\nhigh,u\\n"), infer_rows=2, on_bad_value="missing")
     >>> list(stream), stream.bad_values, stream.first_bad
     ([({'a': 1.0}, 'u'), ({'a': 2.0}, 'v'), ({}, 'u')], 1, "line 4, column 'a': 'high'")
@@ -171,6 +201,7 @@ class CSVStream:
         on_bad_value: str = "error",
         infer_rows: int = 1000,
         delimiter: str = ",",
+        drop: Iterable[str] = (),
     ):
         if infer_rows < 1:
             raise ValueError(f"infer_rows must be >= 1, got {infer_rows}")
@@ -178,6 +209,9 @@ class CSVStream:
             raise ValueError(f"on_bad_value must be one of {BAD_VALUE_POLICIES}, got {on_bad_value!r}")
         if isinstance(na_values, str):
             na_values = [na_values]
+        if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\r\n\"":
+            raise ValueError(f"delimiter must be one character (not a quote or a line break), got {delimiter!r}")
+        drop = [drop] if isinstance(drop, str) else list(drop)
         self.source = source
         self.infer_rows = infer_rows
         self.on_bad_value = on_bad_value
@@ -216,7 +250,13 @@ class CSVStream:
             raise DataError(f"{self.name}: target column {target!r} not found (columns: {', '.join(header)})")
         self.target = target
         self._target_position = header.index(target)
-        self.features = tuple(name for name in header if name != target)
+        unknown = [name for name in drop if name not in header]
+        if unknown or target in drop:
+            self.close()
+            what = f"unknown column(s) {', '.join(unknown)} to drop" if unknown else f"the target {target!r} cannot be dropped"
+            raise DataError(f"{self.name}: {what} (columns: {', '.join(header)})")
+        self.dropped = tuple(name for name in header if name in drop)
+        self.features = tuple(name for name in header if name != target and name not in self.dropped)
         try:
             forced_categorical, forced_numeric = _check_overrides(self.features, categorical, numeric)
         except DataError as error:
@@ -231,7 +271,7 @@ class CSVStream:
         window = {
             name: [row[i] for _, row in self._buffer if i < len(row)]
             for i, name in enumerate(header)
-            if name != target
+            if name in self.features
         }
         inferred = _infer_categorical(window, self.missing)
         self.categorical = frozenset((inferred | forced_categorical) - forced_numeric)
@@ -243,18 +283,17 @@ class CSVStream:
         for name, tokens in self.stray.items():
             warnings.warn(self._stray_message(name, tokens, len(self._buffer)), DataWarning, stacklevel=2)
         self._positions = [
-            (i, name, name in self.categorical) for i, name in enumerate(header) if name != target
+            (i, name, name in self.categorical) for i, name in enumerate(header) if name in self.features
         ]
         self._consumed = False
 
     def _stray_message(self, name: str, tokens: dict[str, int], rows: int) -> str:
         shown = ", ".join(f"{token!r} ×{count}" for token, count in list(tokens.items())[:5])
         more = f" and {len(tokens) - 5} more" if len(tokens) > 5 else ""
-        spelt = ",".join(list(tokens)[:5])
         return (
             f"{self.name}: column {name!r} is read as categorical because of {sum(tokens.values())} "
             f"value(s) that are not numbers in its first {rows:,} rows: {shown}{more}. If they mean "
-            f"'missing', declare them (--na-values {spelt}); if the column is numeric, say so "
+            f"'missing', declare them ({na_options(list(tokens)[:5])}); if the column is numeric, say so "
             f"(--numeric {name})."
         )
 
@@ -303,8 +342,8 @@ class CSVStream:
                     if policy == "error":
                         raise DataError(
                             f"{self.name}, line {line}: column {name!r} was read as numeric but holds "
-                            f"{token!r}; declare it with --categorical {name}, or read such values as "
-                            f"missing with --on-bad-value missing (or --na-values {token})"
+                            f"{token!r}{_decimal_comma(token)}; declare it with --categorical {name}, or read "
+                            f"such values as missing with --on-bad-value missing (or {na_options([token])})"
                         )
                     self._note_bad(f"line {line}, column {name!r}: {token!r}")
                     if policy == "skip":

@@ -12,6 +12,7 @@ import inspect
 import json
 import math
 import numbers
+import operator
 import sys
 import types
 from typing import Mapping
@@ -180,15 +181,18 @@ def make_model(name: str, summary: str = "gk", seed: int | None = 42, params: Ma
 @dataclasses.dataclass(frozen=True)
 class ModelSpec:
     """One model of a command line: ``label`` (its row in the table), ``target`` (a name of
-    ``MODEL_NAMES`` or ``module:Class``) and ``params`` (keyword arguments, from JSON)."""
+    ``MODEL_NAMES`` or ``module:Class``) and ``params`` (keyword arguments, from JSON). A
+    pipeline has its ``steps`` (one ``ModelSpec`` each, joined by River's ``|``), its target the
+    steps' targets joined by ``|`` and no params of its own."""
 
     label: str
     target: str
     params: dict = dataclasses.field(default_factory=dict)
+    steps: tuple = ()
 
 
-def _split_top_level(text: str) -> list[str]:
-    """Split at the commas outside braces, brackets and JSON strings."""
+def _split_top_level(text: str, separator: str = ",") -> list[str]:
+    """Split at the ``separator`` characters outside braces, brackets and JSON strings."""
     parts, depth, start, quoted, escaped = [], 0, 0, False, False
     for i, char in enumerate(text):
         if quoted:
@@ -204,50 +208,96 @@ def _split_top_level(text: str) -> list[str]:
             depth += 1
         elif char in "}]":
             depth -= 1
-        elif char == "," and depth == 0:
+        elif char == separator and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
-    return [part.strip() for part in parts if part.strip()]
+    return [part.strip() for part in parts]
+
+
+#: River's modules where a bare class name of ``--models`` is looked for (``StandardScaler``).
+RIVER_MODULES = (
+    "compose", "dummy", "ensemble", "facto", "feature_extraction", "feature_selection", "forest", "imblearn",
+    "linear_model", "multiclass", "naive_bayes", "neighbors", "preprocessing", "rules", "tree",
+)  # fmt: skip
+
+
+def river_target(name: str) -> str:
+    """``module:Class`` of a River class named without its module (``StandardScaler`` gives
+    ``river.preprocessing:StandardScaler``); ``ValueError`` if no module or several hold it.
+
+    >>> river_target("LogisticRegression")
+    'river.linear_model:LogisticRegression'
+    """
+    found = []
+    for module_name in RIVER_MODULES:
+        try:
+            module = importlib.import_module(f"river.{module_name}")
+        except ImportError:  # pragma: no cover - a River without that module
+            continue
+        if isinstance(getattr(module, name, None), type):
+            found.append(f"river.{module_name}:{name}")
+    if len(found) != 1:
+        why = "no River module holds it" if not found else f"River has several ({', '.join(found)}): write one"
+        raise ValueError(
+            f"unknown model {name!r} ({why}): a name among {', '.join(MODEL_NAMES)}, a River class name "
+            f"(StandardScaler, LogisticRegression, …) or any class as module:Class"
+        )
+    return found[0]
+
+
+def _parse_step(text: str, part: str) -> ModelSpec:
+    """One model or pipeline step: ``TARGET[JSON]``."""
+    brace = text.find("{")
+    head, body = (text, "") if brace < 0 else (text[:brace].strip(), text[brace:])
+    if not head:
+        raise ValueError(f"no model named in {part!r}")
+    params = {}
+    if body:
+        try:
+            params = json.loads(body)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"the parameters of {head} are not valid JSON ({error.msg} at {error.pos}): {body}") from None
+        if not isinstance(params, dict):
+            raise ValueError(f"the parameters of {head} must be a JSON object, got {body}")
+    if ":" not in head and head not in MODEL_NAMES:
+        head = river_target(head)
+    label = head.rsplit(":", 1)[-1].rsplit(".", 1)[-1] if ":" in head else head
+    return ModelSpec(label, head, params)
 
 
 def parse_models(text: str) -> list[ModelSpec]:
-    """The models of a ``--models`` value: comma-separated ``[LABEL=]TARGET[JSON]``.
+    """The models of a ``--models`` value: comma-separated ``[LABEL=]MODEL``.
 
-    ``TARGET`` is a name of ``MODEL_NAMES`` or any River classifier as ``module:Class``; the JSON
-    object that may follow holds its parameters. The label defaults to the name, or to the class
-    name. A parameter whose value is an object with one key ``"module:Class"`` is built the same way
+    ``MODEL`` is a name of ``MODEL_NAMES``, a River class by its name (``LogisticRegression``,
+    looked for in ``RIVER_MODULES``) or any class as ``module:Class``, each optionally followed
+    by its parameters as a JSON object; or a pipeline of such steps joined by ``|``, as River
+    writes ``StandardScaler() | LogisticRegression()`` (``StandardScaler|LogisticRegression``).
+    The label defaults to the name, the class name, or the steps' joined by ``|``. A parameter
+    whose value is an object with one key ``"module:Class"`` is built the same way
     (``{"model": {"river.tree:HoeffdingTreeClassifier": {}}}``).
 
     >>> parse_models('nb, ht=river.tree:HoeffdingTreeClassifier{"grace_period": 50, "delta": 1e-5}')
-    [ModelSpec(label='nb', target='nb', params={}), ModelSpec(label='ht', target='river.tree:HoeffdingTreeClassifier', params={'grace_period': 50, 'delta': 1e-05})]
+    [ModelSpec(label='nb', target='nb', params={}, steps=()), ModelSpec(label='ht', target='river.tree:HoeffdingTreeClassifier', params={'grace_period': 50, 'delta': 1e-05}, steps=())]
+    >>> [step.target for step in parse_models('StandardScaler|LogisticRegression{"l2": 0.1}')[0].steps]
+    ['river.preprocessing:StandardScaler', 'river.linear_model:LogisticRegression']
     """
     specs = []
     for part in _split_top_level(text):
-        brace = part.find("{")
-        head, body = (part, "") if brace < 0 else (part[:brace].strip(), part[brace:])
-        label = None
-        if "=" in head:
-            label, head = (piece.strip() for piece in head.split("=", 1))
+        if not part:
+            continue
+        label, rest = None, part
+        cut = min((i for i in (part.find("{"), part.find("|")) if i >= 0), default=len(part))
+        if "=" in part[:cut]:
+            label, rest = (piece.strip() for piece in part.split("=", 1))
             if not label:
                 raise ValueError(f"empty label in {part!r}")
-        if not head:
-            raise ValueError(f"no model named in {part!r}")
-        params = {}
-        if body:
-            try:
-                params = json.loads(body)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"the parameters of {head} are not valid JSON ({error.msg} at {error.pos}): {body}") from None
-            if not isinstance(params, dict):
-                raise ValueError(f"the parameters of {head} must be a JSON object, got {body}")
-        if ":" not in head and head not in MODEL_NAMES:
-            raise ValueError(
-                f"unknown model {head!r}: a name among {', '.join(MODEL_NAMES)}, or a River classifier as module:Class"
-            )
-        if label is None:
-            label = head.rsplit(":", 1)[-1].rsplit(".", 1)[-1] if ":" in head else head
-        specs.append(ModelSpec(label, head, params))
+        steps = [_parse_step(step, part) for step in _split_top_level(rest, "|")]
+        if len(steps) == 1:
+            spec = steps[0]
+        else:
+            spec = ModelSpec("|".join(s.label for s in steps), "|".join(s.target for s in steps), {}, tuple(steps))
+        specs.append(dataclasses.replace(spec, label=label) if label is not None else spec)
     return specs
 
 
@@ -292,13 +342,32 @@ def build_model(spec: ModelSpec, summary: str = "gk", seed: int | None = 42) -> 
     """A fresh model from a ``ModelSpec``.
 
     A ``module:Class`` target must be a River classifier; it gets ``seed`` when its constructor
-    takes one and the parameters do not set it.
+    takes one and the parameters do not set it. In a pipeline every step but the last must be a
+    River transformer, and the last a classifier.
 
     >>> build_model(parse_models('river.naive_bayes:MultinomialNB{"alpha": 0.5}')[0])
     MultinomialNB (
       alpha=0.5
     )
+    >>> model = build_model(parse_models("StandardScaler|LogisticRegression")[0])
+    >>> [type(step).__name__ for step in model.steps.values()]
+    ['StandardScaler', 'LogisticRegression']
     """
+    if not spec.steps:
+        model = _build_step(spec, summary, seed)
+    else:
+        *first, last = (_build_step(step, summary, seed) for step in spec.steps)
+        for step, built in zip(spec.steps, first):
+            if not isinstance(built, base.Transformer):
+                raise ValueError(f"{step.target} is not a River transformer (river.base.Transformer): "
+                                 "every step of a pipeline but the last must be one")  # fmt: skip
+        model = functools.reduce(operator.or_, [*first, last])
+    if not isinstance(model, base.Classifier):
+        raise ValueError(f"{spec.target} is not a River classifier (river.base.Classifier)")
+    return model
+
+
+def _build_step(spec: ModelSpec, summary: str, seed: int | None):
     if ":" not in spec.target:
         return make_model(spec.target, summary=summary, seed=seed, params=spec.params)
     factory = _import_target(spec.target)
@@ -309,10 +378,7 @@ def build_model(spec: ModelSpec, summary: str = "gk", seed: int | None = 42) -> 
         accepts_seed = False
     if accepts_seed and "seed" not in params:
         params["seed"] = seed
-    model = _call(factory, params, spec.target)
-    if not isinstance(model, base.Classifier):
-        raise ValueError(f"{spec.target} is not a River classifier (river.base.Classifier)")
-    return model
+    return _call(factory, params, spec.target)
 
 
 def deep_memory(obj) -> int:
