@@ -241,6 +241,54 @@ def test_debug_one_lists_each_feature():
     assert "num" in text and "cat" in text and "probability" in text
 
 
+@pytest.mark.parametrize("params", [{}, {"optimizer": weights.Graphical()}, {"absent": 0.0}, {"numeric": summaries.Gaussian()}],
+                         ids=["vns", "graphical", "absent", "gaussian"])  # fmt: skip
+def test_explain_returns_terms_whose_softmax_is_the_prediction(params):
+    model = WeightedNaiveBayes(seed=1, **params)
+    assert model.explain({"num": 0.5}).empty and model.debug_one({"num": 0.5}) == "no class seen yet"
+    for x, y in _mixed_stream(600):
+        model.learn_one(x, y)
+    for x in ({"num": 0.5, "cat": "u"}, {"cat": "v", "num": -1.0, "unknown": 3.0}, {"num": None}, {}):
+        before = model.to_dict()
+        terms = model.explain(x)
+        assert model.to_dict() == before  # a query
+        assert list(terms.columns) == list(model.classes)
+        known = [k for k in x if k in model.weights]  # "unknown" is left out; a missing value has its term
+        absent = [f"{sum(k not in x for k in ('num', 'noise', 'late'))} absent (= 0)"] if "absent" in params else []
+        assert list(terms.index) == ["prior + bias", *known, *absent]
+        scores = terms.sum().to_numpy()
+        expected = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+        found = model.predict_proba_one(x)
+        np.testing.assert_allclose([found[c] for c in model.classes], expected, rtol=1e-9, atol=1e-12)
+        text = model.debug_one(x)  # the same terms as text
+        assert text.splitlines()[1].split()[-len(model.classes):] == [f"{v:.4f}" for v in terms.iloc[0]]
+    with pytest.raises(ValueError, match="num"):
+        model.explain({"num": "a string"})
+
+
+def test_summary_is_a_variable_report():
+    model = WeightedNaiveBayes(seed=1)
+    assert model.summary().empty
+    rng = random.Random(3)
+    for _ in range(2000):
+        y = rng.random() < 0.5
+        model.learn_one({"signal": rng.gauss(2.0 if y else 0.0, 1.0), "noise": rng.gauss(0, 1), "colour": rng.choice("rgb"),
+                         "tag": "yes" if y == (rng.random() < 0.9) else "no"}, y)  # fmt: skip
+    table = model.summary()
+    assert list(table.columns) == ["kind", "summary", "parts", "level", "weight", "kept", "importance"]
+    assert set(table.index) == {"signal", "noise", "colour", "tag"}
+    assert set(table.index[:2]) == {"signal", "tag"}  # the informative ones first
+    assert table.loc["signal", "kind"] == "numeric" and table.loc["colour", "kind"] == "categorical"
+    assert table.loc["signal", "summary"] == "GKClass" and table.loc["tag", "summary"] == "Categorical"
+    assert table.loc["signal", "parts"] >= 2 and table.loc["signal", "level"] > 0.1 and table.loc["signal", "kept"]
+    for name in ("noise", "colour"):  # no information: one part, level 0, outside level 3
+        assert table.loc[name, "parts"] == 1 and table.loc[name, "level"] == 0 and not table.loc[name, "kept"]
+        assert table.loc[name, "importance"] == 0
+    assert table["weight"].to_dict() == model.weights
+    kept = table[table["kept"]]
+    np.testing.assert_allclose(kept["importance"], np.sqrt(kept["level"] * kept["weight"]))
+
+
 def _led_run(optimizer):
     stream = datasets.synth.LED(noise_percentage=0.1, irrelevant_features=True, seed=42).take(20_000)
     model = WeightedNaiveBayes(optimizer=optimizer, seed=42)
@@ -323,3 +371,29 @@ def test_learn_many_rejects_unusable_labels_and_leaves_the_model_unchanged():
     with pytest.raises(ValueError, match="one label per row"):
         model.learn_many(X2, np.array([1, 2]))
     assert pickle.dumps(model) == before
+
+
+def test_the_first_compile_of_a_kernel_logs_one_info_line(monkeypatch, caplog):
+    """The library's notice (issue 32): level INFO on the wnb_stream logger, once per process,
+    only for the package's kernels (numba's cache hits compile nothing and log nothing)."""
+    import logging
+    import types
+
+    import numba
+
+    from wnb_stream import _kernel_notice
+
+    _kernel_notice.install()
+    monkeypatch.setattr(_kernel_notice._listener, "told", False)
+
+    def probe(module_name):
+        module = types.ModuleType(module_name)
+        exec("def twice(x):\n    return 2 * x\n", module.__dict__)
+        return numba.njit(module.twice)
+
+    with caplog.at_level(logging.INFO, logger="wnb_stream"):
+        assert probe("elsewhere")(1) == 2  # another package's kernel: nothing
+        assert not caplog.records
+        assert probe("wnb_stream._probe")(1) == 2
+        assert probe("wnb_stream._probe")(2.5) == 5.0  # a second compile: still one line
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [("wnb_stream", logging.INFO, _kernel_notice.MESSAGE)]

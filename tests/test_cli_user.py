@@ -303,3 +303,34 @@ def test_the_plot_names_drift_marks_and_coinciding_curves(tmp_path, monkeypatch)
     kept.clear()
     assert cli._write_plot(str(tmp_path / "q.png"), run, "t") == " (the curves of nb and same coincide: one line, 'nb = same')"
     assert [t.get_text() for t in kept[0].legends[0].get_texts()] == ["nb = same", "vns"]
+
+
+# --- issue 32: the kernels' first compile is announced ------------------------------------------
+
+_PROBE = """
+import sys, types
+import numba
+from wnb_stream import cli
+
+status = cli.main(sys.argv[1:])
+# a kernel of the package that no run has compiled: numba compiles it now (a module named
+# wnb_stream.*, not cached), as it compiles the real kernels on a machine's first run
+probe = types.ModuleType("wnb_stream._probe")
+exec("def twice(x):\\n    return 2 * x\\n", probe.__dict__)
+assert numba.njit(probe.twice)(21) == 42
+print("status", status)
+"""
+
+
+@pytest.mark.parametrize("quiet", [False, True], ids=["shown", "quiet"])
+def test_the_first_compile_of_a_kernel_is_announced_once_on_stderr(tmp_path, quiet):
+    """One line on stderr at the first compile in the process (the real kernels' on a fresh
+    machine, or the probe's), none with --quiet; a warm cache compiles nothing and says nothing."""
+    path = tmp_path / "data.csv"
+    write_noisy_csv(path, n=200)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    argv = ["evaluate", "--data", str(path), "--models", "nb", *(["--quiet"] if quiet else [])]
+    done = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, env=env, timeout=600)
+    assert "status 0" in done.stdout, done.stderr
+    notices = [line for line in done.stderr.splitlines() if line.startswith("wnb-stream: compiling the numba kernels, once")]
+    assert len(notices) == (0 if quiet else 1), done.stderr

@@ -26,6 +26,7 @@ import argparse
 import csv
 import dataclasses
 import json
+import logging
 import math
 import os
 import pathlib
@@ -163,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw the cumulative and rolling learning curves (needs matplotlib: the plot extra)",
     )  # fmt: skip
     run.add_argument("--no-auc", action="store_true", help="skip the AUC (it stores every prediction: O(n·classes) memory)")
-    run.add_argument("--quiet", action="store_true", help="no progress display")
+    run.add_argument("--quiet", action="store_true", help="no progress display, and no notice (such as the kernels' first compile)")
 
     commands.add_parser("datasets", help="list the stream names --data accepts and how many examples evaluate reads")
     return parser
@@ -647,10 +648,24 @@ def _list_datasets() -> int:
     return 0
 
 
+def _notices_on_stderr() -> None:
+    """Show the library's notices (level INFO on the ``wnb_stream`` logger: the kernels' first
+    compile) on standard error, unless the program has set that logger up itself."""
+    logger = logging.getLogger("wnb_stream")
+    if logger.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("wnb-stream: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``wnb-stream``; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if not getattr(args, "quiet", False):
+        _notices_on_stderr()
     try:
         if args.command == "evaluate":
             return _evaluate(args)

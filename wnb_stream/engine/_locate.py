@@ -29,7 +29,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .. import _kernel_notice
 from ..variable import NOWHERE
+
+_kernel_notice.install()  # one line on the wnb_stream logger at the first compile
 
 __all__ = ["encode_rows", "locate_and_score", "locate_row", "locate_rows", "place_rows", "row_sums", "score_row"]
 

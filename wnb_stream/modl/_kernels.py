@@ -37,6 +37,10 @@ import sys
 import numba
 import numpy as np
 
+from .. import _kernel_notice
+
+_kernel_notice.install()  # one line on the wnb_stream logger at the first compile
+
 __all__ = [
     "MAX_CLASSES",
     "AUTO",

@@ -37,6 +37,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .. import _kernel_notice
+
+_kernel_notice.install()  # one line on the wnb_stream logger at the first compile
+
 __all__ = ["absorb", "absorb_many", "compress", "compress_keep", "insert_exact"]
 
 #: NumPy's block size for pairwise summation.
