@@ -20,8 +20,12 @@ if __name__ == "__main__":
     sources = {p: functools.partial(IterableSource, functools.partial(partition, p, 2)) for p in range(2)}
     model, progress = wnb_ray.train(WeightedNaiveBayes(seed=1), sources, round_examples=200,
                                     checkpoint_path="phishing-rounds.json.gz")
-    print(f"{progress.examples} examples in {progress.rounds} rounds, "
-          f"prequential accuracy {progress.accuracy:.3f}")
+    if progress.examples:
+        print(f"{progress.examples} examples in {progress.rounds} rounds, "
+              f"prequential accuracy {progress.accuracy:.3f}")
+    else:  # run again: resumed from the checkpoint, every example was already learned
+        print(f"nothing new to read: phishing-rounds.json.gz holds the model of all {model.n_seen} examples "
+              f"(delete it to train again)")
     predictor = model.predictor()  # what serving needs: the model's probabilities, a fraction of its memory
     x, y = next(iter(datasets.Phishing()))
     print(predictor.predict_one(x) == model.predict_one(x))

@@ -153,3 +153,43 @@ def test_the_site_builds_strictly(tmp_path):
     assert (tmp_path / "site" / "api" / "classifier" / "index.html").is_file()
     page = (tmp_path / "site" / "api" / "classifier" / "index.html").read_text()
     assert "predict_proba_one" in page and "on_type_change" in page
+    # issue 32: formulas rendered by MathJax, shipped in the site (nothing fetched, nothing from a CDN)
+    site = tmp_path / "site"
+    assert (site / "javascripts" / "mathjax" / "tex-chtml.js").is_file()
+    assert list((site / "javascripts" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    home = (site / "index.html").read_text()
+    assert '<script src="javascripts/mathjax/tex-chtml.js"' in home and 'class="arithmatex"' in home
+    assert r"\prod_k p(x_k \mid C_j)^{w_k}" in home
+    assert 'class="arithmatex"' in page and 'class="arithmatex"' in (site / "algorithms" / "modl" / "index.html").read_text()
+    for html in site.rglob("*.html"):
+        assert not re.search(r'<(script|link)[^>]+(src|href)="(https?:)?//', html.read_text()), html
+    # the docstrings' docs/... references are links to the pages
+    assert '<a href="../../algorithms/drift/"><code>docs/algorithms/drift.md</code></a>' in page
+    assert '<a href="../../algorithms/summaries/#absent-features"><code>docs/algorithms/summaries.md#absent-features</code></a>' in page
+
+
+def test_a_docstring_reference_to_a_missing_page_or_anchor_is_a_warning(tmp_path, caplog):
+    """The strict build fails on a warning: a reference to a page or an anchor that does not exist."""
+    import types
+
+    sys.path.insert(0, str(ROOT))
+    try:
+        import mkdocs_hooks
+    finally:
+        sys.path.remove(str(ROOT))
+    pages = {"algorithms/drift.md": types.SimpleNamespace(url="algorithms/drift/", dest_uri="algorithms/drift/index.html")}
+    files = types.SimpleNamespace(get_file_from_path=pages.get)
+    page = types.SimpleNamespace(url="api/classifier/", file=types.SimpleNamespace(src_uri="api/classifier.md"))
+    mkdocs_hooks._checks.clear()
+    text = mkdocs_hooks.on_page_content(
+        "<p><code>docs/algorithms/drift.md#nowhere</code> and <code>docs/algorithms/gone.md</code></p>", page, None, files
+    )  # fmt: skip
+    assert text == ('<p><a href="../../algorithms/drift/#nowhere"><code>docs/algorithms/drift.md#nowhere</code></a> '
+                    "and <code>docs/algorithms/gone.md</code></p>")  # fmt: skip
+    assert "docs/algorithms/gone.md, which is not a page of the site" in caplog.text
+    (tmp_path / "algorithms" / "drift").mkdir(parents=True)
+    (tmp_path / "algorithms" / "drift" / "index.html").write_text('<h2 id="detection">')
+    pytest.importorskip("mathjax")
+    mkdocs_hooks.on_post_build(types.SimpleNamespace(site_dir=str(tmp_path)))
+    assert "refers to #nowhere of algorithms/drift/index.html, which has no such anchor" in caplog.text
+    assert (tmp_path / "javascripts" / "mathjax" / "tex-chtml.js").is_file()

@@ -27,7 +27,7 @@ __all__ = ["WeightedNaiveBayes"]
 class WeightedNaiveBayes(base.MiniBatchClassifier):
     """Weighted naive Bayes learned online, in one pass and bounded memory.
 
-    P(C_j | x) ∝ P(C_j) Π_k p(x_k | C_j)^{w_k}, computed in log space. Each feature gets a level-1
+    $P(C_j \\mid x) \\propto P(C_j) \\prod_k p(x_k \\mid C_j)^{w_k}$, computed in log space. Each feature gets a level-1
     stream summary (``numeric`` or ``categorical`` prototype, cloned per feature), level 2 (MODL
     discretization or value grouping, or per-class Gaussians) turns it into log p(x_k | C_j), and
     the ``optimizer`` learns the weights w_k ∈ [0, 1] (``weights.Graphical``: one free weight per

@@ -164,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw the cumulative and rolling learning curves (needs matplotlib: the plot extra)",
     )  # fmt: skip
     run.add_argument("--no-auc", action="store_true", help="skip the AUC (it stores every prediction: O(n·classes) memory)")
-    run.add_argument("--quiet", action="store_true", help="no progress display, and no notice (such as the kernels' first compile)")
+    run.add_argument("--quiet", action="store_true", help="no progress display, and no notice (the files written, the kernels' first compile)")
 
     commands.add_parser("datasets", help="list the stream names --data accepts and how many examples evaluate reads")
     return parser
@@ -604,15 +604,18 @@ def _evaluate(args) -> int:
         print(f"({note})")
     context = {"data": source.name, "summary": args.summary, "seed": args.seed}
     if run.n:
+        written = []
         if args.output:
             _write_output(args.output, rows, context)
-            print(f"wnb-stream: wrote the table to {args.output}", file=sys.stderr)
+            written.append(f"the table to {args.output}")
         if args.curves:
             _write_curves(args.curves, run, context)
-            print(f"wnb-stream: wrote the curves to {args.curves}", file=sys.stderr)
+            written.append(f"the curves to {args.curves}")
         if args.plot:
             note = _write_plot(args.plot, run, f"{source.name}, prequential ({run.n:,} examples)", source.drifts)
-            print(f"wnb-stream: wrote the plot to {args.plot}{note}", file=sys.stderr)
+            written.append(f"the plot to {args.plot}{note}")
+        for what in written if not args.quiet else ():
+            print(f"wnb-stream: wrote {what}", file=sys.stderr)
     if error is not None:
         sys.stdout.flush()
         if isinstance(error, KeyboardInterrupt):

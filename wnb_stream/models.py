@@ -279,8 +279,9 @@ def parse_models(text: str) -> list[ModelSpec]:
 
     >>> parse_models('nb, ht=river.tree:HoeffdingTreeClassifier{"grace_period": 50, "delta": 1e-5}')
     [ModelSpec(label='nb', target='nb', params={}, steps=()), ModelSpec(label='ht', target='river.tree:HoeffdingTreeClassifier', params={'grace_period': 50, 'delta': 1e-05}, steps=())]
-    >>> [step.target for step in parse_models('StandardScaler|LogisticRegression{"l2": 0.1}')[0].steps]
-    ['river.preprocessing:StandardScaler', 'river.linear_model:LogisticRegression']
+    >>> (pipeline,) = parse_models('StandardScaler|LogisticRegression{"l2": 0.1}')
+    >>> pipeline.label, tuple(step.target for step in pipeline.steps)
+    ('StandardScaler|LogisticRegression', ('river.preprocessing:StandardScaler', 'river.linear_model:LogisticRegression'))
     """
     specs = []
     for part in _split_top_level(text):
@@ -350,8 +351,8 @@ def build_model(spec: ModelSpec, summary: str = "gk", seed: int | None = 42) -> 
       alpha=0.5
     )
     >>> model = build_model(parse_models("StandardScaler|LogisticRegression")[0])
-    >>> [type(step).__name__ for step in model.steps.values()]
-    ['StandardScaler', 'LogisticRegression']
+    >>> tuple(type(step).__name__ for step in model.steps.values())
+    ('StandardScaler', 'LogisticRegression')
     """
     if not spec.steps:
         model = _build_step(spec, summary, seed)
