@@ -51,6 +51,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
 import os
 import tempfile
 import zlib
@@ -79,7 +80,7 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 5
+VERSION = 6
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
@@ -197,11 +198,44 @@ def _history_as_entries(payload: Any) -> Any:
     return payload
 
 
+def _gaussian_without_pooled(payload: Any) -> Any:
+    """Version 5 → 6: ``Gaussian`` no longer holds ``pooled``, the moments over all classes, which
+    are derived from the per-class ones (a platform's BLAS could round the stored copy differently,
+    so the same model saved two different files)."""
+    for node in list(_records(payload, "Gaussian")):
+        state = node.get("state")
+        if isinstance(state, dict) and "pooled" in state:
+            _check_pooled(state)
+            del state["pooled"]
+    return payload
+
+
+def _check_pooled(state: dict) -> None:
+    """A version-5 ``pooled`` must be what its classes give (the check that version made on load),
+    so that dropping it changes nothing a file meant; a malformed record is left to the schema."""
+    try:
+        weights, means, pooled = (decode_array(state[name]) for name in ("weights", "means", "pooled"))
+    except (KeyError, TypeError, ValueError, ModelFileError):
+        return
+    if pooled.shape != (3,) or weights.shape != means.shape or weights.ndim != 1:
+        return
+    total = math.fsum(weights.tolist())
+    if not math.isclose(float(pooled[0]), total, rel_tol=1e-9, abs_tol=1e-12):
+        raise ModelFileError(f"Gaussian.pooled: its weight must be Σ weights = {total!r}, got {float(pooled[0])!r}")
+    if total > 0 and np.all(np.isfinite(means)):
+        with np.errstate(over="ignore", invalid="ignore"):
+            expected = math.fsum((weights / total * means).tolist())
+        scale = float(np.max(np.abs(means), initial=0.0))
+        if math.isfinite(expected) and not math.isclose(float(pooled[1]), expected, rel_tol=1e-6, abs_tol=1e-9 + 1e-9 * scale):
+            raise ModelFileError(f"Gaussian.pooled: its mean must be the weighted mean of the classes {expected!r}, got {float(pooled[1])!r}")
+
+
 #: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
 MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     2: _added_fields(_ADDED_IN_3),
     3: _slots_for_every_variable,
     4: _history_as_entries,
+    5: _gaussian_without_pooled,
 }
 #: Largest uncompressed document read (bytes): a bound on what a forged gzip stream can inflate to.
 MAX_SIZE = 1 << 31
