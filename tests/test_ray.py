@@ -15,9 +15,9 @@ import os
 
 import numpy as np
 import pytest
+from testkit import require
 
-if os.environ.get("WNB_REQUIRE_RAY") != "1":
-    pytest.importorskip("ray")
+require("ray")
 import ray  # noqa: E402
 
 from test_partitioned import counts_of, exact_model, expected_counts, messages  # noqa: E402

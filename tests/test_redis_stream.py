@@ -17,13 +17,14 @@ import types
 import numpy as np
 import pytest
 from consumer_process import Consumer
+from testkit import require
 
 from wnb_stream import persistence
 from wnb_stream.stream import ListSource, StreamRunner
 
-redis = pytest.importorskip("redis")
-if shutil.which("redis-server") is None:
-    pytest.skip("redis-server is not installed", allow_module_level=True)
+require("redis")
+require("redis_server", shutil.which("redis-server") is not None)
+import redis  # noqa: E402
 
 from wnb_stream.redis_stream import RedisStreamSource, parse_id, publish  # noqa: E402
 

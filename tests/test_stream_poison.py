@@ -17,7 +17,7 @@ from consumer_process import Consumer
 
 from wnb_stream import WeightedNaiveBayes, persistence
 from wnb_stream import stream as stream_module
-from wnb_stream.stream import DeadLetter, DeadLetters, JSONLinesSource, ListSource, Malformed, StreamRunner
+from wnb_stream.stream import DeadLetter, JSONLinesSource, ListSource, Malformed, StreamRunner
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = types.ModuleType("wnb_stream._stream_poison_fixtures")

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import summaries
 from wnb_stream.engine.classes import Classes
@@ -122,7 +123,7 @@ def test_nothing_is_checked_while_the_countdown_runs():
         check(schedule, registry)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 30), st.integers(1, 30)), max_size=6),
     st.lists(st.integers(1, 20), min_size=1, max_size=4),
@@ -307,7 +308,7 @@ def batches(draw):
     return growth, every, target, warm, labels, weights, starts
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(batches())
 def test_chunks_end_where_a_learn_one_loop_registers_rebuilds_or_steps(batch):
     growth, every, target, warm, labels, weights, starts = batch

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import modl
 from wnb_stream.modl.discretization import discretization_prior, partition_cost
@@ -180,7 +181,7 @@ def small_tables(draw, fractional=False):
     return bins(counts, missing=missing)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(small_tables(), st.sampled_from(["bins", "boulle2006"]), st.sampled_from([0.0, math.log(7)]))
 def test_exact_programme_equals_brute_force(table, criterion, selection_cost):
     best, null = brute_force(table, criterion, selection_cost)
@@ -195,7 +196,7 @@ def test_exact_programme_equals_brute_force(table, criterion, selection_cost):
     assert greedy.counts.sum() == pytest.approx(table.n)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(small_tables(fractional=True))
 def test_exact_programme_equals_brute_force_with_fractional_counts(table):
     best, _ = brute_force(table)
@@ -205,7 +206,7 @@ def test_exact_programme_equals_brute_force_with_fractional_counts(table):
     assert modl.discretize(table, method="greedy").cost >= exact.cost - 1e-9
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 10_000), st.integers(20, 120), st.integers(2, 4))
 def test_greedy_never_beats_the_exact_programme_on_larger_tables(seed, n_bins, n_classes):
     rng = np.random.default_rng(seed)
@@ -491,7 +492,7 @@ def test_null_partition_is_the_one_interval_model():
         modl.null_partition([1, 2])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_random_tables_give_valid_intervals(seed):
     rng = np.random.default_rng(seed)

@@ -12,6 +12,7 @@ import pytest
 import reference_discretization as reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import modl
 from wnb_stream.modl import Intervals, discretization, log_probabilities
@@ -19,7 +20,7 @@ from wnb_stream.modl.partition import _lookup_tables
 from wnb_stream.summaries import Bins
 from wnb_stream.summaries.base import _align_columns
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
@@ -119,7 +120,7 @@ def test_discretize_agrees_with_the_reference_on_every_table(table, criterion, m
     _assert_same_state(result, expected)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(st.floats(0.0, 1e308, allow_subnormal=True) | st.just(-0.0), min_size=0, max_size=60),
     st.integers(1, 12),
@@ -140,7 +141,7 @@ def check_column_loops(values, n_classes):
 # ---------------------------------------------------------------- Intervals._assemble
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(1, 6), st.integers(1, 5), st.integers(0, 2**32 - 1), st.booleans())
 def test_assemble_builds_the_value_of_the_constructor(n_parts, n_classes, seed, isolated_missing):
     rng = np.random.default_rng(seed)

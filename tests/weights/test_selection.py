@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from synthetic_weights import make_rows
 
 from wnb_stream.modl.costs import universal_code_length
@@ -62,7 +63,7 @@ def test_increments_halve_from_one_half_while_above_one_over_n():
     assert [d for d, _ in increments(1000, 10, "khiops")] == [2.0**-i for i in range(10)]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.sampled_from(["paper", "khiops"]))
 def test_incremental_scores_equal_recomputed_scores(seed, n_classes, schedule):
     data = problem(seed, n_classes=n_classes)
@@ -75,7 +76,7 @@ def test_incremental_scores_equal_recomputed_scores(seed, n_classes, schedule):
     assert search.trials > 0 and 0 <= search.moves <= search.trials
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([1.0, 0.5, 0.25, 0.125]), st.booleans())
 def test_no_pass_increases_the_criterion(seed, delta, boolean_first):
     """Every fast forward or backward pass, at any δ, leaves the recomputed criterion no higher."""
