@@ -39,6 +39,7 @@ DOCS = ROOT / "docs"
 PAGES = sorted((DOCS / "guides").glob("*.md")) + sorted((DOCS / "api").glob("*.md")) + [DOCS / "index.md", ROOT / "README.md"]
 FENCE = re.compile(r"^```(pycon|python|console)[^\n]*\n(.*?)^```", re.S | re.M)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+RAY_IMPORT = re.compile(r"^\s*(import ray\b|from ray\b|from wnb_stream import .*\bray\b)", re.M)
 
 
 def _blocks(page: pathlib.Path) -> list[tuple[str, str, int]]:
@@ -65,7 +66,7 @@ def _skip_without_extras(text: str) -> None:
     """Skip (or, in CI, fail) an example that needs an extra this environment lacks."""
     if "capymoa" in text:
         require("capymoa", _capymoa_usable())
-    if re.search(r"^\s*(import ray\b|from ray\b|from wnb_stream import .*\bray\b)", text, re.M):
+    if RAY_IMPORT.search(text):
         require("ray")
 
 
@@ -101,10 +102,16 @@ def _shim(directory: pathlib.Path) -> dict:
     return dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", PYTHONPATH=str(ROOT), COLUMNS="200")
 
 
+def _marks(page: pathlib.Path) -> list:
+    """capymoa pages run in CI's capymoa environment; pages that start Ray share one xdist worker
+    with the Ray tests (one local cluster at a time)."""
+    text = page.read_text()
+    marks = [pytest.mark.capymoa] if "capymoa" in text and page.parent.name == "guides" else []
+    return marks + ([pytest.mark.xdist_group("ray")] if RAY_IMPORT.search(text) else [])
+
+
 PAGES_WITH_EXAMPLES = [
-    pytest.param(p, marks=[pytest.mark.capymoa] if "capymoa" in p.read_text() and p.parent.name == "guides" else [])
-    for p in PAGES
-    if any(kind != "pycon" or p.name != "README.md" for kind, _, _ in _blocks(p))
+    pytest.param(p, marks=_marks(p)) for p in PAGES if any(kind != "pycon" or p.name != "README.md" for kind, _, _ in _blocks(p))
 ]
 
 

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import persistence
 from wnb_stream.summaries import Categorical, CPiD, Gaussian, GKClass, Summary
@@ -41,7 +42,7 @@ CONFIGS = {
     "categorical-sketch": lambda: Categorical(max_values=3, top_k=2, epsilon=0.2, delta=0.1, seed=5),
 }
 NUMERIC = [name for name in CONFIGS if CONFIGS[name]().kind == "numeric"]
-EXAMPLES = 30  # per configuration and property: the file runs in well under a minute
+EXAMPLES = examples(30)  # per configuration and property (in CI): the file runs in well under a minute
 
 numeric_values = st.one_of(
     st.integers(-6, 6).map(float),  # repeated values
