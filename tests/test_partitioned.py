@@ -212,3 +212,21 @@ def test_a_learner_ships_at_most_its_share_of_the_window():
     assert counts_of(whole.model) == expected_counts([messages(9, 500)[:400]])
     with pytest.raises(ValueError, match="keep_rows"):
         Learner(0, ListSource([]), keep_rows=-1)
+
+
+def test_lone_surrogates_go_through_a_round_and_its_checkpoint(tmp_path):
+    lone = "\udfff"
+    part = messages(3, 60)
+    part[5] = {"x": {"u": 0.1, "colour": lone}, "y": "a" + lone}
+    part[9] = {"x": {"u": 0.2, "colour": "red", lone: "v" + lone}, "y": "b"}
+    path = tmp_path / "checkpoint.json"
+    coordinator = Coordinator(exact_model(), path)
+    learner = Learner(lone, ListSource(part), batch_size=8)
+    learner.reset(None, coordinator.model.delta())
+    coordinator.round([learner.run(max_messages=30)])
+    restored = Coordinator(exact_model(), path)
+    assert restored.positions == {lone: 30} and "a" + lone in restored.model.classes
+    assert io.dumps(restored.model) == io.dumps(coordinator.model)
+    learner.reset(restored.position(lone), restored.model.delta())
+    restored.round([learner.run()])
+    assert restored.positions == {lone: 60} and restored.absorbed == 60

@@ -403,3 +403,32 @@ def test_sigkill_with_poison_lines_then_restart_gives_the_clean_model(tmp_path):
     for key in ("events", "labels", "learned", "unmatched", "pending", "correct"):
         assert final["stats"][key] == reference.stats[key], key
     assert final["stats"]["rejected"] == len(poison) == len({letter.position for letter in final["letters"]})
+
+
+def test_lone_surrogates_go_through_checkpoints_and_a_restart(tmp_path):
+    # A lone surrogate is a valid str (and valid JSON, "\ud800"), which the model accepts as a value,
+    # a label or a feature name, and the runner as a pending id: every checkpoint must hold it.
+    lone = "\ud800"
+    messages = [
+        {"id": 0, "x": {"c": lone, "a": 0.5}},
+        {"id": "waits" + lone, "x": {"c": "v", lone + "name": 1.0}},
+        {"id": 0, "y": "a" + lone},
+        {"id": 1, "x": {"c": "w" + lone, "a": -0.5}},
+        {"id": 1, "y": "b"},
+        {"id": "waits" + lone, "y": "b"},
+    ]
+    path = tmp_path / "ckpt.json"
+    first = StreamRunner(WeightedNaiveBayes(seed=1), path, checkpoint_every=1)
+    first.run(ListSource(messages), max_messages=3)  # stops with a surrogate id pending
+    assert first.stats["checkpoints"] == 3 and first.stats["rejected"] == 0
+    restarted = StreamRunner(WeightedNaiveBayes(seed=1), path, checkpoint_every=1)
+    assert restarted.position == 3 and restarted.stats["pending"] == 1
+    restarted.run(ListSource(messages))
+    reference = StreamRunner(WeightedNaiveBayes(seed=1), None)
+    reference.run(ListSource(messages))
+    assert restarted.stats["learned"] == reference.stats["learned"] == 3
+    assert set(restarted.model.classes) == {"a" + lone, "b"}
+    for x in ({"c": lone}, {"c": "w" + lone, lone + "name": 1.0}):
+        assert restarted.model.predict_proba_one(x) == reference.model.predict_proba_one(x)
+    assert StreamRunner(WeightedNaiveBayes(seed=1), path).model.predict_proba_one({"c": lone}) == reference.model.predict_proba_one({"c": lone})
+

@@ -204,7 +204,13 @@ class Learner:
             return
         import pandas as pd
 
-        X = pd.DataFrame(xs)  # one frame for the prediction and the learning
+        try:
+            X = pd.DataFrame(xs)  # one frame for the prediction and the learning
+        except ValueError:  # pandas cannot hold a value (a lone surrogate in an Arrow string column): one by one
+            predicted = [self._predict(x) for x in xs] if predicting else []
+            self._count(predicted, ys, report)
+            self._learn_each(xs, ys, report)
+            return
         if predicting:
             try:
                 predicted = self.predictor.predict_many(X).tolist()
