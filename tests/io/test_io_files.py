@@ -271,7 +271,7 @@ def test_a_changed_base64_character_fails_the_checksum():
 
 def test_a_forged_gzip_bomb_is_bounded(monkeypatch):
     monkeypatch.setattr(io.files, "MAX_SIZE", 1000)
-    with pytest.raises(io.ModelFileError, match="MAX_SIZE"):
+    with pytest.raises(io.ModelFileError, match="beyond max_size = 1000 bytes"):
         io.loads(io.dumps(gk_summary()))
 
 
