@@ -234,6 +234,27 @@ def _check_pooled(state: dict) -> None:
         scale = float(np.max(np.abs(means), initial=0.0))
         if math.isfinite(expected) and not math.isclose(float(pooled[1]), expected, rel_tol=1e-6, abs_tol=1e-9 + 1e-9 * scale):
             raise ModelFileError(f"Gaussian.pooled: its mean must be the weighted mean of the classes {expected!r}, got {float(pooled[1])!r}")
+        _check_pooled_m2(state, weights, means, float(pooled[1]), float(pooled[2]), total, scale)
+
+
+def _check_pooled_m2(state: dict, weights: np.ndarray, means: np.ndarray, mean: float, found: float, total: float, scale: float) -> None:
+    """The third entry of a version-5 ``pooled``, the pooled M2 (saturated at the float range),
+    must be Σ M2_j + Σ W_j (μ_j − μ)² (Chan's rule), up to rounding: else two files that differ
+    there would load as one model, silently (issue 33). Relative tolerance 1e-6; absolute
+    1e-9 · W · max|μ_j|², the size of the rounding of the squared deviations."""
+    try:
+        m2 = decode_array(state["m2"])
+    except (KeyError, TypeError, ValueError, ModelFileError):
+        return
+    if m2.shape != weights.shape or not np.all(np.isfinite(m2)) or not math.isfinite(found):
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        held = weights > 0
+        expected = math.fsum(m2[held].tolist()) + math.fsum((weights[held] * (means[held] - mean) ** 2).tolist())
+    if not math.isfinite(expected) or expected > 1e300:  # saturated, as the writer saturated it
+        return
+    if not math.isclose(found, expected, rel_tol=1e-6, abs_tol=1e-9 * total * scale * scale + 1e-12):
+        raise ModelFileError(f"Gaussian.pooled: its M2 must be Σ M2 + Σ W (μ − pooled μ)² = {expected!r}, got {found!r}")
 
 
 #: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
