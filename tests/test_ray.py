@@ -114,3 +114,21 @@ def test_the_readme_example_runs_and_is_the_readme_s(tmp_path):
     assert lines[0].startswith("1250 examples in ") and lines[-1] == "True"
     again = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
     assert again.stdout.startswith("0 examples")  # resumed from the checkpoint: nothing left to read
+
+
+def test_a_type_changed_message_does_not_wedge_training(cluster, tmp_path):
+    # a string in the numeric feature u as the first row of a learner's delta: at the start of its
+    # shard (round 1, when the model knows no feature yet) and at the start of its second run
+    parts = [messages(50 + p, 1200) for p in range(2)]
+    wedges = [{"x": {"u": "text", "colour": "red"}, "y": "a"}, {"x": {"u": "more text"}, "y": "b"}]
+    parts[1][0], parts[1][400] = wedges
+    path = tmp_path / "checkpoint.json.gz"
+    model, progress = wnb_ray.train(exact_model(), shards(tmp_path, parts), checkpoint_path=path, round_examples=400)
+    model._check()
+    registry = model._engine.registry
+    assert registry.variables[registry.index["u"]].kind == "numeric"
+    clean = [parts[0], [m for m in parts[1] if m not in wedges]]
+    assert counts_of(model) == expected_counts(clean) and progress.examples == 2398
+    assert progress.refused >= 1 and progress.rejected >= 2  # round 1 refused the shard that met u as a string
+    resumed, again = wnb_ray.train(exact_model(), shards(tmp_path, parts), checkpoint_path=path, round_examples=400)
+    assert again.examples == 0 and counts_of(resumed) == counts_of(model)  # a resume finds everything absorbed

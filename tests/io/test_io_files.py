@@ -271,7 +271,7 @@ def test_a_changed_base64_character_fails_the_checksum():
 
 def test_a_forged_gzip_bomb_is_bounded(monkeypatch):
     monkeypatch.setattr(io.files, "MAX_SIZE", 1000)
-    with pytest.raises(io.ModelFileError, match="MAX_SIZE"):
+    with pytest.raises(io.ModelFileError, match="beyond max_size = 1000 bytes"):
         io.loads(io.dumps(gk_summary()))
 
 
@@ -509,6 +509,15 @@ def test_version_6_drops_the_gaussians_pooled_moments_after_checking_them():
     stored copy differently); a version-5 file's copy must still agree with its classes."""
     summary = io.loads(_version_5_gaussian())
     assert "pooled" not in json.loads(io.dumps(summary, compress=False))["payload"]["state"]
-    for change, what in [(lambda p: p + [1.0, 0, 0], "weight"), (lambda p: p + [0, 0.5, 0], "mean")]:
+    for change, what in [(lambda p: p + [1.0, 0, 0], "weight"), (lambda p: p + [0, 0.5, 0], "mean"), (lambda p: p * [1, 1, 1.001], "M2")]:
         with pytest.raises(io.ModelFileError, match=f"Gaussian.pooled: its {what} must be"):
             io.loads(_version_5_gaussian(change))
+
+
+def test_two_damaged_version_5_pooled_moments_do_not_load_as_one_model():
+    # (issue 33: two files that differed only in pooled loaded as one model and saved back alike)
+    original = io.dumps(io.loads(_version_5_gaussian()))
+    assert io.dumps(io.loads(_version_5_gaussian(lambda p: p * [1, 1, 1 + 1e-12]))) == original  # rounding: the same model
+    for factor in (0.5, 2.0, 1.01):
+        with pytest.raises(io.ModelFileError, match=r"^Gaussian.pooled: its M2 must be Σ M2 \+ Σ W"):
+            io.loads(_version_5_gaussian(lambda p, f=factor: p * [1, 1, f]))
