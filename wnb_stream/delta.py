@@ -15,7 +15,7 @@ import pickle
 
 import numpy as np
 
-from .dead_letters import _excerpt
+from .summaries.policy import excerpt as _excerpt
 from .summaries.policy import feature_value
 
 __all__ = ["Delta"]

@@ -49,6 +49,7 @@ import datetime
 import decimal
 import math
 import numbers
+import reprlib
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,7 @@ from ..tables import ClassIndex, _python_scalar
 
 __all__ = [
     "MAX_TOTAL_WEIGHT",
+    "excerpt",
     "check_factor",
     "check_total_weight",
     "feature_value",
@@ -649,3 +651,22 @@ def check_total_weight(total: Any, added: float) -> None:
             f"sample weight w = {added!r} would bring the model's total weight to {before + added!r}, "
             f"beyond {MAX_TOTAL_WEIGHT!r} (the weighted counts must stay within the float range of MODL's costs)"
         )
+
+
+# A short text of any value, for error messages and dead letters
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple, _REPR.maxset = 4, 30, 30, 30, 30
+_REPR.maxstring, _REPR.maxlong, _REPR.maxother = 300, 80, 200
+_EXCERPT = 1000
+
+
+def excerpt(message: Any) -> str:
+    """A short text of ``message`` that never fails (deep nesting, huge integers, odd objects)."""
+    if isinstance(message, str):
+        return message[:_EXCERPT]
+    try:
+        text = _REPR.repr(message)
+    except Exception:  # noqa: BLE001 - an int too long for str(), a __repr__ that raises...
+        text = f"<a {type(message).__name__} that cannot be shown>"
+    return text[:_EXCERPT]
