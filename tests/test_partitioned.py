@@ -9,46 +9,16 @@ not learned; file shards and any iterable are sources.
 
 from __future__ import annotations
 
-import collections
 import functools
 import json
 import random
 
-import numpy as np
 import pytest
 
-from wnb_stream import WeightedNaiveBayes, io, summaries, weights
+from wnb_stream import WeightedNaiveBayes, io
 from wnb_stream.partitioned import Coordinator, IterableSource, Learner, Report, example
 from wnb_stream.sources import JSONLinesSource, ListSource
-
-
-def messages(seed: int, n: int) -> list[dict]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n):
-        j = int(rng.integers(3))
-        x = {"u": float(rng.normal(j, 1.0)), "colour": ["red", "green", "blue", "grey"][min(3, j + int(rng.integers(2)))]}
-        out.append({"x": x, "y": "abc"[j]})
-    return out
-
-
-def exact_model() -> WeightedNaiveBayes:
-    return WeightedNaiveBayes(numeric=summaries.Gaussian(), optimizer=weights.Uniform(), history_size=300, seed=1)
-
-
-def counts_of(model) -> tuple[dict, dict]:
-    c = model._engine.classes
-    classes = {label: c.seen[j] for j, label in enumerate(c.labels)}
-    e = model._engine
-    table = e.registry.variables[e.registry.index["colour"]].summary.table()
-    colours = {(v, cl): float(row[j]) for v, row in zip(table.values, np.asarray(table.counts)) for j, cl in enumerate(table.classes) if row[j]}
-    return classes, colours
-
-
-def expected_counts(parts) -> tuple[dict, dict]:
-    classes = collections.Counter(m["y"] for part in parts for m in part)
-    colours = collections.Counter((m["x"]["colour"], m["y"]) for part in parts for m in part)
-    return {k: float(v) for k, v in classes.items()}, {k: float(v) for k, v in colours.items()}
+from partition_cases import counts_of, exact_model, expected_counts, messages
 
 
 def test_rounds_count_every_message_once():

@@ -22,7 +22,7 @@ import ray  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("ray")  # one local cluster at a time (pytest -n)
 
-from test_partitioned import counts_of, exact_model, expected_counts, messages  # noqa: E402
+from partition_cases import counts_of, exact_model, expected_counts, messages  # noqa: E402
 
 from wnb_stream import WeightedNaiveBayes  # noqa: E402
 from wnb_stream import ray as wnb_ray  # noqa: E402

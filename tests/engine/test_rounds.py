@@ -16,8 +16,9 @@ from profiles import examples
 
 from wnb_stream import Delta, WeightedNaiveBayes, io, summaries, weights
 from wnb_stream.engine import merge
+from merge_cases import EXACT, assert_counts_equal, by_class, categories, fed, fit, stream
 
-from test_merge import EXACT, assert_counts_equal, by_class, categories, fed, fit, stream
+
 
 
 def deltas_of(model, parts) -> list[Delta]:

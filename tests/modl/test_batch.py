@@ -5,11 +5,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from profiles import examples
-from test_rebuild_fast_paths import _assert_same_state, _outcome, messy_tables
+
 
 from wnb_stream import modl
 from wnb_stream.modl import batch
 from wnb_stream.summaries import Bins
+from modl_cases import _assert_same_state, _outcome, messy_tables
 
 SETTINGS = settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,6 +1,5 @@
 """MODL discretization (docs/algorithms/modl.md#discretization): optimality, known answers, edge cases."""
 
-import itertools
 import math
 import pickle
 
@@ -13,76 +12,12 @@ from profiles import examples
 from wnb_stream import modl
 from wnb_stream.modl.discretization import discretization_prior, partition_cost
 from wnb_stream.summaries import Bins
+from modl_cases import bins, oracle_cost, splits
 
 APPENDIX = [[10, 0], [8, 2], [1, 9], [0, 10]]
 
 
-def bins(counts, missing=None, bounds=None, classes=None):
-    counts = np.asarray(counts, dtype=float).reshape(len(counts), -1)
-    n_bins, n_classes = counts.shape
-    return Bins(
-        upper_bounds=np.arange(1.0, n_bins + 1.0) if bounds is None else bounds,
-        counts=counts,
-        classes=tuple(range(n_classes)) if classes is None else classes,
-        missing=np.zeros(n_classes) if missing is None else missing,
-    )
-
-
 # ---------------------------------------------------------------- an independent oracle
-
-
-def _log2_star(n):
-    total, term = 0.0, math.log2(n)
-    while term > 0:
-        total += term
-        term = math.log2(term)
-    return total
-
-
-def _bounded_code(n, nmax):
-    normaliser = sum(2.0 ** -_log2_star(i) for i in range(1, nmax + 1))
-    return math.log(2) * (math.log2(normaliser) + _log2_star(n))
-
-
-def _part(counts):
-    n_classes, total = len(counts), sum(counts)
-    return (
-        math.lgamma(total + n_classes) - math.lgamma(total + 1) - math.lgamma(n_classes)
-        + math.lgamma(total + 1) - sum(math.lgamma(c + 1) for c in counts)
-    )
-
-
-def oracle_cost(parts, n_bins, criterion="bins", selection_cost=0.0):
-    """c(M) of a list of part count vectors, with math only (docs/algorithms/modl.md#discretization)."""
-    n_parts = len(parts)
-    total = sum(sum(p) for p in parts)
-    if criterion == "bins":
-        prior = math.log(2)
-        if n_parts > 1:
-            prior += (
-                selection_cost
-                + _bounded_code(n_parts - 1, n_bins - 1)
-                + (n_parts - 1) * math.log(n_bins - 1)
-                - math.lgamma(n_parts)
-            )
-    else:
-        prior = math.log(total) + math.lgamma(total + n_parts) - math.lgamma(n_parts) - math.lgamma(total + 1)
-        if n_parts > 1:
-            prior += selection_cost
-    return prior + sum(_part(p) for p in parts)
-
-
-def splits(atoms):
-    """Every partition of a sequence of atoms (count vectors) into runs: lists of the runs' counts."""
-    n = len(atoms)
-    for mask in itertools.product([False, True], repeat=n - 1):
-        parts, current = [], [0.0] * len(atoms[0])
-        for i, atom in enumerate(atoms):
-            current = [c + a for c, a in zip(current, atom)]
-            if i == n - 1 or mask[i]:
-                parts.append(current)
-                current = [0.0] * len(atoms[0])
-        yield parts
 
 
 def brute_force(table, criterion="bins", selection_cost=0.0):

@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
-from test_modl_discretization import bins, oracle_cost, splits
+
 
 from wnb_stream import modl
 from wnb_stream.modl.discretization import null_bound
+from modl_cases import bins, oracle_cost, splits
 
 
 @st.composite

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
-from synthetic_weights import context_for, make_rows
-from test_selection import costs, problem
+from synthetic_weights import context_for, costs, make_rows, problem
 
 from wnb_stream.weights import SNB, Batch
 from wnb_stream.weights.selection import ms_ffwbw, selection_criterion
