@@ -8,18 +8,16 @@ capymoa and Java: the tests skip without them, except in CI (``WNB_REQUIRE_CAPYM
 from __future__ import annotations
 
 import csv
-import os
 
 import numpy as np
 import pytest
+from testkit import require
 from river import datasets as river_datasets
 
 from wnb_stream import WeightedNaiveBayes, compat, datasets, evaluation, weights
 
-if not compat.capymoa_available():
-    if os.environ.get("WNB_REQUIRE_CAPYMOA") == "1":
-        pytest.fail(f"capymoa is required here but cannot be used: {compat._IMPORT_ERROR}", pytrace=False)
-    pytest.skip(f"capymoa or Java unavailable ({compat._IMPORT_ERROR})", allow_module_level=True)
+pytestmark = pytest.mark.capymoa  # CI runs these in capymoa's own environment (pytest -m capymoa)
+require("capymoa", compat.capymoa_available(), f"({compat._IMPORT_ERROR})")
 
 from capymoa.classifier import NaiveBayes  # noqa: E402
 from capymoa.evaluation import prequential_evaluation  # noqa: E402

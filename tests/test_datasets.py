@@ -257,3 +257,32 @@ def test_drifting_generators_are_seeded_and_drift_where_they_say():
     before = sum(rule(x) == y for x, y in rows[:3000]) / 3000
     after = sum(rule(x) == y for x, y in rows[3500:]) / 500
     assert before == 1.0 and after < 0.9
+
+
+def test_a_csv_line_beyond_max_line_bytes_is_a_bad_row_never_held_whole(tmp_path):
+    path = tmp_path / "long.csv"
+    with open(path, "w") as handle:
+        handle.write("size,colour,label\n1.5,red,yes\n2.0,")
+        for _ in range(5):  # a 5 MB line (five times the default limit), written in blocks
+            handle.write("w" * (1 << 20))
+        handle.write(",no\n3.0,blue,no\n")
+    with pytest.raises(DataError, match=r"long.csv, line 3: a line of 5242888 characters, beyond max_line_bytes = 1048576"):
+        list(CSVStream(path))
+    stream = CSVStream(path, on_bad_value="skip")
+    assert list(stream) == [({"size": 1.5, "colour": "red"}, "yes"), ({"size": 3.0, "colour": "blue"}, "no")]
+    assert stream.bad_rows == 1 and stream.first_bad.startswith("line 3: a line of 5242888 characters")
+    # a field beyond the csv module's own limit (128 KiB) is a bad row too, not a csv.Error
+    text = "a,y\n1,u\n" + "9" * 200_000 + ",v\n2,u\n"
+    with pytest.raises(DataError, match="line 3: field larger than field limit"):
+        list(CSVStream(io.StringIO(text), infer_rows=1))
+    stream = CSVStream(io.StringIO(text), infer_rows=1, on_bad_value="missing")
+    assert list(stream) == [({"a": 1.0}, "u"), ({"a": 2.0}, "u")] and stream.bad_rows == 1
+    with pytest.raises(ValueError, match="max_line_bytes must be an integer >= 1"):
+        CSVStream(io.StringIO(text), max_line_bytes=0)
+
+
+def test_a_csv_source_without_readline_is_bounded_too():
+    lines = iter(["a,y\n", "1,u\n", "2," + "z" * 300 + "\n", "3,v\n"])  # any iterable of lines
+    stream = CSVStream(lines, infer_rows=1, max_line_bytes=100, on_bad_value="skip", categorical=["a"])
+    assert list(stream) == [({"a": "1"}, "u"), ({"a": "3"}, "v")] and stream.bad_rows == 1
+    assert stream.first_bad == "line 3: a line of 303 characters, beyond max_line_bytes = 100"

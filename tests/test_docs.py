@@ -11,8 +11,11 @@ fresh working directory:
   ``...`` stands for anything, whitespace runs are equal). A command must exit with status 0
   (an example that shows an error ends with ``; echo "exit status $?"``).
 
-A page or a block that imports capymoa is skipped when capymoa or Java is missing (not in CI:
-``.ci/run`` sets ``WNB_REQUIRE_CAPYMOA=1``). ``mkdocs build --strict`` runs when mkdocs is here.
+A page or a block that uses capymoa or Ray is skipped when that extra (or Java, for capymoa) is
+missing, except in CI (``testkit.require``: ``.ci/run`` sets ``WNB_REQUIRE_CAPYMOA=1`` in the
+virtual environment that holds capymoa, ``WNB_REQUIRE_RAY=1`` in the other). ``mkdocs build
+--strict`` runs when mkdocs is here (``WNB_REQUIRE_DOCS=1`` in CI). The pages that use capymoa are
+marked ``capymoa``, so that CI can run them alone in capymoa's environment (``pytest -m capymoa``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import subprocess
 import sys
 
 import pytest
+from testkit import require
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -35,6 +39,7 @@ DOCS = ROOT / "docs"
 PAGES = sorted((DOCS / "guides").glob("*.md")) + sorted((DOCS / "api").glob("*.md")) + [DOCS / "index.md", ROOT / "README.md"]
 FENCE = re.compile(r"^```(pycon|python|console)[^\n]*\n(.*?)^```", re.S | re.M)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+RAY_IMPORT = re.compile(r"^\s*(import ray\b|from ray\b|from wnb_stream import .*\bray\b)", re.M)
 
 
 def _blocks(page: pathlib.Path) -> list[tuple[str, str, int]]:
@@ -57,12 +62,12 @@ def _capymoa_usable() -> bool:
     return compat.capymoa_available()
 
 
-def _skip_without_capymoa(where: str) -> None:
-    if _capymoa_usable():
-        return
-    if os.environ.get("WNB_REQUIRE_CAPYMOA") == "1":
-        pytest.fail(f"{where} needs capymoa, which cannot be used here", pytrace=False)
-    pytest.skip(f"{where} needs capymoa and Java")
+def _skip_without_extras(text: str) -> None:
+    """Skip (or, in CI, fail) an example that needs an extra this environment lacks."""
+    if "capymoa" in text:
+        require("capymoa", _capymoa_usable())
+    if RAY_IMPORT.search(text):
+        require("ray")
 
 
 def _commands(block: str) -> list[tuple[str, str]]:
@@ -97,7 +102,17 @@ def _shim(directory: pathlib.Path) -> dict:
     return dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", PYTHONPATH=str(ROOT), COLUMNS="200")
 
 
-PAGES_WITH_EXAMPLES = [p for p in PAGES if any(kind != "pycon" or p.name != "README.md" for kind, _, _ in _blocks(p))]
+def _marks(page: pathlib.Path) -> list:
+    """capymoa pages run in CI's capymoa environment; pages that start Ray share one xdist worker
+    with the Ray tests (one local cluster at a time)."""
+    text = page.read_text()
+    marks = [pytest.mark.capymoa] if "capymoa" in text and page.parent.name == "guides" else []
+    return marks + ([pytest.mark.xdist_group("ray")] if RAY_IMPORT.search(text) else [])
+
+
+PAGES_WITH_EXAMPLES = [
+    pytest.param(p, marks=_marks(p)) for p in PAGES if any(kind != "pycon" or p.name != "README.md" for kind, _, _ in _blocks(p))
+]
 
 
 @pytest.mark.parametrize("page", PAGES_WITH_EXAMPLES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -105,7 +120,7 @@ def test_examples_of_the_page_run(page, tmp_path, monkeypatch):
     name = str(page.relative_to(ROOT))
     blocks = _blocks(page)
     if "capymoa" in page.read_text() and page.parent.name == "guides":
-        _skip_without_capymoa(name)
+        _skip_without_extras("capymoa")
     monkeypatch.chdir(tmp_path)
     env = _shim(tmp_path)
     namespace: dict = {"__name__": "__docs__"}
@@ -122,8 +137,7 @@ def test_examples_of_the_page_run(page, tmp_path, monkeypatch):
             namespace.update(test.globs)  # a DocTest works on a copy of the namespace
             assert runner.failures == 0, "".join(report)
         elif kind == "python":
-            if "capymoa" in code:
-                _skip_without_capymoa(where)
+            _skip_without_extras(code)
             exec(compile(code, where, "exec"), namespace)
         else:
             for command, expected in _commands(code):
@@ -141,10 +155,7 @@ def test_every_guide_has_an_example():
 
 
 def test_the_site_builds_strictly(tmp_path):
-    if shutil.which("mkdocs") is None and importlib.util.find_spec("mkdocs") is None:
-        if os.environ.get("WNB_REQUIRE_DOCS") == "1":
-            pytest.fail("mkdocs is required here", pytrace=False)
-        pytest.skip("mkdocs not installed (the docs extra)")
+    require("docs", shutil.which("mkdocs") is not None or importlib.util.find_spec("mkdocs") is not None)
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
         cwd=ROOT, capture_output=True, text=True, timeout=600, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),

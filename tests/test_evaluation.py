@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from river import base, datasets, naive_bayes, tree
 from sklearn.metrics import roc_auc_score
 
@@ -34,7 +35,7 @@ ANCHORS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "anchors" / "
 # --- AUC ---------------------------------------------------------------------------------------
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     labels=st.lists(st.booleans(), min_size=2, max_size=60),
     seed=st.integers(0, 2**32 - 1),

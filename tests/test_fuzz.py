@@ -34,6 +34,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.control import currently_in_test_context, event as _event
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights
 
@@ -44,7 +45,7 @@ OPTIMIZERS = {
     "Graphical": lambda: weights.Graphical(),
 }
 SUMMARIES = {"GKClass": summaries.GKClass, "CPiD": summaries.CPiD, "Gaussian": summaries.Gaussian}
-EXAMPLES = 30  # per learner × summary: 12 × 30 streams of up to 24 calls
+EXAMPLES = examples(30)  # per learner × summary: 12 × 30 streams of up to 24 calls (in CI)
 
 BIG = sys.float_info.max
 ORDINARY_NUMBERS = st.one_of(st.floats(-5, 5, allow_nan=False).map(lambda v: round(v, 2)), st.integers(-3, 3))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.history import History, SparseHistory
 
@@ -14,7 +15,7 @@ def _rows(n, K=3, J=2, seed=0):
     return rng.normal(size=(n, 2)), rng.normal(size=(n, K, J)), rng.integers(0, J, n), rng.random(n)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(capacity=st.integers(1, 20), n=st.integers(0, 50), split=st.integers(0, 50))
 def test_push_many_equals_a_loop_of_push(capacity, n, split):
     numeric, log_lik, y, w = _rows(n)
@@ -108,7 +109,7 @@ def _same_reads(dense, sparse, a, c):
     np.testing.assert_array_equal(sparse.sample_weight[sparse.order()], dense.sample_weight[dense.order()])
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(rows=_sparse_rows(), capacity=st.integers(1, 12), split=st.integers(0, 30), keep=st.integers(0, 12))
 def test_sparse_layout_reads_what_the_dense_one_reads(rows, capacity, split, keep):
     a, c = rows[0], rows[1]

@@ -7,6 +7,7 @@ import bisect
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.engine._locate import (
     encode_rows,
@@ -19,7 +20,7 @@ from wnb_stream.engine._locate import (
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 40), st.integers(1, 60), st.integers(1, 12), st.integers(1, 300))
 def test_row_sums_equal_numpy_sum_over_variables(seed, n, a, n_classes, n_rows):
     rng = np.random.default_rng(seed)
@@ -53,7 +54,7 @@ def random_block(rng, n: int, n_variables: int):
     return ks, block
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 8))
 def test_locate_rows_is_bisect_left_per_variable(seed, n, n_variables):
     rng = np.random.default_rng(seed)
@@ -72,7 +73,7 @@ def test_locate_rows_is_bisect_left_per_variable(seed, n, n_variables):
             assert rows[r, i] == expected
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 8), st.integers(1, 5))
 def test_encode_rows_writes_the_located_rows_into_a_strided_view(seed, n, n_variables, n_classes):
     rng = np.random.default_rng(seed)
@@ -90,7 +91,7 @@ def test_encode_rows_writes_the_located_rows_into_a_strided_view(seed, n, n_vari
     assert np.all(history == 7.0)  # nothing written outside the view
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 700), st.integers(1, 8), st.integers(1, 300), st.booleans())
 def test_score_row_equals_numpy_to_the_last_bit(seed, a, n_classes, n_rows, zero):
     rng = np.random.default_rng(seed)
@@ -104,7 +105,7 @@ def test_score_row_equals_numpy_to_the_last_bit(seed, a, n_classes, n_rows, zero
     assert np.array_equal(got.view(np.int64), expected.view(np.int64))  # signed zeros too
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 8))
 def test_locate_row_is_locate_rows_of_one_row(seed, n_variables):
     rng = np.random.default_rng(seed)
@@ -115,7 +116,7 @@ def test_locate_row_is_locate_rows_of_one_row(seed, n_variables):
     assert locate_row(cuts, n_cuts, first, missing, ks[:0], block[0, :0]).shape == (0,)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 5))
 def test_place_rows_is_the_fancy_assignment(seed, n_variables, n_classes):
     rng = np.random.default_rng(seed)
@@ -133,7 +134,7 @@ def test_place_rows_is_the_fancy_assignment(seed, n_variables, n_classes):
     assert np.array_equal(out, expected)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.integers(1, 5), st.booleans())
 def test_locate_and_score_is_locate_row_then_score_row(seed, n_variables, n_classes, empty):
     rng = np.random.default_rng(seed)

@@ -9,46 +9,16 @@ not learned; file shards and any iterable are sources.
 
 from __future__ import annotations
 
-import collections
 import functools
 import json
 import random
 
-import numpy as np
 import pytest
 
-from wnb_stream import WeightedNaiveBayes, io, summaries, weights
+from wnb_stream import WeightedNaiveBayes, io
 from wnb_stream.partitioned import Coordinator, IterableSource, Learner, Report, example
 from wnb_stream.sources import JSONLinesSource, ListSource
-
-
-def messages(seed: int, n: int) -> list[dict]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n):
-        j = int(rng.integers(3))
-        x = {"u": float(rng.normal(j, 1.0)), "colour": ["red", "green", "blue", "grey"][min(3, j + int(rng.integers(2)))]}
-        out.append({"x": x, "y": "abc"[j]})
-    return out
-
-
-def exact_model() -> WeightedNaiveBayes:
-    return WeightedNaiveBayes(numeric=summaries.Gaussian(), optimizer=weights.Uniform(), history_size=300, seed=1)
-
-
-def counts_of(model) -> tuple[dict, dict]:
-    c = model._engine.classes
-    classes = {label: c.seen[j] for j, label in enumerate(c.labels)}
-    e = model._engine
-    table = e.registry.variables[e.registry.index["colour"]].summary.table()
-    colours = {(v, cl): float(row[j]) for v, row in zip(table.values, np.asarray(table.counts)) for j, cl in enumerate(table.classes) if row[j]}
-    return classes, colours
-
-
-def expected_counts(parts) -> tuple[dict, dict]:
-    classes = collections.Counter(m["y"] for part in parts for m in part)
-    colours = collections.Counter((m["x"]["colour"], m["y"]) for part in parts for m in part)
-    return {k: float(v) for k, v in classes.items()}, {k: float(v) for k, v in colours.items()}
+from partition_cases import counts_of, exact_model, expected_counts, messages
 
 
 def test_rounds_count_every_message_once():
@@ -212,3 +182,119 @@ def test_a_learner_ships_at_most_its_share_of_the_window():
     assert counts_of(whole.model) == expected_counts([messages(9, 500)[:400]])
     with pytest.raises(ValueError, match="keep_rows"):
         Learner(0, ListSource([]), keep_rows=-1)
+
+
+def test_lone_surrogates_go_through_a_round_and_its_checkpoint(tmp_path):
+    lone = "\udfff"
+    part = messages(3, 60)
+    part[5] = {"x": {"u": 0.1, "colour": lone}, "y": "a" + lone}
+    part[9] = {"x": {"u": 0.2, "colour": "red", lone: "v" + lone}, "y": "b"}
+    path = tmp_path / "checkpoint.json"
+    coordinator = Coordinator(exact_model(), path)
+    learner = Learner(lone, ListSource(part), batch_size=8)
+    learner.reset(None, coordinator.model.delta())
+    coordinator.round([learner.run(max_messages=30)])
+    restored = Coordinator(exact_model(), path)
+    assert restored.positions == {lone: 30} and "a" + lone in restored.model.classes
+    assert io.dumps(restored.model) == io.dumps(coordinator.model)
+    learner.reset(restored.position(lone), restored.model.delta())
+    restored.round([learner.run()])
+    assert restored.positions == {lone: 60} and restored.absorbed == 60
+
+
+def run_rounds(coordinator, learners, max_messages: int, limit: int = 50) -> int:
+    """Rounds until every learner is exhausted; a refused partition's learner starts again from
+    the model's position. The number of rounds."""
+    done: set = set()
+    for rounds in range(1, limit + 1):
+        reports = [learner.run(max_messages=max_messages) for p, learner in learners.items() if p not in done]
+        predictor = coordinator.round(reports)
+        done |= {r.partition for r in reports if r.exhausted and r.partition not in coordinator.refused}
+        for p in coordinator.refused:
+            done.discard(p)
+            learners[p].reset(coordinator.position(p), coordinator.model.delta(), predictor)
+        for learner in learners.values():
+            learner.publish(predictor)
+        if len(done) == len(learners):
+            return rounds
+    raise AssertionError("the rounds never finished")
+
+
+@pytest.mark.parametrize("at", [0, 100, 137])
+def test_a_type_changed_message_does_not_wedge_the_rounds(at, tmp_path):
+    # a string in the numeric feature u as the first row of a fresh delta (at = 100: a run's first)
+    parts = [messages(20, 300), messages(21, 300)]
+    wedge = {"x": {"u": "text", "colour": "red"}, "y": "a"}
+    parts[1][at] = wedge
+    coordinator = Coordinator(exact_model(), tmp_path / "checkpoint.json")
+    learners = {p: Learner(p, ListSource(part), batch_size=16) for p, part in enumerate(parts)}
+    for learner in learners.values():
+        learner.reset(None, coordinator.model.delta())
+    rounds = run_rounds(coordinator, learners, max_messages=100)
+    assert rounds <= 5 and coordinator.positions == {0: 300, 1: 300} and coordinator.absorbed == 599
+    coordinator.model._check()
+    clean = [parts[0], [m for m in parts[1] if m is not wedge]]
+    assert counts_of(coordinator.model) == expected_counts(clean)
+    assert coordinator.model._engine.registry.variables[coordinator.model._engine.registry.index["u"]].kind == "numeric"
+
+
+def test_a_feature_two_partitions_meet_as_two_kinds_in_one_round_is_refused_then_learned():
+    parts = [messages(30, 200), messages(31, 200)]
+    for i, m in enumerate(parts[0]):
+        m["x"]["v"] = float(i % 5)  # v is new to the model: numeric in one partition...
+    for i, m in enumerate(parts[1]):
+        m["x"]["v"] = "s" if i == 0 else float(i % 5)  # ...and first met as a string in the other
+    coordinator = Coordinator(exact_model())
+    learners = {p: Learner(p, ListSource(part), batch_size=16) for p, part in enumerate(parts)}
+    for learner in learners.values():
+        learner.reset(None, coordinator.model.delta())
+    reports = [learner.run(max_messages=100) for learner in learners.values()]
+    predictor = coordinator.round(reports)
+    assert coordinator.refused == [1] and coordinator.positions == {0: 100}  # partition 1 not absorbed
+    learners[1].reset(coordinator.position(1), coordinator.model.delta(), predictor)  # (it now knows v's kind)
+    run_rounds(coordinator, learners, max_messages=100)
+    assert coordinator.positions == {0: 200, 1: 200} and coordinator.absorbed == 399  # the string refused
+    registry = coordinator.model._engine.registry
+    assert registry.variables[registry.index["v"]].kind == "numeric"
+    assert counts_of(coordinator.model) == expected_counts([parts[0], parts[1][1:]])
+
+
+def test_a_round_whose_checkpoint_fails_leaves_the_model_and_positions_as_they_were(tmp_path, monkeypatch):
+    from wnb_stream import persistence
+
+    coordinator = Coordinator(exact_model(), tmp_path / "checkpoint.json")
+    learner = Learner(0, ListSource(messages(40, 200)), batch_size=16)
+    learner.reset(None, coordinator.model.delta())
+    coordinator.round([learner.run(max_messages=100)])
+    before = io.dumps(coordinator.model), dict(coordinator.positions), coordinator.absorbed, coordinator.rounds
+    report = learner.run(max_messages=100)
+
+    def full_disk(path, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(persistence, "atomic_write", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        coordinator.round([report])
+    assert (io.dumps(coordinator.model), dict(coordinator.positions), coordinator.absorbed, coordinator.rounds) == before
+    monkeypatch.undo()
+    coordinator.round([report])  # the same report, once the disk has room
+    assert coordinator.positions == {0: 200} and coordinator.absorbed == 200
+    assert Coordinator(exact_model(), tmp_path / "checkpoint.json").positions == {0: 200}
+
+
+def test_a_learner_refuses_a_value_of_the_other_kind_or_reads_it_as_missing():
+    strict = WeightedNaiveBayes(seed=0)
+    strict.learn_one({"u": 1.0, "c": "a"}, 0)
+    delta = strict.delta()
+    assert delta.kinds == {"u": "numeric", "c": "categorical"}
+    with pytest.raises(ValueError, match="feature 'u' is numeric in the model, got a categorical value 'text'"):
+        delta.check_kinds({"u": "text"})
+    with pytest.raises(ValueError, match="feature 'c' is categorical in the model, got a numeric value 2.5"):
+        delta.check_kinds({"c": 2.5})
+    x = {"u": 2.0, "c": "b", "new": "n"}
+    assert delta.check_kinds(x) is x
+    lenient = WeightedNaiveBayes(seed=0, on_type_change="missing")
+    lenient.learn_one({"u": 1.0}, 0)
+    assert lenient.delta().check_kinds({"u": "text", "c": "b"}) == {"u": None, "c": "b"}
+    delta.learn_one({"v": "s"}, 1)
+    assert delta.fresh().kinds == {"u": "numeric", "c": "categorical", "v": "categorical"}

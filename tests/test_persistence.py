@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from profiles import examples
 from river import base
 
 from wnb_stream import persistence
@@ -218,13 +219,13 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(values)
 def test_any_value_graph_round_trips_exactly(value):
     assert same(roundtrip(value), value)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(values)
 def test_state_is_plain_json(value):
     state = persistence.to_state(value)

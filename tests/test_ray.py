@@ -15,12 +15,14 @@ import os
 
 import numpy as np
 import pytest
+from testkit import require
 
-if os.environ.get("WNB_REQUIRE_RAY") != "1":
-    pytest.importorskip("ray")
+require("ray")
 import ray  # noqa: E402
 
-from test_partitioned import counts_of, exact_model, expected_counts, messages  # noqa: E402
+pytestmark = pytest.mark.xdist_group("ray")  # one local cluster at a time (pytest -n)
+
+from partition_cases import counts_of, exact_model, expected_counts, messages  # noqa: E402
 
 from wnb_stream import WeightedNaiveBayes  # noqa: E402
 from wnb_stream import ray as wnb_ray  # noqa: E402
@@ -115,3 +117,21 @@ def test_the_readme_example_runs_and_is_the_readme_s(tmp_path):
     lines = again.stdout.strip().splitlines()  # resumed from the checkpoint: nothing left to read (issue 32: "nan")
     assert lines[0] == "nothing new to read: phishing-rounds.json.gz holds the model of all 1250 examples (delete it to train again)"
     assert lines[-1] == "True" and "nan" not in again.stdout
+
+
+def test_a_type_changed_message_does_not_wedge_training(cluster, tmp_path):
+    # a string in the numeric feature u as the first row of a learner's delta: at the start of its
+    # shard (round 1, when the model knows no feature yet) and at the start of its second run
+    parts = [messages(50 + p, 1200) for p in range(2)]
+    wedges = [{"x": {"u": "text", "colour": "red"}, "y": "a"}, {"x": {"u": "more text"}, "y": "b"}]
+    parts[1][0], parts[1][400] = wedges
+    path = tmp_path / "checkpoint.json.gz"
+    model, progress = wnb_ray.train(exact_model(), shards(tmp_path, parts), checkpoint_path=path, round_examples=400)
+    model._check()
+    registry = model._engine.registry
+    assert registry.variables[registry.index["u"]].kind == "numeric"
+    clean = [parts[0], [m for m in parts[1] if m not in wedges]]
+    assert counts_of(model) == expected_counts(clean) and progress.examples == 2398
+    assert progress.refused >= 1 and progress.rejected >= 2  # round 1 refused the shard that met u as a string
+    resumed, again = wnb_ray.train(exact_model(), shards(tmp_path, parts), checkpoint_path=path, round_examples=400)
+    assert again.examples == 0 and counts_of(resumed) == counts_of(model)  # a resume finds everything absorbed

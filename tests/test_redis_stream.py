@@ -17,13 +17,14 @@ import types
 import numpy as np
 import pytest
 from consumer_process import Consumer
+from testkit import require
 
 from wnb_stream import persistence
 from wnb_stream.stream import ListSource, StreamRunner
 
-redis = pytest.importorskip("redis")
-if shutil.which("redis-server") is None:
-    pytest.skip("redis-server is not installed", allow_module_level=True)
+require("redis")
+require("redis_server", shutil.which("redis-server") is not None)
+import redis  # noqa: E402
 
 from wnb_stream.redis_stream import RedisStreamSource, parse_id, publish  # noqa: E402
 
@@ -530,3 +531,17 @@ def test_two_consumers_of_a_group_train_one_model_in_rounds_exactly_once(client)
     c = coordinator.model._engine.classes
     assert crashed and {label: c.seen[j] for j, label in enumerate(c.labels)} == {k: float(v) for k, v in labels.items()}
     assert client.xpending("events", "trainers")["pending"] == 0  # everything absorbed was acknowledged
+
+
+def test_an_entry_beyond_max_line_bytes_is_dead_lettered_and_acked(client, tmp_path):
+    publish(client, "events", {"id": 0, "x": {"i": 0}})
+    publish(client, "events", {"id": 1, "x": {"i": 1, "c": "w" * 5000}})
+    publish(client, "events", {"id": 0, "y": 1})
+    runner = StreamRunner(Recorder(), tmp_path / "ckpt.json", checkpoint_every=1)
+    runner.run(source(client, max_line_bytes=1000))
+    assert runner.model.learned == [(0, 1)] and runner.stats["rejected"] == 1
+    (letter,) = runner.dead_letters
+    assert "a stream entry of 5027 bytes or more, beyond max_line_bytes = 1000" in letter.error and len(letter.message) <= 200
+    assert pending_count(client) == 0
+    with pytest.raises(ValueError, match="max_line_bytes must be an integer >= 1"):
+        source(client, max_line_bytes=0)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import WeightedNaiveBayes, summaries, weights
 
@@ -41,7 +42,7 @@ def _assert_distribution(model, x):
 OPTIMIZERS = [weights.Uniform(), weights.VNS(batch_size=8), weights.Graphical()]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stream=streams, which=st.integers(0, len(OPTIMIZERS) - 1))
 def test_lenient_policy_accepts_every_stream(stream, which):
     model = WeightedNaiveBayes(optimizer=OPTIMIZERS[which], history_size=32, on_type_change="missing", seed=0)
@@ -51,7 +52,7 @@ def test_lenient_policy_accepts_every_stream(stream, which):
         _assert_distribution(model, {})
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stream=streams)
 def test_strict_policy_either_learns_or_raises_a_named_error_and_changes_nothing(stream):
     model = WeightedNaiveBayes(optimizer=weights.VNS(batch_size=8), history_size=32, seed=0)

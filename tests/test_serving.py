@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from river import datasets
 
 from wnb_stream import Predictor, WeightedNaiveBayes, io, summaries, weights
@@ -56,7 +57,7 @@ dicts = st.dictionaries(st.sampled_from(["u", "v", "colour", "new"]), values, ma
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGURATIONS))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(xs=st.lists(dicts, min_size=1, max_size=6))
 def test_the_predictor_gives_the_model_probabilities_bit_for_bit(name, xs):
     model = MODELS[name]

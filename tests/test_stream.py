@@ -14,6 +14,7 @@ import pytest
 from consumer_process import Consumer
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import persistence
 from wnb_stream import stream as stream_module
@@ -140,7 +141,7 @@ operations = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(operations, st.integers(1, 5), st.sampled_from([None, 2.0, 5.0]))
 def test_pending_table_matches_a_plain_list(ops, capacity, ttl):
     table = PendingTable(capacity, ttl)
@@ -367,7 +368,7 @@ def test_checkpoint_interval(tmp_path, monkeypatch):
     assert source.commits == [5, 10]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.lists(st.integers(1, 120), min_size=1, max_size=4), st.integers(1, 30))
 def test_crashes_anywhere_learn_every_label_exactly_once(tmp_path_factory, seed, crash_after, every):
     """Runs killed after k messages (no final checkpoint), restarted, end with the same learning."""

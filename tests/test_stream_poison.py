@@ -17,7 +17,7 @@ from consumer_process import Consumer
 
 from wnb_stream import WeightedNaiveBayes, persistence
 from wnb_stream import stream as stream_module
-from wnb_stream.stream import DeadLetter, DeadLetters, JSONLinesSource, ListSource, Malformed, StreamRunner
+from wnb_stream.stream import DeadLetter, JSONLinesSource, ListSource, Malformed, StreamRunner
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = types.ModuleType("wnb_stream._stream_poison_fixtures")
@@ -403,3 +403,104 @@ def test_sigkill_with_poison_lines_then_restart_gives_the_clean_model(tmp_path):
     for key in ("events", "labels", "learned", "unmatched", "pending", "correct"):
         assert final["stats"][key] == reference.stats[key], key
     assert final["stats"]["rejected"] == len(poison) == len({letter.position for letter in final["letters"]})
+
+
+def test_lone_surrogates_go_through_checkpoints_and_a_restart(tmp_path):
+    # A lone surrogate is a valid str (and valid JSON, "\ud800"), which the model accepts as a value,
+    # a label or a feature name, and the runner as a pending id: every checkpoint must hold it.
+    lone = "\ud800"
+    messages = [
+        {"id": 0, "x": {"c": lone, "a": 0.5}},
+        {"id": "waits" + lone, "x": {"c": "v", lone + "name": 1.0}},
+        {"id": 0, "y": "a" + lone},
+        {"id": 1, "x": {"c": "w" + lone, "a": -0.5}},
+        {"id": 1, "y": "b"},
+        {"id": "waits" + lone, "y": "b"},
+    ]
+    path = tmp_path / "ckpt.json"
+    first = StreamRunner(WeightedNaiveBayes(seed=1), path, checkpoint_every=1)
+    first.run(ListSource(messages), max_messages=3)  # stops with a surrogate id pending
+    assert first.stats["checkpoints"] == 3 and first.stats["rejected"] == 0
+    restarted = StreamRunner(WeightedNaiveBayes(seed=1), path, checkpoint_every=1)
+    assert restarted.position == 3 and restarted.stats["pending"] == 1
+    restarted.run(ListSource(messages))
+    reference = StreamRunner(WeightedNaiveBayes(seed=1), None)
+    reference.run(ListSource(messages))
+    assert restarted.stats["learned"] == reference.stats["learned"] == 3
+    assert set(restarted.model.classes) == {"a" + lone, "b"}
+    for x in ({"c": lone}, {"c": "w" + lone, lone + "name": 1.0}):
+        assert restarted.model.predict_proba_one(x) == reference.model.predict_proba_one(x)
+    assert StreamRunner(WeightedNaiveBayes(seed=1), path).model.predict_proba_one({"c": lone}) == reference.model.predict_proba_one({"c": lone})
+
+
+def test_a_200_mb_line_is_dead_lettered_never_learned(tmp_path):
+    # one category of 200 MB on one line, between clean messages; written in blocks (never held whole)
+    path = tmp_path / "stream.jsonl"
+    with open(path, "wb") as handle:
+        handle.write(b'{"id": 0, "x": {"a": 0.5, "c": "v1"}, "y": 0}\n{"id": 1, "x": {"a": 0.1, "c": "')
+        block = b"w" * (1 << 20)
+        for _ in range(200):
+            handle.write(block)
+        handle.write(b'"}, "y": 1}\n{"id": 2, "x": {"a": -0.5, "c": "v2"}, "y": 1}\n')
+    checkpoint = tmp_path / "ckpt.json"
+    runner = StreamRunner(WeightedNaiveBayes(seed=1), checkpoint, checkpoint_every=1)
+    runner.run(JSONLinesSource(path))
+    assert runner.stats["learned"] == 2 and runner.stats["rejected"] == 1
+    (letter,) = runner.dead_letters
+    assert letter.error.startswith("ValueError: a line of 209715") and "beyond max_line_bytes = 1048576" in letter.error
+    assert len(letter.message) <= 1000 and letter.position == path.stat().st_size - len('{"id": 2, "x": {"a": -0.5, "c": "v2"}, "y": 1}\n')
+    assert checkpoint.stat().st_size < 100_000  # the model and the letter hold an excerpt only
+    reference = WeightedNaiveBayes(seed=1)
+    reference.learn_one({"a": 0.5, "c": "v1"}, 0)
+    reference.learn_one({"a": -0.5, "c": "v2"}, 1)
+    assert runner.model.predict_proba_one({"c": "v1"}) == reference.predict_proba_one({"c": "v1"})
+
+
+def test_an_unfinished_long_last_line_waits_and_a_small_limit_applies(tmp_path):
+    path = tmp_path / "stream.jsonl"
+    path.write_bytes(b'{"id": 0, "x": {"a": 1.0}}\n{"id": 1, "x": {"a": 2.0, "c": "' + b"z" * 500)
+    source = JSONLinesSource(path, max_line_bytes=100)
+    assert [position for position, _ in source] == [27]  # the long line may still be being written
+    with open(path, "ab") as handle:
+        handle.write(b'"}}\n{"id": 2, "x": {"a": 3.0}}\n')
+    read = list(source)
+    assert isinstance(read[0][1], Malformed) and "a line of 536 bytes, beyond max_line_bytes = 100" in read[0][1].reason
+    assert read[1][1] == {"id": 2, "x": {"a": 3.0}}
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="max_line_bytes must be an integer >= 1"):
+            JSONLinesSource(path, max_line_bytes=bad)
+
+
+@pytest.mark.parametrize(
+    "message, reason",
+    [
+        ({"id": "k" * 70_000, "x": {"a": 1.0}}, "a message id of 70000 characters, beyond Limits.string = 65536"),
+        ({"id": 1, "x": {"c": "v" * 70_000}}, "feature 'c': a string of 70000 characters, beyond Limits.string = 65536"),
+        ({"id": 1, "x": {"n" * 2000: 1.0}}, "a feature name of 2000 characters"),
+        ({"id": 1, "x": {f"f{i}": 1.0 for i in range(100_001)}}, "'x' has 100001 features, beyond Limits.features = 100000"),
+        ({"id": 1, "x": {"a": 1.0}, "y": "y" * 70_000}, "'y' is a string of 70000 characters, beyond Limits.string = 65536"),
+    ],
+)
+def test_limits_on_a_message_dead_letter_it(message, reason):
+    runner = StreamRunner(WeightedNaiveBayes(seed=1), None)
+    runner.run(ListSource([{"id": 0, "x": {"a": 0.5}, "y": 0}, message]))
+    assert runner.stats["rejected"] == 1 and runner.stats["learned"] == 1 and runner.stats["pending"] == 0
+    (letter,) = runner.dead_letters
+    assert reason in letter.error and len(letter.message) <= 1000
+
+
+def test_limits_are_configurable_and_checked():
+    runner = StreamRunner(WeightedNaiveBayes(seed=1), None, limits=stream_module.Limits(features=2, string=3, name=4))
+    runner.run(ListSource([
+        {"id": 0, "x": {"a": 0.5, "c": "abc"}, "y": 0},
+        {"id": 1, "x": {"a": 0.5, "b": 1.0, "d": 2.0}, "y": 0},
+        {"id": 2, "x": {"c": "abcd"}, "y": 0},
+        {"id": 3, "x": {"abcde": 1.0}, "y": 0},
+        {"id": "abcd", "x": {"a": 1.0}, "y": 0},
+    ]))  # fmt: skip
+    assert runner.stats["learned"] == 1 and [letter.position for letter in runner.dead_letters] == [2, 3, 4, 5]
+    for field in ("features", "string", "name"):
+        with pytest.raises(ValueError, match=f"Limits.{field} must be an integer >= 1"):
+            stream_module.Limits(**{field: 0})
+    with pytest.raises(ValueError, match="limits must be None or a Limits"):
+        StreamRunner(WeightedNaiveBayes(), None, limits={"string": 3})

@@ -7,6 +7,7 @@ import copy
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import summaries
 from wnb_stream.tables import Bins
@@ -28,7 +29,7 @@ def _agrees(variable: Variable, probes) -> None:
         assert variable.locate(value) == (expected if expected >= 0 else NOWHERE), value
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     values=st.lists(st.one_of(st.floats(-50, 50), st.integers(-5, 5).map(float), st.just(float("nan"))), min_size=1, max_size=300),
     seed=st.integers(0, 2**16),
@@ -44,7 +45,7 @@ def test_numeric_locator_matches_part_index(values, seed):
     _agrees(variable, [None if p is None else p for p in probes])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(values=st.lists(st.one_of(st.sampled_from(list("abcdefgh")), st.none()), min_size=1, max_size=200))
 def test_categorical_locator_matches_part_index(values):
     variable = Variable("c", "categorical", summaries.Categorical())
@@ -76,7 +77,7 @@ def _fed(kind_seed: tuple, values, labels) -> Variable:
     return variable
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     seed=st.integers(0, 2**16),
     n=st.integers(1, 400),
@@ -129,7 +130,7 @@ def _reference_table(variable: Variable, classes: tuple, default):
     return table
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n_variables=st.integers(0, 12),

@@ -365,8 +365,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         return serving.Predictor.of_engine(self._engine)
 
     def delta(self) -> Delta:
-        """An empty ``Delta`` for one partition's examples of a training round (``absorb``)."""
-        return Delta(self._engine.blank(collect=True))
+        """An empty ``Delta`` for one partition's examples of a training round (``absorb``),
+        knowing the kind of each of this model's features (``Delta.kinds``). O(K)."""
+        return Delta(self._engine.blank(collect=True), {v.name: v.kind for v in self._engine.registry.variables})
 
     def absorb(self, deltas) -> None:
         """Learn the examples of ``deltas`` (``Delta`` of this model's parameters, each filled by a

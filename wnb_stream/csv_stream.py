@@ -12,6 +12,8 @@ import sys
 import warnings
 from typing import Any, Iterable, Iterator, TextIO
 
+from .sources import MAX_LINE_BYTES, check_max_line_bytes
+
 
 
 class DataError(ValueError):
@@ -150,6 +152,40 @@ def _decimal_comma(token: str) -> str:
 # CSV read as a stream
 
 
+class _BoundedLines:
+    """The lines of a text handle, each at most ``limit`` characters: a longer one is read on to
+    its end in blocks (never held whole) and raises ``csv.Error`` (the csv reader passes it on and
+    reads the next line after it). ``number`` counts the lines read."""
+
+    def __init__(self, handle: TextIO, limit: int):
+        self.handle, self.limit, self.number = handle, limit, 0
+        # (a source without readline, any iterable of lines, is bounded after the fact)
+        self._lines = None if callable(getattr(handle, "readline", None)) else iter(handle)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        if self._lines is not None:
+            line = next(self._lines)
+            self.number += 1
+            if len(line) - line.endswith("\n") > self.limit:
+                raise csv.Error(f"a line of {len(line)} characters, beyond max_line_bytes = {self.limit}")
+            return line
+        line = self.handle.readline(self.limit + 1)
+        if not line:
+            raise StopIteration
+        self.number += 1
+        if len(line) > self.limit and not line.endswith("\n"):
+            size = len(line)
+            while part := self.handle.readline(1 << 16):
+                size += len(part)
+                if part.endswith("\n"):
+                    break
+            raise csv.Error(f"a line of {size} characters, beyond max_line_bytes = {self.limit}")
+        return line
+
+
 class CSVStream:
     """A CSV file (or standard input, ``"-"``) read as a stream of ``(x, y)``; one pass only.
 
@@ -174,6 +210,11 @@ class CSVStream:
     row whose number of fields differs from the header's is skipped too (an error otherwise).
     ``bad_values`` counts the values read as missing, ``bad_rows`` the rows skipped for these
     reasons, ``first_bad`` describes the first one.
+
+    A line longer than ``max_line_bytes`` (counted in characters: at most its bytes) is read on
+    to its end in blocks, never held whole, and is a bad row: ``DataError`` naming the line under
+    ``"error"``, skipped and counted in ``bad_rows`` otherwise; so is a field beyond the ``csv``
+    module's ``field_size_limit()`` (128 KiB by default).
 
     Memory: O(infer_rows · columns) for the inference window, then one row at a time.
 
@@ -202,7 +243,9 @@ class CSVStream:
         infer_rows: int = 1000,
         delimiter: str = ",",
         drop: Iterable[str] = (),
+        max_line_bytes: int = MAX_LINE_BYTES,
     ):
+        max_line_bytes = check_max_line_bytes(max_line_bytes)
         if infer_rows < 1:
             raise ValueError(f"infer_rows must be >= 1, got {infer_rows}")
         if on_bad_value not in BAD_VALUE_POLICIES:
@@ -232,7 +275,8 @@ class CSVStream:
         else:
             self._handle, self._owned = source, False
             self.name = getattr(source, "name", "<stream>")
-        self._reader = csv.reader(self._handle, delimiter=delimiter)
+        self._lines = _BoundedLines(self._handle, max_line_bytes)
+        self._reader = csv.reader(self._lines, delimiter=delimiter)
         self._line = 0
         header = self._next_row()
         if header is None:
@@ -298,11 +342,22 @@ class CSVStream:
         )
 
     def _next_row(self) -> list[str] | None:
-        for row in self._reader:
-            self._line = self._reader.line_num
+        while True:
+            try:
+                row = next(self._reader)
+            except StopIteration:
+                return None
+            except csv.Error as error:  # a line beyond max_line_bytes, a field beyond csv.field_size_limit()
+                self._line = self._lines.number
+                if self.on_bad_value == "error":
+                    self.close()
+                    raise DataError(f"{self.name}, line {self._line}: {error}") from None
+                self.bad_rows += 1
+                self._note_bad(f"line {self._line}: {error}")
+                continue
+            self._line = self._lines.number
             if row and any(field.strip() for field in row):
                 return [field.strip() for field in row]
-        return None
 
     def close(self) -> None:
         if self._owned:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import collections
 import dataclasses
 import numbers
-import reprlib
 from typing import Any, Iterator
+
 
 
 
@@ -91,18 +91,3 @@ class DeadLetters:
 
 
 #: How dead letters show a message: nesting, containers and numbers cut short.
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple, _REPR.maxset = 4, 30, 30, 30, 30
-_REPR.maxstring, _REPR.maxlong, _REPR.maxother = 300, 80, 200
-_EXCERPT = 1000
-
-
-def _excerpt(message: Any) -> str:
-    """A short text of ``message`` that never fails (deep nesting, huge integers, odd objects)."""
-    if isinstance(message, str):
-        return message[:_EXCERPT]
-    try:
-        text = _REPR.repr(message)
-    except Exception:  # noqa: BLE001 - an int too long for str(), a __repr__ that raises...
-        text = f"<a {type(message).__name__} that cannot be shown>"
-    return text[:_EXCERPT]

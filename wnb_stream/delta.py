@@ -15,7 +15,18 @@ import pickle
 
 import numpy as np
 
+from .summaries.policy import excerpt as _excerpt
+from .summaries.policy import feature_value
+
 __all__ = ["Delta"]
+
+
+def _hashable(name) -> bool:
+    try:
+        hash(name)
+    except Exception:  # noqa: BLE001 - a name whose hash fails: learn_one names it
+        return False
+    return True
 
 
 class Delta:
@@ -23,6 +34,12 @@ class Delta:
 
     ``learn_one`` and ``learn_many`` validate their input as the model does (a ``ValueError``
     names the feature, ``y`` or ``w``, and nothing changes).
+
+    ``kinds`` maps each feature of the model the delta was made from to its kind ("numeric" or
+    "categorical"): a delta starts empty, so its first value of a feature would otherwise fix a
+    kind the model contradicts, and every later round would fail to absorb it.
+    ``check_kinds(x)`` reads a row against them (a ``partitioned.Learner`` calls it before
+    learning); ``fresh()`` carries them on, with the kinds this delta has learned.
 
     Examples
     --------
@@ -40,10 +57,42 @@ class Delta:
     (600, 0.997)
     """
 
-    def __init__(self, engine):
+    def __init__(self, engine, kinds: dict | None = None):
         if not engine.collect:
             raise ValueError("a Delta holds an engine that collects level 1 only (Engine(collect=True))")
         self._engine = engine
+        self.kinds = {} if kinds is None else kinds
+
+    def feature_kinds(self) -> dict:
+        """``{feature: kind}`` of the features this delta has learned. O(K)."""
+        return {variable.name: variable.kind for variable in self._engine.registry.variables}
+
+    def check_kinds(self, x: dict) -> dict:
+        """``x`` read against the model's ``kinds``: ``ValueError`` naming the first feature whose
+        value is of the other kind (what the model would do with ``on_type_change="raise"``); with
+        ``"missing"``, a copy of ``x`` in which such values are None (missing, as the model would
+        count them). Other problems are left to ``learn_one``. O(features of x)."""
+        kinds = self.kinds
+        if not kinds:
+            return x
+        missing = self._engine.parser.on_type_change == "missing"
+        out = x
+        for name, value in x.items():
+            known = kinds.get(name) if _hashable(name) else None
+            if known is None:
+                continue
+            try:
+                kind, _ = feature_value(value)
+            except ValueError:
+                continue  # (learn_one names the problem)
+            if kind is not None and kind != known:
+                if not missing:
+                    shown = repr(value[:80]) if isinstance(value, str) else _excerpt(value)[:80]
+                    raise ValueError(f"feature {name!r} is {known} in the model, got a {kind} value {shown}")
+                if out is x:
+                    out = dict(x)
+                out[name] = None
+        return out
 
     @property
     def n_seen(self) -> int:
@@ -75,8 +124,9 @@ class Delta:
         self._engine.history.keep_recent(rows)
 
     def fresh(self) -> Delta:
-        """An empty delta with the same parameters (the next round's)."""
-        return Delta(self._engine.blank(collect=True))
+        """An empty delta with the same parameters (the next round's), knowing the kinds of this
+        one's features too (they go to the model with this delta)."""
+        return Delta(self._engine.blank(collect=True), {**self.kinds, **self.feature_kinds()})
 
     def memory_usage(self) -> int:
         """Bytes held by its summaries and raw rows."""

@@ -22,6 +22,7 @@ would move the same reports. ``docs/algorithms/merge.md#rounds`` describes a rou
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 import os
@@ -178,6 +179,7 @@ class Learner:
             self.delta.trim(self.keep_rows)
         report.seconds = time.monotonic() - began
         self.delta = self.delta.fresh()
+        report.delta.kinds = {}  # (the model's kinds stay here: a report ships only what it learned)
         self.start = self.position
         return report
 
@@ -189,6 +191,7 @@ class Learner:
                 if isinstance(message, Malformed):
                     raise ValueError(message.reason)
                 x, y = example(message)
+                x = self.delta.check_kinds(x)  # (a value of the kind the model does not hold would wedge every round)
             except ValueError:
                 report.rejected += 1
                 continue
@@ -204,7 +207,13 @@ class Learner:
             return
         import pandas as pd
 
-        X = pd.DataFrame(xs)  # one frame for the prediction and the learning
+        try:
+            X = pd.DataFrame(xs)  # one frame for the prediction and the learning
+        except ValueError:  # pandas cannot hold a value (a lone surrogate in an Arrow string column): one by one
+            predicted = [self._predict(x) for x in xs] if predicting else []
+            self._count(predicted, ys, report)
+            self._learn_each(xs, ys, report)
+            return
         if predicting:
             try:
                 predicted = self.predictor.predict_many(X).tolist()
@@ -252,6 +261,7 @@ class Coordinator:
     def __init__(self, model, checkpoint_path: str | os.PathLike | None = None):
         self.model = model
         self.positions: dict = {}
+        self.refused: list = []  # partitions whose report the last round did not absorb
         self.rounds = 0
         self.absorbed = 0  # examples absorbed since the model was first given (rounds of this run and before)
         self.checkpoint_path = None if checkpoint_path is None else os.fspath(checkpoint_path)
@@ -267,6 +277,13 @@ class Coordinator:
 
         ``ValueError`` when a report does not start where the model's position of its partition
         is (nothing changes then).
+
+        A report whose delta holds a feature of the other kind than the model's, or than a report
+        before it in this round (two partitions met a new feature as a number and as a string), is
+        not absorbed: its partition keeps its position and is listed in ``refused``; its learner
+        must start again from there (``Learner.reset`` with ``model.delta()``, which then knows
+        the kind and refuses such values). If absorbing or the checkpoint raises, the model and
+        the positions are left as they were before the round.
         """
         seen = set()
         for report in reports:
@@ -278,14 +295,34 @@ class Coordinator:
                     f"partition {report.partition!r}: the report starts at {report.start!r}, the model holds it up to "
                     f"{self.positions.get(report.partition)!r} (a gap or a repeat)"
                 )
-        deltas = [report.delta for report in reports if report.delta.n_seen]
-        self.model.absorb(deltas)
-        for report in reports:
-            self.positions[report.partition] = report.position
-        self.absorbed += sum(delta.n_seen for delta in deltas)
-        self.rounds += 1
-        self.checkpoint()
+        accepted, self.refused = self._compatible(reports)
+        deltas = [report.delta for report in accepted if report.delta.n_seen]
+        before = (copy.copy(self.model), dict(self.positions), self.absorbed, self.rounds)
+        try:
+            self.model.absorb(deltas)  # (a new engine: the shallow copy keeps the old one)
+            for report in accepted:
+                self.positions[report.partition] = report.position
+            self.absorbed += sum(delta.n_seen for delta in deltas)
+            self.rounds += 1
+            self.checkpoint()
+        except BaseException:
+            self.model, self.positions, self.absorbed, self.rounds = before
+            raise
         return self.model.predictor()
+
+    def _compatible(self, reports: list[Report]) -> tuple[list[Report], list]:
+        """The reports whose features agree in kind with the model's and with those of the
+        reports accepted before them, and the partitions of the others. O(K + features shipped)."""
+        known = self.model.delta().kinds
+        accepted, refused = [], []
+        for report in reports:
+            theirs = report.delta.feature_kinds()
+            if any(known.get(name, kind) != kind for name, kind in theirs.items()):
+                refused.append(report.partition)
+                continue
+            known.update(theirs)
+            accepted.append(report)
+        return accepted, refused
 
     def checkpoint(self) -> None:
         """Save the model, the positions and the round count in one file, atomically."""

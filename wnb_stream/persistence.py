@@ -466,7 +466,9 @@ def dumps(obj: Any, *, indent: int | None = None) -> str:
     """
     document = {"format": FORMAT, "version": VERSION, "state": to_state(obj)}
     separators = (",", ":") if indent is None else (",", ": ")
-    return json.dumps(document, allow_nan=False, ensure_ascii=False, indent=indent, separators=separators)
+    # ASCII: a lone surrogate ("\ud800") is a valid str the model accepts but no UTF-8 can encode;
+    # escaped as \ud800 it round-trips (json.loads gives the same str back)
+    return json.dumps(document, allow_nan=False, ensure_ascii=True, indent=indent, separators=separators)
 
 
 def loads(text: str | bytes) -> Any:

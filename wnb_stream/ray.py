@@ -13,6 +13,11 @@
    position (atomically) and returns the new predictor, which is then published to every
    learner (and the learners' sources may forget what the checkpoint holds).
 
+A report the coordinator does not absorb (a feature of another kind than the model's, met first
+by another partition in the same round: ``Coordinator.round``) leaves its partition's position
+where it was; its learner is reset there and reads those messages again, refusing the values of
+the other kind, so one such message never stops a round.
+
 Actors are restartable (``max_restarts=-1``). When a learner dies, its restarted actor resumes
 from the coordinator's position of its partition; when the coordinator dies, its restarted
 actor restores the last checkpoint and every learner resumes from the checkpoint's positions.
@@ -60,6 +65,7 @@ class Progress:
     round_seconds: list = dataclasses.field(default_factory=list)  # coordinator time of each round
     shipped_bytes: list = dataclasses.field(default_factory=list)  # bytes of the reports of each round
     restarts: int = 0  # actors restarted after a failure
+    refused: int = 0  # reports not absorbed (a feature of the other kind): their learners start again
 
     @property
     def examples_per_second(self) -> float:
@@ -109,10 +115,10 @@ class _CoordinatorActor:
         model = self.coordinator.model
         return dict(self.coordinator.positions), model.delta(), model.predictor() if model.classes else None
 
-    def round(self, *reports: Report) -> tuple[Any, dict, float]:
+    def round(self, *reports: Report) -> tuple[Any, dict, float, list]:
         began = time.monotonic()
         predictor = self.coordinator.round(list(reports))
-        return predictor, dict(self.coordinator.positions), time.monotonic() - began
+        return predictor, dict(self.coordinator.positions), time.monotonic() - began, list(self.coordinator.refused)
 
     def model(self):
         return self.coordinator.model
@@ -259,7 +265,7 @@ def train(
         if max_rounds is None or progress.rounds + DEPTH < max_rounds:
             top_up(active)  # the next runs go on while the coordinator works
         try:
-            predictor, positions, seconds = ray.get(coordinator.round.remote(*reports))
+            predictor, positions, seconds, refused = ray.get(coordinator.round.remote(*reports))
         except RayActorError:  # restarted from its checkpoint: every learner resumes from its positions
             progress.restarts += 1
             drain(learners)
@@ -270,6 +276,13 @@ def train(
         progress.rounds += 1
         progress.round_seconds.append(seconds)
         progress.shipped_bytes.append(shipped)
+        if refused:  # read again from the model's position, with a delta that knows the kinds now
+            progress.refused += len(refused)
+            drain(refused)
+            recover(refused)
+            active |= set(refused)
+            if max_rounds is None or progress.rounds + DEPTH < max_rounds:
+                top_up(refused)
         for p in learners:
             learners[p].publish.remote(predictor, positions.get(p))
         if on_round is not None:

@@ -52,6 +52,7 @@ import json
 import time
 from typing import Any, Iterator
 
+from .sources import MAX_LINE_BYTES, check_max_line_bytes
 from .stream import Malformed
 
 __all__ = ["RedisStreamSource", "publish", "parse_id"]
@@ -123,6 +124,9 @@ class RedisStreamSource:
         If not None, take over entries pending for at least this many milliseconds at other
         consumers of the group (``XAUTOCLAIM``) before reading; for a consumer that replaces a dead
         one under a new name.
+    max_line_bytes
+        Largest entry decoded, in bytes (``sources.MAX_LINE_BYTES``, 1 MiB, by default): a larger
+        one is handed on as ``Malformed`` (dead-lettered and acknowledged), not parsed.
 
     Notes
     -----
@@ -144,7 +148,9 @@ class RedisStreamSource:
         block_ms: int = 1000,
         idle_timeout: float | None = None,
         claim_idle_ms: int | None = None,
+        max_line_bytes: int = MAX_LINE_BYTES,
     ):
+        self.max_line_bytes = check_max_line_bytes(max_line_bytes)
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
         if not isinstance(block_ms, int) or block_ms < 1:
@@ -257,6 +263,14 @@ class RedisStreamSource:
             raw = fields.get(FIELD, fields.get(FIELD.encode()))
             if raw is None:
                 return Malformed(f"stream entry has no {FIELD!r} field")
+            if isinstance(raw, bytes):
+                size, head = len(raw), raw[:200].decode("utf-8", "replace")
+            else:  # (a str of more characters than the limit is beyond it in bytes too)
+                raw = str(raw)
+                size = len(raw) if len(raw) > self.max_line_bytes else len(raw.encode("utf-8", "surrogatepass"))
+                head = raw[:200]
+            if size > self.max_line_bytes:
+                return Malformed(f"a stream entry of {size} bytes or more, beyond max_line_bytes = {self.max_line_bytes}", head)
             text = _text(raw)
         except MemoryError:
             raise

@@ -11,9 +11,75 @@ import os
 import typing
 from typing import Any, Iterator
 
+from .summaries.policy import excerpt as _excerpt
+
+#: Longest line (or stream entry) a source decodes by default, in bytes: longer ones are handed on
+#: as ``Malformed`` (dead-lettered) without being held whole. A message of ten thousand features
+#: with names and values of some twenty characters is about 0.5 MB.
+MAX_LINE_BYTES = 1 << 20
 
 
-from .dead_letters import _excerpt
+def check_max_line_bytes(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"max_line_bytes must be an integer >= 1 (bytes), got {value!r}")
+    return int(value)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Limits:
+    """Size limits on a message's content, checked by ``StreamRunner`` before the model sees it: a
+    message beyond one is dead-lettered (a ``ValueError`` naming the field and the limit), never
+    learned, so that one message cannot make every later checkpoint large and slow.
+
+    The line of a message is bounded by its source (``max_line_bytes``, ``MAX_LINE_BYTES`` by
+    default). The defaults leave room for wide sparse rows (the benchmarks' have some 100 of
+    100,000 features) and for text values of a few pages.
+
+    Parameters
+    ----------
+    features
+        Most features in one message's ``x``.
+    string
+        Longest string (or bytes) value, label or id, in characters.
+    name
+        Longest feature name, in characters.
+
+    Examples
+    --------
+    >>> Limits(string=100)
+    Limits(features=100000, string=100, name=1024)
+    """
+
+    features: int = 100_000
+    string: int = 65_536
+    name: int = 1_024
+
+    def __post_init__(self):
+        for field in ("features", "string", "name"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"Limits.{field} must be an integer >= 1, got {value!r}")
+
+    def check(self, key, x, y=None, has_y: bool = False) -> None:
+        """``ValueError`` naming the first field of a message beyond a limit. O(features)."""
+        if isinstance(key, str) and len(key) > self.string:
+            raise ValueError(f"a message id of {len(key)} characters, beyond Limits.string = {self.string}")
+        if has_y and isinstance(y, str | bytes) and len(y) > self.string:
+            raise ValueError(f"message {key!r}: 'y' is a string of {len(y)} characters, beyond Limits.string = {self.string}")
+        if x is None:
+            return
+        if len(x) > self.features:
+            raise ValueError(f"message {key!r}: 'x' has {len(x)} features, beyond Limits.features = {self.features}")
+        for name, value in x.items():
+            if isinstance(name, str | bytes) and len(name) > self.name:
+                raise ValueError(
+                    f"message {key!r}: a feature name of {len(name)} characters ({_excerpt(name)[:40]!r}…), "
+                    f"beyond Limits.name = {self.name}"
+                )
+            if isinstance(value, str | bytes) and len(value) > self.string:
+                raise ValueError(
+                    f"message {key!r}: feature {name!r}: a string of {len(value)} characters, beyond Limits.string = {self.string}"
+                )
 
 
 @typing.runtime_checkable
@@ -79,10 +145,15 @@ class JSONLinesSource:
     still be being written, so it is left for a later read, unless it already parses. The
     iteration itself never raises for the content of a line.
 
+    A line longer than ``max_line_bytes`` is yielded as ``Malformed`` without being held whole
+    (it is read on in blocks to its end), so a line of any size costs O(max_line_bytes) memory.
+
     Parameters
     ----------
     path
         The file to read (it may grow between runs; it is opened at each iteration).
+    max_line_bytes
+        Longest line decoded, in bytes (``MAX_LINE_BYTES``, 1 MiB, by default).
 
     Examples
     --------
@@ -97,8 +168,9 @@ class JSONLinesSource:
     [{'id': 7, 'y': 'spam'}]
     """
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES):
         self.path = os.fspath(path)
+        self.max_line_bytes = check_max_line_bytes(max_line_bytes)
         self._offset = 0
 
     def seek(self, position: int | None) -> None:
@@ -113,10 +185,19 @@ class JSONLinesSource:
         with open(self.path, "rb") as handle:
             handle.seek(self._offset)
             while True:
-                line = handle.readline()
+                line = handle.readline(self.max_line_bytes + 1)
                 if not line:
                     return
                 complete = line.endswith(b"\n")
+                if not complete and len(line) > self.max_line_bytes:
+                    skipped, complete = _skip_line(handle)
+                    if not complete:
+                        return  # a last line still being written: read it next time
+                    size = len(line) + skipped
+                    self._offset = handle.tell()
+                    reason = f"a line of {size} bytes, beyond max_line_bytes = {self.max_line_bytes}"
+                    yield self._offset, Malformed(reason, _excerpt(line[:1000].decode("utf-8", "replace")))
+                    continue
                 text = line.strip()
                 if not text:
                     if not complete:
@@ -133,3 +214,14 @@ class JSONLinesSource:
                     message = Malformed(f"invalid JSON line: {type(error).__name__}: {error}", _excerpt(text.decode("utf-8", "replace")))
                 self._offset = handle.tell()
                 yield self._offset, message
+
+
+def _skip_line(handle, block: int = 1 << 16) -> tuple[int, bool]:
+    """Read ``handle`` on to just after the next newline (or to its end), in blocks: the bytes
+    read, and whether a newline ended them."""
+    skipped = 0
+    while True:
+        part = handle.readline(block)
+        skipped += len(part)
+        if not part or part.endswith(b"\n"):
+            return skipped, bool(part)

@@ -83,9 +83,10 @@ from . import io, persistence
 
 from .checkpoints import _model_for_checkpoint, _model_from_checkpoint, _remove_temporaries, _saved_as_record  # noqa: F401
 
-from .dead_letters import DeadLetter, DeadLetters, _excerpt  # noqa: F401
+from .dead_letters import DeadLetter, DeadLetters  # noqa: F401
+from .summaries.policy import excerpt as _excerpt
 
-from .sources import JSONLinesSource, ListSource, Malformed, Source  # noqa: F401
+from .sources import JSONLinesSource, Limits, ListSource, Malformed, Source  # noqa: F401
 
 __all__ = [
     "Source",
@@ -96,6 +97,7 @@ __all__ = [
     "PendingTable",
     "DeadLetter",
     "DeadLetters",
+    "Limits",
     "StreamRunner",
 ]
 
@@ -314,6 +316,11 @@ class StreamRunner:
         checkpointed only when this is True (the file is yours and nobody else can write it), and
         a runner built for such a model without it raises ``ValueError`` at once, not at its
         first checkpoint. A checkpoint holding a pickle is restored only when this is True.
+    limits
+        Size limits on a message's content (``Limits``: features per message, characters of a
+        string value, label or id, and of a feature name; None: the defaults). A message beyond
+        one is dead-lettered, never learned. A source bounds the bytes of a line or an entry
+        (``max_line_bytes``).
 
     Examples
     --------
@@ -345,6 +352,7 @@ class StreamRunner:
         resume: bool = True,
         dead_letter_capacity: int = 1000,
         trusted_checkpoint: bool = False,
+        limits: Limits | None = None,
     ):
         self.checkpoint_path = None if checkpoint_path is None else os.fspath(checkpoint_path)
         self.capacity = capacity
@@ -368,6 +376,9 @@ class StreamRunner:
         if errors not in ("count", "raise"):
             raise ValueError(f"errors must be 'count' or 'raise', got {errors!r}")
         self.pending = PendingTable(capacity, ttl)  # validates capacity and ttl
+        if limits is not None and not isinstance(limits, Limits):
+            raise ValueError(f"limits must be None or a Limits, got {type(limits).__name__}")
+        self.limits = Limits() if limits is None else limits
         self.dead_letter_capacity = dead_letter_capacity
         self.dead_letters = DeadLetters(dead_letter_capacity)  # validates the capacity
         self.model = model
@@ -552,17 +563,20 @@ class StreamRunner:
         if not isinstance(message, dict):
             raise ValueError(f"a message must be an object, got {type(message).__name__}")
         key = message.get("id")
+        if isinstance(key, str) and len(key) > self.limits.string:  # (before the id is checked or shown)
+            raise ValueError(f"a message id of {len(key)} characters, beyond Limits.string = {self.limits.string}")
         if not _valid_id(key):
             raise ValueError(f"a message needs an 'id' that is a string or an integer, got {key!r}")
         has_x, has_y = "x" in message, "y" in message
         if not has_x and not has_y:
             raise ValueError(f"message {key!r} has neither 'x' nor 'y'")
+        if has_x and not isinstance(message["x"], dict):
+            raise ValueError(f"message {key!r}: 'x' must be an object of features, got {type(message['x']).__name__}")
+        self.limits.check(key, message["x"] if has_x else None, message.get("y"), has_y)
         now = message.get("time")
         now = self.clock() if now is None else _time(key, now)
         if has_x:
             x = message["x"]
-            if not isinstance(x, dict):
-                raise ValueError(f"message {key!r}: 'x' must be an object of features, got {type(x).__name__}")
             if has_y:
                 self._check_label(key, message["y"])
             self._check_features(key, x)

@@ -24,6 +24,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from test_invariants import NUMERIC, OPTIMIZERS, assert_encoding_is_a_function_of_the_raw_rows, assert_same_model, run, streams
 
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights
@@ -62,7 +63,7 @@ def model(numeric=None, **params):
     return WeightedNaiveBayes(numeric=numeric, absent=0.0, history_size=30, seed=3, **params)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=sparse_streams(), numeric=st.sampled_from(list(NUMERIC)), name=st.sampled_from(list(OPTIMIZERS)), chunk=st.sampled_from([2, 7, 16]))
 def test_a_sparse_row_and_its_dense_spelling_give_the_same_model(rows, numeric, name, chunk):
     sparse, dense, many = (model(NUMERIC[numeric](), optimizer=OPTIMIZERS[name](5)) for _ in range(3))
@@ -101,7 +102,7 @@ def _dense_layout(m: WeightedNaiveBayes) -> WeightedNaiveBayes:
     return m
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=sparse_streams(), numeric=st.sampled_from(list(NUMERIC)), name=st.sampled_from(list(OPTIMIZERS)),
        chunk=st.sampled_from([3, 11]), cut=st.integers(0, 80), keep=st.integers(0, 40))  # fmt: skip
 def test_the_sparse_layout_gives_the_model_of_the_dense_one(rows, numeric, name, chunk, cut, keep):
@@ -207,7 +208,7 @@ def test_the_folded_scores_are_the_sum_over_every_variable():
 
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(numeric=st.sampled_from(list(NUMERIC)), history_size=st.integers(7, 40), stream=streams(), container_seed=st.integers(0, 2**16))
 def test_random_streams_keep_every_invariant_with_a_default_value(name, numeric, history_size, stream, container_seed):
     policy, ops = stream

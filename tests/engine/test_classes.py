@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.engine.classes import Classes
 
@@ -35,7 +36,7 @@ def test_grow_gives_classes_registered_in_the_index_their_columns():
     classes._check()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0.0, 0.5, 1.0, 3.0])), max_size=30), st.integers(1, 5))
 def test_count_one_at_a_time_equals_count_in_bulk(rows, chunk):
     one, bulk = Classes(), Classes()
@@ -60,7 +61,7 @@ def prior_formula(counts: list) -> list:
     return [(c + eps) / (n + len(counts) * eps) for c in counts]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(st.just(0.0), st.floats(0.0, 1e6), st.integers(0, 10**9).map(float)), min_size=1, max_size=30))
 def test_the_prior_is_a_floored_distribution_given_by_its_formula(counts):
     classes = Classes()
@@ -121,7 +122,7 @@ def test_typed_labels_round_trip(labels):
         assert sorted(np.unique(typed).tolist(), key=repr) == sorted(labels, key=repr)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.one_of(
         st.lists(st.integers(-(2**65), 2**65), unique=True, min_size=1, max_size=6),

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from river.datasets import synth
 
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights
@@ -48,7 +49,7 @@ def brute_split(rows, errors, delta):
     return best, (best is not None and best_gap > 0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.tuples(st.integers(1, 40), st.floats(0, 1)), min_size=0, max_size=30),
     st.sampled_from([0.002, 0.05, 0.5]),

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import WeightedNaiveBayes, summaries, weights
 
@@ -183,7 +184,7 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=No
 
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(
     numeric=st.sampled_from(list(NUMERIC)),
     history_size=st.integers(7, 40),

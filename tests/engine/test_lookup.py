@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import summaries
 from wnb_stream.engine.lookup import Lookup, _rows_any
@@ -107,7 +108,7 @@ def naive_scores(x: dict, registry, coef, bias) -> np.ndarray:
     return scores
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_table_rows_are_each_variables_own_parts(seed):
     registry, lookup, _, _, rng = build(seed)
@@ -132,7 +133,7 @@ def test_table_rows_are_each_variables_own_parts(seed):
     assert not lookup.table[NOWHERE].any()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_scores_one_is_the_weighted_sum_of_log_likelihoods(seed):
     registry, lookup, coef, bias, rng = build(seed)
@@ -147,7 +148,7 @@ def test_scores_one_is_the_weighted_sum_of_log_likelihoods(seed):
         np.testing.assert_array_equal(lookup.scores_one(row, registry.variables), got)  # located once
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 25), st.booleans())
 def test_encode_block_is_log_lik_many(seed, n, as_slice):
     registry, lookup, _, _, rng = build(seed)
@@ -175,7 +176,7 @@ def test_encode_block_is_log_lik_many(seed, n, as_slice):
     assert (out[untouched] == 7.0).all(), "encode_block writes only its variables' first J classes"
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 20))
 def test_add_block_adds_what_scores_one_adds(seed, n):
     registry, lookup, coef, bias, rng = build(seed)
@@ -305,7 +306,7 @@ def assert_weighed_as_in_full(engine) -> None:
         assert lookup.shift.tobytes() == full.shift.tobytes() and lookup.constant.tobytes() == full.constant.tobytes()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(12), deadline=None)  # (a Gaussian model's example takes some 4 s of CPU)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([None, 0.0]), st.integers(2, 3), st.booleans())
 def test_the_incremental_weighting_is_the_full_one(seed, absent, n_classes, gaussian):
     """After every example of a sparse stream (new features, rebuilds of a few variables, learner
@@ -319,7 +320,7 @@ def test_the_incremental_weighting_is_the_full_one(seed, absent, n_classes, gaus
     weighed = []
     weigh = engine.lookup._weigh
     engine.lookup._weigh = lambda ks: (weighed.append(ks is not None), weigh(ks))  # count the incremental path
-    for i in range(250):
+    for i in range(200):
         y = int(rng.integers(0, n_classes))
         x = {f"w{k}": float(rng.integers(1, 4)) for k in rng.choice(10 + i, size=int(rng.integers(0, 6)), replace=False).tolist()}
         x.update({f"s{k}": float(1 + (y == k % n_classes)) for k in range(4) if rng.random() < 0.5})
@@ -343,7 +344,7 @@ def test_numpy_sums_the_rows_of_a_table_in_order():
         assert x.sum(axis=0).tobytes() == expected.tobytes()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(0, 40), st.integers(0, 11), st.integers(0, 2**32 - 1))
 def test_rows_any_is_numpys(K, J, seed):
     """``_rows_any`` (one pass per column) is ``any(axis=1)``: NaN counts, both zeros do not."""

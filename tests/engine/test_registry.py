@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import summaries
 from wnb_stream.engine.classes import Classes
@@ -143,7 +144,7 @@ class Stream:
             assert_same_summary(self.registry.variables[k].summary, self.reference[k])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(streams())
 def test_feed_builds_the_summary_a_loop_of_update_builds(stream):
     kinds, events = stream
@@ -179,7 +180,7 @@ def test_feed_uses_both_ways_of_feeding():
         assert s.registry.variables[0].summary.n == n
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(streams(), st.integers(1, 12), st.lists(st.integers(1, 12), max_size=20))
 def test_make_room_feeds_exactly_the_summaries_that_would_lose_a_row(stream, capacity, batches):
     kinds, events = stream

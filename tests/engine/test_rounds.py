@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import Delta, WeightedNaiveBayes, io, summaries, weights
 from wnb_stream.engine import merge
+from merge_cases import EXACT, assert_counts_equal, by_class, categories, fed, fit, stream
 
-from test_merge import EXACT, assert_counts_equal, by_class, categories, fed, fit, stream
+
 
 
 def deltas_of(model, parts) -> list[Delta]:
@@ -70,7 +72,7 @@ def test_the_window_keeps_the_newest_rows_the_deltas_first():
     assert merge.window_sizes((10, 500, 500), 100) == (10, 45, 45)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(sizes=st.lists(st.integers(0, 300), max_size=5), capacity=st.integers(1, 400))
 def test_window_sizes_fill_the_window_fairly(sizes, capacity):
     taken = merge.window_sizes(sizes, capacity)

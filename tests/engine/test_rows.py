@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import summaries
 from wnb_stream.engine.registry import Registry
@@ -308,7 +309,7 @@ def value_of(draw, kind):
     return [draw(st.integers(0, 2))]  # unhashable
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_the_plan_reads_a_dict_as_the_general_path_does(data):
     draw = data.draw
@@ -340,7 +341,7 @@ def test_the_plan_reads_a_dict_as_the_general_path_does(data):
     assert pickle.dumps(registry) == before
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_a_dict_of_plain_numbers_is_read_in_bulk_as_the_general_path_reads_it(data):
     """``_numeric_plan``: a dict of Python ints and floats in known numeric variables (a sparse
@@ -404,7 +405,7 @@ TWINS = [0.0, -0.0, 0, False, np.float64(-0.0), np.float32(0.0), 1.0, 1, True, n
          np.bool_(True), decimal.Decimal(1), fractions.Fraction(1), math.nan, float("nan"), math.inf, 2.5, "u", "1"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_a_row_read_again_is_a_fresh_read_even_if_the_dict_changed_in_place(data):
     """The plan returns its last row for a dict of the same content (``predict_proba_one`` then
@@ -484,7 +485,7 @@ COLUMN_VALUES = {
 }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_frame_reads_each_column_as_row_reads_each_cell(data):
     draw = data.draw
@@ -648,7 +649,7 @@ def test_labels_give_the_codes_of_a_dict(y):
     assert_labels_like_a_dict(y, values)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.one_of(st.integers(-3, 3), st.booleans(), st.sampled_from(["a", "b", "1"]), st.sampled_from([0.0, -0.0, 1.0, 2.5, math.inf]), st.tuples(st.integers(0, 1))), max_size=12),
     st.sampled_from(["list", "object array", "typed array", "series"]),
@@ -708,7 +709,7 @@ def test_check_label():
             check_label(bad)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(st.integers(), st.integers(-(2**200), 2**200), st.text(), st.booleans()))
 def test_check_label_takes_python_ints_strings_and_bools_as_the_policy_does(label):
     from wnb_stream.summaries.policy import model_label
@@ -718,7 +719,7 @@ def test_check_label_takes_python_ints_strings_and_bools_as_the_policy_does(labe
     assert type(got) is type(expected) and got == expected and got is label
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(st.floats(), st.sampled_from([-0.0, 0.0, 1.0, math.inf, -math.inf, math.nan, 5e-324])))
 def test_fast_weight_is_check_weight_for_python_floats(w):
     """``learn_one`` reads its weight with ``fast_weight``: the same float as ``check_weight``, or

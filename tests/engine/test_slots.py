@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import WeightedNaiveBayes, weights
 from wnb_stream.engine.slots import Slots
@@ -19,7 +20,7 @@ from wnb_stream.summaries import Gaussian
 # The part alone
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.lists(st.integers(0, 19), max_size=6), max_size=8))
 def test_slots_are_handed_out_once_in_order_of_entry(batches):
     slots, order = Slots(), []

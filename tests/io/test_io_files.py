@@ -16,6 +16,7 @@ from io_cases import feed, numeric_rows
 
 from wnb_stream import io, persistence
 from wnb_stream.io import values
+from wnb_stream.io.values import decode_array, encode_array
 from wnb_stream.summaries import Categorical, GKClass
 from wnb_stream.weights import VNS
 
@@ -58,7 +59,7 @@ def test_the_envelope_holds_format_version_checksum_and_payload():
     data = io.dumps(gk_summary(), compress=False)
     document = json.loads(data)
     assert list(document) == ["format", "version", "checksum", "payload"]
-    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 5
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 6
     canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert document["payload"]["type"] == "GKClass"
@@ -71,8 +72,8 @@ def test_the_same_model_gives_the_same_bytes():
 
 def test_a_newer_version_is_refused_naming_the_version_read():
     document = json.loads(io.dumps(gk_summary(), compress=False))
-    document["version"] = 6
-    with pytest.raises(io.ModelFileError, match=r"version 6 is newer than this library reads \(version 5 and older\)"):
+    document["version"] = 7
+    with pytest.raises(io.ModelFileError, match=r"version 7 is newer than this library reads \(version 6 and older\)"):
         io.loads(json.dumps(document).encode())
 
 
@@ -91,20 +92,20 @@ def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
 
 
 def test_migrations_run_in_order_from_an_older_version(monkeypatch):
-    """A version-5 payload read by a library of version 6 goes through MIGRATIONS[5]; without it
+    """A version-6 payload read by a library of version 7 goes through MIGRATIONS[6]; without it
     the file is refused naming the missing step."""
     data = io.dumps(gk_summary(), compress=False)
-    monkeypatch.setattr(io.files, "VERSION", 6)
+    monkeypatch.setattr(io.files, "VERSION", 7)
     seen = []
 
-    def to_version_6(payload):
+    def to_version_7(payload):
         seen.append(payload["type"])
         return payload
 
-    monkeypatch.setitem(io.files.MIGRATIONS, 5, to_version_6)
+    monkeypatch.setitem(io.files.MIGRATIONS, 6, to_version_7)
     assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
-    monkeypatch.delitem(io.files.MIGRATIONS, 5)
-    with pytest.raises(io.ModelFileError, match="version 5 has no migration to version 6"):
+    monkeypatch.delitem(io.files.MIGRATIONS, 6)
+    with pytest.raises(io.ModelFileError, match="version 6 has no migration to version 7"):
         io.loads(data)
 
 
@@ -270,7 +271,7 @@ def test_a_changed_base64_character_fails_the_checksum():
 
 def test_a_forged_gzip_bomb_is_bounded(monkeypatch):
     monkeypatch.setattr(io.files, "MAX_SIZE", 1000)
-    with pytest.raises(io.ModelFileError, match="MAX_SIZE"):
+    with pytest.raises(io.ModelFileError, match="beyond max_size = 1000 bytes"):
         io.loads(io.dumps(gk_summary()))
 
 
@@ -488,3 +489,35 @@ def test_an_integer_too_long_to_read_is_refused():
     data = seal('{"params":{},"state":{"n_variables":' + "9" * 5000 + ',"n_classes":0},"type":"Uniform"}')
     with pytest.raises(io.ModelFileError, match="malformed JSON"):
         io.loads(data)
+
+
+def _version_5_gaussian(change=None) -> bytes:
+    """The version-5 Gaussian fixture, its ``pooled`` changed by ``change`` and its checksum made
+    right again (a crafted file: only the migration's check can catch it)."""
+    path = pathlib.Path(__file__).parent / "fixtures" / "v5" / "gaussian-1000.json.gz"
+    document = json.loads(gzip.decompress(path.read_bytes()))
+    state = document["payload"]["state"]
+    if change is not None:
+        state["pooled"] = encode_array(change(decode_array(state["pooled"])))
+    canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    document["checksum"] = "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    return json.dumps(document).encode()
+
+
+def test_version_6_drops_the_gaussians_pooled_moments_after_checking_them():
+    """Version 6 derives the pooled moments instead of storing them (a platform's BLAS may round a
+    stored copy differently); a version-5 file's copy must still agree with its classes."""
+    summary = io.loads(_version_5_gaussian())
+    assert "pooled" not in json.loads(io.dumps(summary, compress=False))["payload"]["state"]
+    for change, what in [(lambda p: p + [1.0, 0, 0], "weight"), (lambda p: p + [0, 0.5, 0], "mean"), (lambda p: p * [1, 1, 1.001], "M2")]:
+        with pytest.raises(io.ModelFileError, match=f"Gaussian.pooled: its {what} must be"):
+            io.loads(_version_5_gaussian(change))
+
+
+def test_two_damaged_version_5_pooled_moments_do_not_load_as_one_model():
+    # (issue 33: two files that differed only in pooled loaded as one model and saved back alike)
+    original = io.dumps(io.loads(_version_5_gaussian()))
+    assert io.dumps(io.loads(_version_5_gaussian(lambda p: p * [1, 1, 1 + 1e-12]))) == original  # rounding: the same model
+    for factor in (0.5, 2.0, 1.01):
+        with pytest.raises(io.ModelFileError, match=r"^Gaussian.pooled: its M2 must be Σ M2 \+ Σ W"):
+            io.loads(_version_5_gaussian(lambda p, f=factor: p * [1, 1, f]))

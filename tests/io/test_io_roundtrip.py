@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from io_cases import (
     context,
     feed,
@@ -214,7 +215,7 @@ def test_a_learner_copy_does_not_share_arrays_with_the_original():
 EXTREME = [0.0, -0.0, 2.0, -2.0, 1e-300, 2.94, 1e308, -1e308, 1.7976931348623157e308, -1.7976931348623157e308]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.tuples(st.sampled_from(EXTREME), st.sampled_from("abc"), st.sampled_from([5e-324, 0.5, 1.0, 2.0, 1000.0])),

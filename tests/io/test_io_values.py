@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from profiles import examples
 
 from wnb_stream.io import ModelFileError, values
 
@@ -43,13 +44,13 @@ plain = st.recursive(
 dtypes = st.sampled_from(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", ">f8", ">i4"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(plain)
 def test_plain_values_round_trip_exactly(value):
     assert identical(through_json(value), value)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(dtypes.flatmap(lambda d: hnp.arrays(np.dtype(d), hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))))
 def test_arrays_round_trip_bit_for_bit(array):
     back = through_json(array)

@@ -16,6 +16,7 @@ import pytest
 import reference_discretization as reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import modl
 from wnb_stream.modl import _kernels, costs
@@ -97,7 +98,7 @@ def _prior(kind: str, n: int, total: float, selection_cost: float) -> np.ndarray
     return reference.discretization_prior(n, total, kind, selection_cost)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     atom_tables(),
     st.sampled_from(["bins", "boulle2006", "grouping"]),
@@ -125,7 +126,7 @@ def _integer_case(atoms, prior_kind, selection_cost):
     return merged, prefix, prior, table, math.lgamma(merged.shape[1]), costs.part_cost_function(merged)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(atom_tables(max_bins=250), st.sampled_from(["bins", "boulle2006", "grouping"]), st.integers(0, 2**32 - 1))
 def test_each_kernel_follows_its_python_search_step_by_step(atoms, prior_kind, seed):
     """The three searches one by one, the post-optimisation from random cuts (many moves)."""
@@ -234,7 +235,7 @@ def test_tiled_tables_break_exact_ties_as_the_python_searches(block, repeats):
             assert moved.tolist() == reference._post_optimise(prefix, start, prior, cost).tolist()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(1, 40), st.integers(0, 2**32 - 1))
 def test_part_costs_are_priced_in_the_order_of_the_python_code(n_classes, seed):
     rng = np.random.default_rng(seed)
@@ -284,7 +285,7 @@ def assert_same_intervals(result, expected):
     assert np.array_equal(result.log_prob, expected.log_prob)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(bins_tables(), st.sampled_from(["bins", "boulle2006"]), st.sampled_from([0.0, 1.5, math.log(500.0)]))
 def test_discretize_gives_the_intervals_and_costs_of_the_python_code(table, criterion, selection_cost):
     for method in METHODS + ("null",):
@@ -385,7 +386,7 @@ def test_exact_refuses_too_many_atoms_like_the_python_search():
 # ---------------------------------------------------------------- the summation orders
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 3000), st.integers(0, 9), st.integers(0, 2**32 - 1))
 def test_pairwise_sum_is_numpy_sum(n, offset, seed):
     rng = np.random.default_rng(seed)
@@ -395,14 +396,14 @@ def test_pairwise_sum_is_numpy_sum(n, offset, seed):
     assert _kernels.pairwise_sum(values, offset, n) == rows.sum(axis=-1)[0]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.floats(-1e12, 1e12, allow_nan=False, allow_subnormal=False), min_size=1, max_size=40))
 def test_python_sum_is_the_builtin_sum_of_this_interpreter(values):
     assert _kernels.python_sum(np.array(values), len(values)) == sum(values)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="the built-in sum is compensated from Python 3.12 on")
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.floats(-1e12, 1e12, allow_nan=False, allow_subnormal=False), min_size=1, max_size=40))
 def test_neumaier_sum_is_the_builtin_sum_from_python_3_12(values):
     assert _kernels.neumaier_sum(np.array(values), len(values)) == sum(values)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.modl import costs
 
@@ -20,7 +21,7 @@ def test_log_gamma_matches_math_lgamma_on_a_dense_grid():
     assert error.max() < 1e-10
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.floats(min_value=1e-3, max_value=1e7, allow_nan=False), min_size=1, max_size=20))
 def test_log_gamma_agrees_with_math_for_any_real_array(values):
     x = np.array(values)
@@ -141,7 +142,7 @@ def _part_cost(counts):
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.lists(st.floats(0, 500, allow_nan=False), min_size=4, max_size=4), min_size=1, max_size=6))
 def test_part_costs_match_the_formula(rows):
     counts = np.array(rows)[:, : 2 + len(rows) % 3]  # 2 to 4 classes

@@ -1,6 +1,5 @@
 """MODL discretization (docs/algorithms/modl.md#discretization): optimality, known answers, edge cases."""
 
-import itertools
 import math
 import pickle
 
@@ -8,80 +7,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import modl
 from wnb_stream.modl.discretization import discretization_prior, partition_cost
 from wnb_stream.summaries import Bins
+from modl_cases import bins, oracle_cost, splits
 
 APPENDIX = [[10, 0], [8, 2], [1, 9], [0, 10]]
 
 
-def bins(counts, missing=None, bounds=None, classes=None):
-    counts = np.asarray(counts, dtype=float).reshape(len(counts), -1)
-    n_bins, n_classes = counts.shape
-    return Bins(
-        upper_bounds=np.arange(1.0, n_bins + 1.0) if bounds is None else bounds,
-        counts=counts,
-        classes=tuple(range(n_classes)) if classes is None else classes,
-        missing=np.zeros(n_classes) if missing is None else missing,
-    )
-
-
 # ---------------------------------------------------------------- an independent oracle
-
-
-def _log2_star(n):
-    total, term = 0.0, math.log2(n)
-    while term > 0:
-        total += term
-        term = math.log2(term)
-    return total
-
-
-def _bounded_code(n, nmax):
-    normaliser = sum(2.0 ** -_log2_star(i) for i in range(1, nmax + 1))
-    return math.log(2) * (math.log2(normaliser) + _log2_star(n))
-
-
-def _part(counts):
-    n_classes, total = len(counts), sum(counts)
-    return (
-        math.lgamma(total + n_classes) - math.lgamma(total + 1) - math.lgamma(n_classes)
-        + math.lgamma(total + 1) - sum(math.lgamma(c + 1) for c in counts)
-    )
-
-
-def oracle_cost(parts, n_bins, criterion="bins", selection_cost=0.0):
-    """c(M) of a list of part count vectors, with math only (docs/algorithms/modl.md#discretization)."""
-    n_parts = len(parts)
-    total = sum(sum(p) for p in parts)
-    if criterion == "bins":
-        prior = math.log(2)
-        if n_parts > 1:
-            prior += (
-                selection_cost
-                + _bounded_code(n_parts - 1, n_bins - 1)
-                + (n_parts - 1) * math.log(n_bins - 1)
-                - math.lgamma(n_parts)
-            )
-    else:
-        prior = math.log(total) + math.lgamma(total + n_parts) - math.lgamma(n_parts) - math.lgamma(total + 1)
-        if n_parts > 1:
-            prior += selection_cost
-    return prior + sum(_part(p) for p in parts)
-
-
-def splits(atoms):
-    """Every partition of a sequence of atoms (count vectors) into runs: lists of the runs' counts."""
-    n = len(atoms)
-    for mask in itertools.product([False, True], repeat=n - 1):
-        parts, current = [], [0.0] * len(atoms[0])
-        for i, atom in enumerate(atoms):
-            current = [c + a for c, a in zip(current, atom)]
-            if i == n - 1 or mask[i]:
-                parts.append(current)
-                current = [0.0] * len(atoms[0])
-        yield parts
 
 
 def brute_force(table, criterion="bins", selection_cost=0.0):
@@ -180,7 +116,7 @@ def small_tables(draw, fractional=False):
     return bins(counts, missing=missing)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(small_tables(), st.sampled_from(["bins", "boulle2006"]), st.sampled_from([0.0, math.log(7)]))
 def test_exact_programme_equals_brute_force(table, criterion, selection_cost):
     best, null = brute_force(table, criterion, selection_cost)
@@ -195,7 +131,7 @@ def test_exact_programme_equals_brute_force(table, criterion, selection_cost):
     assert greedy.counts.sum() == pytest.approx(table.n)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(small_tables(fractional=True))
 def test_exact_programme_equals_brute_force_with_fractional_counts(table):
     best, _ = brute_force(table)
@@ -205,7 +141,7 @@ def test_exact_programme_equals_brute_force_with_fractional_counts(table):
     assert modl.discretize(table, method="greedy").cost >= exact.cost - 1e-9
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 10_000), st.integers(20, 120), st.integers(2, 4))
 def test_greedy_never_beats_the_exact_programme_on_larger_tables(seed, n_bins, n_classes):
     rng = np.random.default_rng(seed)
@@ -491,7 +427,7 @@ def test_null_partition_is_the_one_interval_model():
         modl.null_partition([1, 2])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_random_tables_give_valid_intervals(seed):
     rng = np.random.default_rng(seed)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import modl
 from wnb_stream.modl import MISSING, STAR
@@ -171,7 +172,7 @@ def _inputs(table):
     return int((table.counts.sum(axis=1) > 0).sum() + (table.star.sum() > 0) + (table.missing.sum() > 0))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(small_tables(max_values=5), st.sampled_from(["khiops", "boulle2005"]), st.sampled_from([0.0, 1.0]))
 def test_grouping_equals_brute_force_up_to_six_values(table, criterion, selection_cost):
     # at most 5 kept values + star + missing = 7 inputs; the brute force over 6 inputs or fewer
@@ -192,7 +193,7 @@ def test_grouping_equals_brute_force_up_to_six_values(table, criterion, selectio
         assert greedy.cost == pytest.approx(best, abs=2e-6)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 100_000), st.integers(7, 8), st.integers(2, 3), st.booleans())
 def test_grouping_with_garbage_group_equals_brute_force(seed, n_values, n_classes, structured):
     rng = np.random.default_rng(seed)
@@ -480,7 +481,7 @@ def test_null_partition_is_the_one_group_model():
     assert null.cost == modl.group(table, method="null").cost
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_random_tables_give_valid_groups(seed):
     rng = np.random.default_rng(seed)

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.modl import MISSING, STAR, Groups, Intervals, log_probabilities
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.lists(st.floats(0, 1e6, allow_nan=False), min_size=3, max_size=3), min_size=1, max_size=8))
 def test_estimator_columns_are_distributions_and_never_zero(rows):
     counts = np.array(rows)

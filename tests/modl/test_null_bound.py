@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_modl_discretization import bins, oracle_cost, splits
+from profiles import examples
+
 
 from wnb_stream import modl
 from wnb_stream.modl.discretization import null_bound
+from modl_cases import bins, oracle_cost, splits
 
 
 @st.composite
@@ -43,7 +45,7 @@ def least_split(table, criterion, selection_cost):
     return min((oracle_cost(parts, n, criterion, selection_cost) - null for parts in splits(atoms) if len(parts) > 1), default=math.inf)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(point_tables(), st.sampled_from(["bins", "boulle2006"]), st.sampled_from([0.0, math.log(5), math.log(50), math.log(1000)]))
 def test_the_bound_is_below_every_split_and_a_proof_gives_the_null_model(case, criterion, selection_cost):
     table, held, atoms = case

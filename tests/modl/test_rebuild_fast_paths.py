@@ -5,91 +5,25 @@ dtype, read-only flag), the same attributes in the same order (persistence write
 and the same ValueError for a bad table.
 """
 
-import math
 
 import numpy as np
 import pytest
 import reference_discretization as reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream import modl
 from wnb_stream.modl import Intervals, discretization, log_probabilities
 from wnb_stream.modl.partition import _lookup_tables
 from wnb_stream.summaries import Bins
 from wnb_stream.summaries.base import _align_columns
+from modl_cases import _assert_same_state, _outcome, _same_array, messy_tables
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
-    return (
-        a.shape == b.shape
-        and a.dtype == b.dtype
-        and a.tobytes() == b.tobytes()
-        and a.flags.writeable == b.flags.writeable
-        and a.flags.c_contiguous == b.flags.c_contiguous
-    )
-
-
-def _same_value(x, y) -> bool:
-    if isinstance(x, np.ndarray):
-        return isinstance(y, np.ndarray) and _same_array(x, y)
-    if isinstance(x, tuple) and x and isinstance(x[0], np.ndarray):
-        return isinstance(y, tuple) and len(x) == len(y) and all(_same_array(a, b) for a, b in zip(x, y))
-    return type(x) is type(y) and (x == y or (x != x and y != y))
-
-
-def _assert_same_state(result, expected):
-    """Same attributes, in the same order, with equal values bit for bit."""
-    assert list(vars(result)) == list(vars(expected))
-    for name, value in vars(expected).items():
-        assert _same_value(vars(result)[name], value), name
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # ---------------------------------------------------------------- random tables, bad ones included
-
-# (no huge finite counts: their costs overflow, where the reference and the kernels part ways by design)
-_SPECIALS = [0.0, -0.0, 5e-324, 1.0, 2.5, math.inf, -1.0, math.nan]
-
-
-@st.composite
-def messy_tables(draw):
-    """Bins with equal, decreasing or NaN bounds, and counts with zeros, −0.0, fractions, inf, NaN."""
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    n_bins = draw(st.integers(0, 40))
-    n_classes = draw(st.integers(0, 11))
-    bounds = np.sort(rng.integers(-5, 5 + 2 * n_bins, n_bins)).astype(float)
-    if draw(st.booleans()):
-        bounds = np.unique(bounds) if n_bins else bounds  # strictly increasing: the fast path
-        n_bins = len(bounds)
-    counts = rng.integers(0, 6, (n_bins, n_classes)).astype(float)
-    counts[rng.random((n_bins, n_classes)) < draw(st.sampled_from([0.0, 0.3, 0.8]))] = 0.0
-    if n_classes and draw(st.booleans()):
-        counts[:, rng.integers(n_classes)] = 0.0  # a class never seen by this variable
-    if draw(st.booleans()):
-        counts = counts + rng.random(counts.shape).round(1)  # fractional counts
-    missing = np.zeros(n_classes)
-    if n_classes and draw(st.booleans()):
-        missing = rng.integers(0, 4, n_classes).astype(float)
-    # the odd value: bad (negative, inf, NaN), or on the edge of the checks (−0.0, subnormal, huge)
-    spoil = draw(st.sampled_from(["none", "none", "bounds", "counts", "missing"]))
-    special = draw(st.sampled_from(_SPECIALS))
-    if spoil == "bounds" and n_bins:
-        bounds[rng.integers(n_bins)] = special if not (special == 0.0 and n_bins > 1) else bounds[0] - 1.0
-    elif spoil == "counts" and counts.size:
-        counts.flat[rng.integers(counts.size)] = special
-    elif spoil == "missing" and missing.size:
-        missing[rng.integers(missing.size)] = special
-    return Bins(upper_bounds=bounds, counts=counts, classes=tuple(range(n_classes)), missing=missing)
-
-
-def _outcome(function, *args, **kwargs):
-    try:
-        return "ok", function(*args, **kwargs)
-    except (ValueError, OverflowError) as error:
-        return type(error).__name__, str(error)
 
 
 @SETTINGS
@@ -119,7 +53,7 @@ def test_discretize_agrees_with_the_reference_on_every_table(table, criterion, m
     _assert_same_state(result, expected)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(st.floats(0.0, 1e308, allow_subnormal=True) | st.just(-0.0), min_size=0, max_size=60),
     st.integers(1, 12),
@@ -140,7 +74,7 @@ def check_column_loops(values, n_classes):
 # ---------------------------------------------------------------- Intervals._assemble
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(1, 6), st.integers(1, 5), st.integers(0, 2**32 - 1), st.booleans())
 def test_assemble_builds_the_value_of_the_constructor(n_parts, n_classes, seed, isolated_missing):
     rng = np.random.default_rng(seed)

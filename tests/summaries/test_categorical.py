@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.summaries.categorical import Categorical
 from wnb_stream.summaries.sketch import CountMinSketch, SpaceSaving, canonical_bytes, stable_hash
@@ -87,7 +88,7 @@ value_strategy = st.one_of(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(st.tuples(value_strategy, st.sampled_from(["x", "y", 3]), st.integers(0, 3)), max_size=60),
     st.booleans(),
@@ -197,7 +198,7 @@ def test_heavy_hitters_are_found():
             assert exact[value][c] - 1e-9 <= row[c] <= exact[value][c] + 0.005 * totals[c] + 1e-9
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=examples(60), deadline=None, derandomize=True)
 @given(
     st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 2)), min_size=20, max_size=600),
     st.integers(0, 2**64 - 1),
@@ -224,7 +225,7 @@ def test_count_min_guarantee(stream, seed, epsilon):
     assert violations <= delta * pairs + 3 * math.sqrt(delta * pairs) + 1
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 200), st.sampled_from("abc"), st.integers(0, 5)), max_size=400),
     st.integers(1, 30),
@@ -442,7 +443,7 @@ def test_memory_is_bounded_in_sketch_mode():
 # -- the sketches alone -----------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 4)), max_size=300), st.integers(1, 8))
 def test_space_saving_guarantee(stream, capacity):
     heavy = SpaceSaving(capacity)
@@ -460,7 +461,7 @@ def test_space_saving_guarantee(stream, capacity):
             assert value in heavy
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 20), st.integers(1, 4)), max_size=150),
     st.lists(st.tuples(st.integers(0, 20), st.integers(1, 4)), max_size=150),

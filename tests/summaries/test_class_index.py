@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.summaries.base import _COMPARE_MAX_CLASSES, ClassIndex
 
@@ -29,7 +30,7 @@ def by_dict(index: ClassIndex, labels: list):
         return None
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(registered=LABELS, labels=LABELS)
 def test_lookup_many_matches_one_lookup_per_label(registered, labels):
     index = registered_index(registered)
@@ -42,7 +43,7 @@ def test_lookup_many_matches_one_lookup_per_label(registered, labels):
     assert index.labels == list(dict.fromkeys(registered))  # a look-up registers nothing
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(registered=LABELS, labels=LABELS)
 def test_encode_many_registers_in_order_of_first_appearance(registered, labels):
     index, reference = registered_index(registered), registered_index(registered)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.summaries.cpid import CPiD
 
@@ -115,7 +116,7 @@ segments = st.tuples(
 )
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.lists(segments, min_size=1, max_size=6), st.integers(0, 2**32 - 1), st.sampled_from(["step", "halfway"]))
 def test_random_streams_keep_invariants_and_conserve_counts(plan, seed, tail_split):
     rng = np.random.default_rng(seed)

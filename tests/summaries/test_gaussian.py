@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.summaries.base import Moments
 from wnb_stream.summaries.gaussian import (
@@ -203,7 +204,7 @@ def test_classes_with_weight_below_two_use_the_pooled_gaussian():
     assert out[0, 2] == out[0, 0]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     constants=st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=4),
     repeats=st.lists(st.integers(1, 20), min_size=4, max_size=4),
@@ -254,7 +255,7 @@ def test_prior_cost_is_j_log_n():
     assert prior_cost(empty) == 0.0
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     weights=st.lists(st.floats(0, 1e4), min_size=1, max_size=5),
     means=st.lists(st.floats(-1e3, 1e3), min_size=5, max_size=5),

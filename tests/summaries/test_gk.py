@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.summaries.base import Bins
 from wnb_stream.summaries.gk import GKClass, budget_pairs, compress_runs, insert_batch, merge_tuples
 
-SETTINGS = settings(max_examples=60, deadline=None)
+SETTINGS = settings(max_examples=examples(60), deadline=None)
 KINDS = ("random", "sorted", "reversed", "duplicates", "constant")
 
 
@@ -239,7 +240,7 @@ def test_adversarial_small_streams(values, seed, epsilon):
     assert_guarantees(gk, Oracle(values, labels, weights))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), epsilon=st.sampled_from([0.01, 0.05]))
 def test_unit_weights_distinct_values_textbook_invariant(seed, epsilon):
     """For unit weights and distinct values: g + Δ <= max(⌊2εn⌋, 1) (Greenwald & Khanna 2001)."""

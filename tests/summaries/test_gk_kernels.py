@@ -18,11 +18,12 @@ import pytest
 import reference_gk as reference
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.summaries import _gk_kernels as kernels
 from wnb_stream.summaries import gk
 
-SETTINGS = settings(max_examples=80, deadline=None)
+SETTINGS = settings(max_examples=examples(80), deadline=None)
 KINDS = ("uniform", "sorted", "reversed", "duplicates", "constant", "signed_zeros", "wide")
 WEIGHTS = ("none", "ones", "floats", "with_zeros")
 
@@ -320,7 +321,7 @@ def random_tuples(rng: np.random.Generator, s: int, n_classes: int) -> tuple:
     return v, g, delta, e, counts
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     s=st.integers(0, 60),
     k=st.integers(1, 400),
@@ -341,7 +342,7 @@ def test_insert_batch_equals_the_reference(s, k, n_classes, threshold, seed):
     assert [a.shape for a in got] == [a.shape for a in want]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(s=st.integers(0, 300), threshold=st.floats(0.0, 200.0), seed=st.integers(0, 2**32 - 1))
 def test_compress_equals_the_reference(s, threshold, seed):
     rng = np.random.default_rng(seed)
@@ -357,7 +358,7 @@ def test_compress_equals_the_reference(s, threshold, seed):
     assert [a.tobytes() for a in got] == [a.tobytes() for a in want]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @example(tenths=[6, 11, 2, 7, 6, 3, 6], held=[], threshold=16, seed=0)  # before = cumsum − w matters
 @given(
     tenths=st.lists(st.sampled_from([1, 2, 3, 6, 7, 11]), min_size=2, max_size=60),
@@ -384,7 +385,7 @@ def test_insert_batch_at_the_edges_of_its_windows(tenths, held, threshold, seed)
     assert [a.tobytes() for a in got] == [a.tobytes() for a in want]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     tenths=st.lists(st.tuples(st.integers(1, 5), st.integers(0, 5)), min_size=3, max_size=60),
     threshold=st.integers(1, 30),
@@ -405,7 +406,7 @@ def test_pairwise_sum_is_numpys(n):
         assert 0.0 + kernels._pairwise_sum(a.reshape(-1, 1), 0, 0, n) == np.sum(a)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(n=st.integers(1, 700), n_cuts=st.integers(0, 6), n_columns=st.integers(1, 3), seed=st.integers(0, 2**32 - 1))
 def test_reduceat_is_numpys(n, n_cuts, n_columns, seed):
     rng = np.random.default_rng(seed)
@@ -415,7 +416,7 @@ def test_reduceat_is_numpys(n, n_cuts, n_columns, seed):
     assert got.tobytes() == np.add.reduceat(a, bounds[:-1], axis=0).tobytes()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(n=st.integers(1, 400), n_distinct=st.integers(1, 30), seed=st.integers(0, 2**32 - 1))
 def test_any_sort_order_is_made_stable(n, n_distinct, seed):
     """``absorb`` takes any sorting order (``np.argsort``) and gives the stable sort's result."""

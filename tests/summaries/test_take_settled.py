@@ -8,6 +8,7 @@ import copy
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.summaries import GKClass
 
@@ -38,7 +39,7 @@ weights_ = st.sampled_from([0.0, 1.0, 0.25, 3.0, 1e-3])
 entry = st.tuples(values_, st.integers(0, 2), weights_)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     label_set=st.integers(0, len(LABEL_SETS) - 1),
     summaries=st.lists(
@@ -140,7 +141,7 @@ def test_many_summaries_share_one_compiled_call():
 floats_ = st.one_of(st.floats(-1e3, 1e3), st.sampled_from([0.0, -0.0, 1e-9, float("inf"), float("-inf"), float("nan")]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     pairs=st.lists(st.tuples(floats_, floats_, st.sampled_from([0.0, 1e-12, 1e-9, 1e-3])), min_size=0, max_size=6),
     rtol=st.sampled_from([0.0, 1e-9, 1e-3]),

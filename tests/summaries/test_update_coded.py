@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.summaries import CPiD, GKClass, Gaussian
 
@@ -24,7 +25,7 @@ def state(summary) -> bytes:
     return pickle.dumps((summary.classes, summary.table(), summary.n))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     which=st.integers(0, len(SUMMARIES) - 1),
     label_set=st.integers(0, len(LABEL_SETS) - 1),

@@ -63,3 +63,17 @@ def finite_difference(function, w: np.ndarray, h: float) -> np.ndarray:
         down[i] -= h
         out[i] = (function(up) - function(down)) / (2 * h)
     return out
+
+
+def problem(seed: int, n: int = 60, n_informative: int = 2, n_noise: int = 3, n_classes: int = 2, zero_rows: bool = True) -> Batch:
+    """A window with some rows of sample weight 0 and uneven weights."""
+    rng = np.random.default_rng(seed)
+    data = make_rows(rng, n, n_informative, n_noise, n_classes, accuracy=0.75)
+    sample_weight = rng.uniform(0.2, 2.0, n)
+    if zero_rows:
+        sample_weight[rng.random(n) < 0.1] = 0.0
+    return Batch(data.log_lik, data.y, sample_weight, np.log(rng.dirichlet(np.ones(n_classes) * 5)))
+
+
+def costs(k: int, seed: int = 0) -> np.ndarray:
+    return np.log(k) + np.random.default_rng(seed).uniform(0.5, 3.0, k)

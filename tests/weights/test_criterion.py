@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from synthetic_weights import finite_difference as central_difference
 
@@ -22,7 +23,7 @@ from wnb_stream.weights.criterion import (
 )
 from wnb_stream.weights.regularizers import Regularizer
 
-SETTINGS = settings(max_examples=100, deadline=None)
+SETTINGS = settings(max_examples=examples(100), deadline=None)
 
 
 def test_documented_test_vector():

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from scipy.integrate import quad
 from synthetic_weights import concat, context_for, finite_difference, make_rows
 
@@ -27,7 +28,7 @@ def test_the_prior_is_a_density_on_the_unit_interval_with_modes_at_0_and_1(sigma
     assert values[0] == pytest.approx(values[-1])  # symmetric
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(w=st.lists(st.floats(0.01, 0.99), min_size=1, max_size=6), sigma=st.floats(0.05, 0.49))
 def test_prior_gradient_matches_finite_differences(w, sigma):
     w = np.array(w)

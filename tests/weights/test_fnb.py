@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from synthetic_weights import context_for, make_rows
-from test_selection import costs, problem
+from profiles import examples
+from synthetic_weights import context_for, costs, make_rows, problem
 
 from wnb_stream.weights import FNB, PGDMB, VNS, Batch, selection
 from wnb_stream.weights.selection import (
@@ -22,7 +22,7 @@ from wnb_stream.weights.selection import (
 )
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["paper", "khiops"]), st.sampled_from([None, 1, 2]))
 def test_the_criterion_never_increases_over_the_passes(seed, schedule, max_variables):
     """Algorithm 2 step by step: after every round, the recomputed criterion is no higher."""
@@ -82,7 +82,7 @@ def stream(model, seed, batches=12, k_noise=3, active=None, history_rows=400, ba
     return model
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.sampled_from(["paper", "khiops"]))
 def test_max_variables_is_respected(seed, budget, schedule):
     model = FNB(max_variables=budget, schedule=schedule)
@@ -221,7 +221,7 @@ def test_trial_values_are_the_criterion_of_each_single_move():
     assert search.weights.tolist() == [0.0, 0.5, 0.0, 0.0, 0.0, 0.0]  # nothing kept
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.sampled_from(["paper", "khiops"]))
 def test_a_budgeted_search_never_holds_more_variables_and_never_worsens(seed, budget, schedule):
     """Every round of the budgeted search (the ranked forward pass when the budget binds)."""

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from synthetic_weights import make_rows
 
 from wnb_stream.weights import Batch, Context, Graphical, Uniform
@@ -57,7 +58,7 @@ def test_adam_beats_the_fixed_rate_on_a_short_stream():
     assert mean_log_loss(adam, test) < mean_log_loss(fixed, test)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.integers(1, 5))
 def test_one_step_is_minus_rate_times_the_log_loss_gradient(seed, n_classes, k):
     """SLH15 eq. 3–4, checked against finite differences of the per-example log loss."""

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from synthetic_weights import concat, context_for, make_rows
 
@@ -71,7 +72,7 @@ configurations = st.sampled_from(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 2**32 - 1), configurations, st.integers(2, 4))
 def test_kept_criterion_never_increases_on_a_fixed_batch(seed, params, n_classes):
     """With batch == history fixed, the criterion of w* is monotone non-increasing."""
@@ -303,7 +304,7 @@ operations = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(operations)
 def test_random_operations_keep_the_invariants(ops):
     model = PGDMB(batch_size=32, tolerance=2, max_iterations=5)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from synthetic_weights import finite_difference as central_difference
 
@@ -19,7 +20,7 @@ from wnb_stream.weights.regularizers import (
     xi_delta_derivative,
 )
 
-SETTINGS = settings(max_examples=100, deadline=None)
+SETTINGS = settings(max_examples=examples(100), deadline=None)
 exponents = st.floats(0.3, 1.0)
 deltas = st.sampled_from([1e-3, 1e-2, 0.1])
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from wnb_stream.weights.rprop import RpropState, project, rprop_step
 
@@ -95,7 +96,7 @@ def test_scaled_step_is_proportional_to_the_gradient_where_sign_steps_are_not():
     np.testing.assert_allclose(w0 - signed, [0.1, 0.1])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(1, 20), st.integers(0, 2**32 - 1), st.sampled_from(["irprop-", "rprop-", "scaled"]))
 def test_weights_stay_in_the_cube_and_small_values_are_zeroed(k, seed, variant):
     rng = np.random.default_rng(seed)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from synthetic_weights import make_rows
+from profiles import examples
+from synthetic_weights import costs, problem
 
 from wnb_stream.modl.costs import universal_code_length
-from wnb_stream.weights import Batch
 from wnb_stream.weights.criterion import scores
 from wnb_stream.weights.selection import (
     Search,
@@ -23,20 +23,6 @@ from wnb_stream.weights.selection import (
     selection_criterion,
     selection_prior,
 )
-
-
-def problem(seed: int, n: int = 60, n_informative: int = 2, n_noise: int = 3, n_classes: int = 2, zero_rows: bool = True) -> Batch:
-    """A window with some rows of sample weight 0 and uneven weights."""
-    rng = np.random.default_rng(seed)
-    data = make_rows(rng, n, n_informative, n_noise, n_classes, accuracy=0.75)
-    sample_weight = rng.uniform(0.2, 2.0, n)
-    if zero_rows:
-        sample_weight[rng.random(n) < 0.1] = 0.0
-    return Batch(data.log_lik, data.y, sample_weight, np.log(rng.dirichlet(np.ones(n_classes) * 5)))
-
-
-def costs(k: int, seed: int = 0) -> np.ndarray:
-    return np.log(k) + np.random.default_rng(seed).uniform(0.5, 3.0, k)
 
 
 def test_the_prior_is_the_hb24_code_of_the_selected_variables():
@@ -62,7 +48,7 @@ def test_increments_halve_from_one_half_while_above_one_over_n():
     assert [d for d, _ in increments(1000, 10, "khiops")] == [2.0**-i for i in range(10)]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.sampled_from(["paper", "khiops"]))
 def test_incremental_scores_equal_recomputed_scores(seed, n_classes, schedule):
     data = problem(seed, n_classes=n_classes)
@@ -75,7 +61,7 @@ def test_incremental_scores_equal_recomputed_scores(seed, n_classes, schedule):
     assert search.trials > 0 and 0 <= search.moves <= search.trials
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([1.0, 0.5, 0.25, 0.125]), st.booleans())
 def test_no_pass_increases_the_criterion(seed, delta, boolean_first):
     """Every fast forward or backward pass, at any δ, leaves the recomputed criterion no higher."""

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from scipy.optimize import minimize
 from synthetic_weights import concat, context_for, finite_difference, make_rows
 
@@ -73,7 +74,7 @@ def test_relaxed_objectives_meet_the_criterion_where_w_is_frozen_right():
 # The per-coordinate composite step
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     w=st.floats(0.0, 1.0),
     g=st.floats(-50.0, 50.0),
@@ -120,7 +121,7 @@ def test_convex_stage_reaches_the_optimum_of_a_generic_bounded_solver(seed):
     assert rough.converged and rough.values[-1] == pytest.approx(reference.fun, rel=1e-3)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 10_000), penalty=st.sampled_from([0.0, 0.25, 2.0, 20.0]), lipschitz=st.sampled_from([1e-3, 1.0, 1e4]))
 def test_backtracking_never_increases_either_stage_objective(seed, penalty, lipschitz):
     data, costs = problem(seed, n=60, n_classes=2 + seed % 3)
@@ -210,7 +211,7 @@ def test_noise_is_dropped_and_informative_variables_kept():
     assert np.all(w[:3] > 0.8) and np.all(w[3:] < 0.1)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=st.integers(0, 1000), budget=st.integers(0, 4), learner=st.sampled_from(["sgcf", "direct"]))
 def test_max_variables_is_respected_by_every_hand_over(seed, budget, learner):
     from wnb_stream.weights import Direct

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from synthetic_weights import context_for, make_rows
-from test_selection import costs, problem
+from profiles import examples
+from synthetic_weights import context_for, costs, make_rows, problem
 
 from wnb_stream.weights import SNB, Batch
 from wnb_stream.weights.selection import ms_ffwbw, selection_criterion
@@ -31,7 +31,7 @@ def exhaustive(data: Batch, b: np.ndarray, penalty: float, active=None, max_vari
     return best
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.sampled_from([0.1, 1.0]))
 def test_snb_never_beats_the_exhaustive_optimum(seed, k, penalty):
     rng = np.random.default_rng(seed)
@@ -94,7 +94,7 @@ def stream(model: SNB | None, seed: int, batches: int = 12, k_noise: int = 3, ac
     return model
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.sampled_from(["trajectory", "optima"]))
 def test_max_variables_is_respected(seed, budget, averaging):
     model = SNB(max_variables=budget, averaging=averaging, starts=2)

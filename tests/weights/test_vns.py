@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 from synthetic_weights import concat, context_for, make_rows
 
 from wnb_stream.weights import VNS
@@ -139,7 +140,7 @@ def test_drops_irrelevant_variables_and_beats_plain_nb(seed, n_classes):
     assert nll < 0.5 * negative_log_likelihood(np.ones(20), test.log_lik, test.y, test.log_prior)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.booleans(), st.integers(2, 3), st.sampled_from(["irprop-", "scaled"]))
 def test_kept_criterion_never_increases_on_a_fixed_batch(seed, multi_start, n_classes, rprop):
     rng = np.random.default_rng(seed)

@@ -32,7 +32,7 @@ from .classes import Classes
 from .core import Engine
 from .registry import Registry
 
-__all__ = ["Side", "absorbed", "check_kinds", "interleave", "merge_classes", "merge_histories", "merge_variables", "merged", "window_sizes"]
+__all__ = ["MAX_STORED", "Side", "absorbed", "check_clock", "check_kinds", "interleave", "merge_classes", "merge_histories", "merge_variables", "merged", "window_sizes"]
 
 
 def check_kinds(registry: Registry, other: Registry) -> None:
@@ -229,6 +229,7 @@ def merged(a: Engine, b: Engine) -> Engine:
     one merge per shared variable, a rebuild of every variable and one learner step.
     """
     check_kinds(a.registry, b.registry)
+    check_clock([a, b])
     a, b = copy.deepcopy(a), copy.deepcopy(b)  # a raise below leaves both models as they were
     return _combine(a, [b], newer=False)
 
@@ -247,12 +248,28 @@ def absorbed(base: Engine, deltas: list[Engine]) -> Engine:
     for delta in deltas:
         if not delta.collect:
             raise ValueError("absorbed takes the deltas of a round (engines that collect level 1 only)")
+    for delta in deltas:
+        if delta.absent != base.absent:  # (the sparse and the dense window do not merge)
+            raise ValueError(f"cannot absorb a delta of a model with another absent: {delta.absent!r} != {base.absent!r}")
+    check_clock([base, *deltas])
     known = base.registry
     for delta in deltas:  # kinds checked against base and the deltas before it, before anything changes
         check_kinds(known, delta.registry)
         known = _kinds_union(known, delta.registry)
     base = copy.deepcopy(base)
     return _combine(base, [copy.deepcopy(delta) for delta in deltas], newer=True)
+
+
+#: Largest count of rows a model's clock (``History.stored``) holds: its arrays are int64.
+MAX_STORED = 2**63 - 1
+
+
+def check_clock(engines: list) -> None:
+    """``ValueError`` when the merged model's clock (the rows every side has stored) would pass
+    ``MAX_STORED``; nothing changes."""
+    total = sum(engine.history.stored for engine in engines)
+    if total > MAX_STORED:
+        raise ValueError(f"cannot merge: history.stored would be {total}, beyond 2**63 - 1 rows (the int64 clock)")
 
 
 def _kinds_union(registry: Registry, other: Registry) -> Registry:

@@ -28,7 +28,7 @@ from ..engine.drift import MAX_BUCKETS, Monitor
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule
 from ..engine.slots import Slots
-from ..history import History, SparseHistory
+from ..history import SparseHistory
 from ..modl.partition import MISSING, STAR
 from ..tables import ClassIndex
 from ..variable import NOWHERE, Scorer, Variable

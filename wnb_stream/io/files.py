@@ -10,11 +10,16 @@ either, told apart by gzip's magic bytes). The payload is the record of the save
 (sorted keys, no spaces, ASCII), so a payload changed after it was written is caught even when
 the file is still valid JSON.
 
-Reading checks, in this order, and raises ``ModelFileError`` at the first failure: gzip
-integrity (its CRC catches flipped bytes, its end marker a truncated file), UTF-8, JSON (no
-``NaN``/``Infinity`` literals, no key twice in an object), the envelope's keys and format, the
-version (newer than ``VERSION``: refused, saying which version this library reads; older:
-migrated, see below), the checksum, then the payload against the schemas of its records.
+Reading checks, in this order, and raises ``ModelFileError`` at the first failure: the size and
+gzip integrity (inflated in steps, refused past ``max_size`` bytes, ``MAX_SIZE`` by default, or
+past ``MAX_RATIO`` times the compressed bytes read; its CRC catches flipped bytes, its end
+marker a truncated file), the checksum of the payload's bytes as stored (``pack`` writes the
+payload in the canonical form the checksum covers, so a damaged payload is refused before any
+parse), UTF-8, JSON (no ``NaN``/``Infinity`` literals, no key twice in an object), the
+envelope's keys and format, the version (newer than ``VERSION``: refused, saying which version
+this library reads; older: migrated, see below), then the payload against the schemas of its
+records. (A file laid out otherwise, with spaces say, has its checksum taken on the parsed
+payload's canonical text.) ``docs/saved-model.md#limits`` gives the bounds.
 
 Versions. Version 1 is the object-graph format of ``wnb_stream.persistence`` (format name
 ``"wnb_stream"``): it is refused with a message that says so, because its content is the private
@@ -51,7 +56,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
 import os
+import re
 import tempfile
 import zlib
 from typing import Any, Callable
@@ -79,7 +86,7 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 5
+VERSION = 6
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
@@ -197,14 +204,78 @@ def _history_as_entries(payload: Any) -> Any:
     return payload
 
 
+def _gaussian_without_pooled(payload: Any) -> Any:
+    """Version 5 → 6: ``Gaussian`` no longer holds ``pooled``, the moments over all classes, which
+    are derived from the per-class ones (a platform's BLAS could round the stored copy differently,
+    so the same model saved two different files)."""
+    for node in list(_records(payload, "Gaussian")):
+        state = node.get("state")
+        if isinstance(state, dict) and "pooled" in state:
+            _check_pooled(state)
+            del state["pooled"]
+    return payload
+
+
+def _check_pooled(state: dict) -> None:
+    """A version-5 ``pooled`` must be what its classes give (the check that version made on load),
+    so that dropping it changes nothing a file meant; a malformed record is left to the schema."""
+    try:
+        weights, means, pooled = (decode_array(state[name]) for name in ("weights", "means", "pooled"))
+    except (KeyError, TypeError, ValueError, ModelFileError):
+        return
+    if pooled.shape != (3,) or weights.shape != means.shape or weights.ndim != 1:
+        return
+    total = math.fsum(weights.tolist())
+    if not math.isclose(float(pooled[0]), total, rel_tol=1e-9, abs_tol=1e-12):
+        raise ModelFileError(f"Gaussian.pooled: its weight must be Σ weights = {total!r}, got {float(pooled[0])!r}")
+    if total > 0 and np.all(np.isfinite(means)):
+        with np.errstate(over="ignore", invalid="ignore"):
+            expected = math.fsum((weights / total * means).tolist())
+        scale = float(np.max(np.abs(means), initial=0.0))
+        if math.isfinite(expected) and not math.isclose(float(pooled[1]), expected, rel_tol=1e-6, abs_tol=1e-9 + 1e-9 * scale):
+            raise ModelFileError(f"Gaussian.pooled: its mean must be the weighted mean of the classes {expected!r}, got {float(pooled[1])!r}")
+        _check_pooled_m2(state, weights, means, float(pooled[1]), float(pooled[2]), total, scale)
+
+
+def _check_pooled_m2(state: dict, weights: np.ndarray, means: np.ndarray, mean: float, found: float, total: float, scale: float) -> None:
+    """The third entry of a version-5 ``pooled``, the pooled M2 (saturated at the float range),
+    must be Σ M2_j + Σ W_j (μ_j − μ)² (Chan's rule), up to rounding: else two files that differ
+    there would load as one model, silently (issue 33). Relative tolerance 1e-6; absolute
+    1e-9 · W · max|μ_j|², the size of the rounding of the squared deviations."""
+    try:
+        m2 = decode_array(state["m2"])
+    except (KeyError, TypeError, ValueError, ModelFileError):
+        return
+    if m2.shape != weights.shape or not np.all(np.isfinite(m2)) or not math.isfinite(found):
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        held = weights > 0
+        expected = math.fsum(m2[held].tolist()) + math.fsum((weights[held] * (means[held] - mean) ** 2).tolist())
+    if not math.isfinite(expected) or expected > 1e300:  # saturated, as the writer saturated it
+        return
+    if not math.isclose(found, expected, rel_tol=1e-6, abs_tol=1e-9 * total * scale * scale + 1e-12):
+        raise ModelFileError(f"Gaussian.pooled: its M2 must be Σ M2 + Σ W (μ − pooled μ)² = {expected!r}, got {found!r}")
+
+
 #: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
 MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     2: _added_fields(_ADDED_IN_3),
     3: _slots_for_every_variable,
     4: _history_as_entries,
+    5: _gaussian_without_pooled,
 }
-#: Largest uncompressed document read (bytes): a bound on what a forged gzip stream can inflate to.
-MAX_SIZE = 1 << 31
+#: Largest JSON document read by default (bytes; ``load(..., max_size=…)`` sets another). The
+#: largest model the benchmarks make (``benchmarks/sparse.py --K 100000 --n 6000``: 37,000
+#: variables and a full window of 5,000 rows) is a document of 85 MB (3.8 MB compressed): this
+#: leaves room for three times that, and bounds what any file can make a load inflate and parse.
+MAX_SIZE = 256 << 20
+#: Largest ratio of inflated to compressed bytes read, past the first ``_RATIO_FLOOR`` bytes: a
+#: file of F bytes inflates to at most max(4 MiB, 64·F). Our files inflate 3 to 12 times (the
+#: fixtures) and 23 times (that benchmark model); deflate's own bound, which gzip bombs reach, is
+#: about 1,032.
+MAX_RATIO = 64
+_RATIO_FLOOR = 4 << 20
+_CHUNK = 64 << 10
 
 _LEGACY_FORMAT = "wnb_stream"
 _ENVELOPE = ("format", "version", "checksum", "payload")
@@ -233,20 +304,26 @@ def pack(record: Any, *, compress: bool = True) -> bytes:
     return gzip.compress(text, compresslevel=6, mtime=0) if compress else text
 
 
-def unpack(data: bytes) -> Any:
+def unpack(data: bytes, *, max_size: int | None = None) -> Any:
     """The JSON payload of a file's bytes, checked up to the checksum and migrated to ``VERSION``.
 
-    Raises ``ModelFileError`` (see the module docstring for the checks).
+    ``max_size``: the largest JSON document read, in bytes (None: ``MAX_SIZE``). Raises
+    ``ModelFileError`` (see the module docstring for the checks and ``Limits`` for the bounds).
     """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise TypeError(f"expected the bytes of a file, got {type(data).__name__}")
+    limit = _check_max_size(max_size)
     data = bytes(data)
     if data[:2] == _GZIP_MAGIC:
-        data = _gunzip(data)
+        data = _gunzip(data, limit)
+    elif len(data) > limit:
+        raise ModelFileError(f"{_FILE}: the document is {len(data)} bytes, beyond max_size = {limit} bytes")
+    verified = _stored_checksum_matches(data)  # (before parsing: a damaged payload costs no parse)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ModelFileError(f"{_FILE}: not a wnb_stream model file: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    del data
     try:
         document = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except RecursionError:
@@ -257,34 +334,85 @@ def unpack(data: bytes) -> Any:
         raise ModelFileError(f"{_FILE}: malformed JSON ({error})") from None
     version = _check_envelope(document)
     payload = document["payload"]
-    try:
-        found = _checksum(_canonical(payload))
-    except RecursionError:
-        raise ModelFileError(f"{_FILE}: the payload is nested too deeply") from None
-    expected = document["checksum"]
-    if expected != found:
-        raise ModelFileError(
-            f"{_FILE}: checksum mismatch: the payload changed after it was written (file says {expected}, payload is {found})"
-        )
+    if not verified:  # a file whose envelope is not laid out as pack writes it: the payload re-written
+        try:
+            found = _checksum(_canonical(payload))
+        except RecursionError:
+            raise ModelFileError(f"{_FILE}: the payload is nested too deeply") from None
+        except ValueError:  # a number beyond the float range: 1e999 reads as inf, which JSON cannot write
+            raise ModelFileError(f"{_FILE}: the payload holds a number beyond the float range (1e999, say), which no saved file holds") from None
+        expected = document["checksum"]
+        if expected != found:
+            raise ModelFileError(
+                f"{_FILE}: checksum mismatch: the payload changed after it was written (file says {expected}, payload is {found})"
+            )
     while version < VERSION:
         payload = MIGRATIONS[version](payload)
         version += 1
     return payload
 
 
-def _gunzip(data: bytes) -> bytes:
+#: The start of a document as ``pack`` writes it: the envelope's keys in order, the payload last.
+_HEAD = rb'\{"format":"wnb_stream\.model","version":[1-9][0-9]{0,8},"checksum":"(sha256:[0-9a-f]{64})","payload":'
+
+
+def _stored_checksum_matches(text: bytes) -> bool:
+    """True when ``text`` is laid out as ``pack`` writes it and its payload's bytes, as stored, have
+    the checksum it states; False for another layout (``unpack`` then checks the parsed payload);
+    ``ModelFileError`` for a checksum mismatch, found without parsing. O(size), no copy."""
+    head = re.match(_HEAD, text)  # (re caches the compiled pattern)
+    if head is None or not text.endswith(b"}"):
+        return False
+    found = "sha256:" + hashlib.sha256(memoryview(text)[head.end() : len(text) - 1]).hexdigest()
+    expected = head.group(1).decode("ascii")
+    if found != expected and "sha256:" + hashlib.sha256(memoryview(text)[head.end() :]).hexdigest() == expected:
+        raise ModelFileError(f"{_FILE}: truncated or not JSON (the document ends before the envelope's closing brace)")
+    if found != expected:
+        raise ModelFileError(
+            f"{_FILE}: checksum mismatch: the payload changed after it was written (file says {expected}, payload is {found})"
+        )
+    return True
+
+
+def _check_max_size(max_size: int | None) -> int:
+    if max_size is None:
+        return MAX_SIZE
+    if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
+        raise ValueError(f"max_size must be None or an integer >= 1 (bytes), got {max_size!r}")
+    return max_size
+
+
+def _gunzip(data: bytes, limit: int) -> bytearray:
+    """The inflated bytes of a gzip file, inflated in steps of ``_CHUNK`` bytes of input: refused as
+    soon as the output passes ``limit`` bytes or ``MAX_RATIO`` times the input read (past the
+    first ``_RATIO_FLOOR`` bytes), so a forged stream costs at most that much time and memory."""
     inflater = zlib.decompressobj(wbits=31)  # gzip container, CRC-32 and length checked
+    out_bytes, read = bytearray(), 0
     try:
-        out = inflater.decompress(data, MAX_SIZE)
+        while read < len(data) and not inflater.eof:
+            chunk = data[read : read + _CHUNK]
+            read += len(chunk)
+            while chunk:
+                out_bytes += inflater.decompress(chunk, _CHUNK * 16)
+                chunk = inflater.unconsumed_tail
+                size = len(out_bytes)
+                if size > limit:
+                    raise ModelFileError(f"{_FILE}: the document inflates beyond max_size = {limit} bytes")
+                if size > _RATIO_FLOOR and size > MAX_RATIO * (read - len(chunk)):
+                    raise ModelFileError(
+                        f"{_FILE}: the document inflates more than MAX_RATIO = {MAX_RATIO} times the compressed bytes "
+                        f"read ({size} bytes from {read - len(chunk)}): a forged gzip stream"
+                    )
+                if inflater.eof:
+                    break
     except zlib.error as error:
         raise ModelFileError(f"{_FILE}: truncated or corrupt gzip data ({error})") from None
-    if inflater.unconsumed_tail:
-        raise ModelFileError(f"{_FILE}: the document inflates beyond MAX_SIZE = {MAX_SIZE} bytes")
     if not inflater.eof:
         raise ModelFileError(f"{_FILE}: truncated or corrupt gzip data (the stream ends before its end marker)")
-    if inflater.unused_data:
-        raise ModelFileError(f"{_FILE}: corrupt gzip data ({len(inflater.unused_data)} bytes after the end of the stream)")
-    return out
+    if inflater.unused_data or read < len(data):
+        extra = len(inflater.unused_data) + len(data) - read
+        raise ModelFileError(f"{_FILE}: corrupt gzip data ({extra} bytes after the end of the stream)")
+    return out_bytes
 
 
 def _reject_constant(name: str):
@@ -341,9 +469,10 @@ def dumps(obj: Any, *, compress: bool = True) -> bytes:
     return pack(to_record(obj), compress=compress)
 
 
-def loads(data: bytes) -> Any:
-    """The object held by a file's bytes; ``ModelFileError`` for anything but a valid saved model."""
-    payload = unpack(data)
+def loads(data: bytes, *, max_size: int | None = None) -> Any:
+    """The object held by a file's bytes; ``ModelFileError`` for anything but a valid saved model
+    (``max_size``: the largest JSON document read, in bytes; None: ``MAX_SIZE``)."""
+    payload = unpack(data, max_size=max_size)
     try:
         return from_record(payload)
     except RecursionError:
@@ -359,10 +488,17 @@ def save(obj: Any, path: str | os.PathLike, *, compress: bool = True) -> None:
     atomic_write(path, dumps(obj, compress=compress))
 
 
-def load(path: str | os.PathLike) -> Any:
-    """Read the object saved at ``path``; ``ModelFileError`` if the file is not a valid saved model."""
+def load(path: str | os.PathLike, *, max_size: int | None = None) -> Any:
+    """Read the object saved at ``path``; ``ModelFileError`` if the file is not a valid saved model
+    (``max_size``: the largest JSON document read, in bytes; None: ``MAX_SIZE``; a file larger
+    than that is refused before it is read)."""
+    limit = _check_max_size(max_size)
     with open(path, "rb") as handle:
-        return loads(handle.read())
+        size = os.fstat(handle.fileno()).st_size
+        room = limit + (limit >> 8) + 1024  # (gzip makes a document incompressible data at most 0.4 % larger)
+        if size > room:
+            raise ModelFileError(f"{_FILE}: the file is {size} bytes, beyond max_size = {limit} bytes")
+        return loads(handle.read(room + 1), max_size=limit)
 
 
 def atomic_write(path: str | os.PathLike, data: bytes) -> None:

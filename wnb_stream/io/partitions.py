@@ -41,7 +41,7 @@ class Member(Kind):
 
     def load(self, node, path, scope):
         if isinstance(node, dict) and "marker" in node:
-            if set(node) != {"marker"} or node["marker"] not in _MARKERS:
+            if set(node) != {"marker"} or not isinstance(node["marker"], str) or node["marker"] not in _MARKERS:
                 raise ModelFileError(f"{where(path)}: malformed marker {node!r}")
             return _MARKERS[node["marker"]]
         return _load_key(node, path)

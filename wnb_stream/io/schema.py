@@ -43,9 +43,10 @@ from typing import Any, Callable, NoReturn
 
 import numpy as np
 
+from ..summaries.policy import MAX_KEY_DEPTH, _key_depth
 from . import values
-from .values import describe
 from .errors import ModelFileError, join, where
+from .values import describe
 
 __all__ = [
     "Kind",
@@ -271,6 +272,12 @@ def key_problem(value: Any, *, missing: bool = False) -> str | None:
 
 
 def _key_problem(value: Any, top: bool) -> str | None:
+    if type(value) is tuple and _key_depth(value) > MAX_KEY_DEPTH:  # (before the recursion below)
+        return f"a tuple nested too deeply (more than MAX_KEY_DEPTH = {MAX_KEY_DEPTH} levels)"
+    return _item_problem(value, top)
+
+
+def _item_problem(value: Any, top: bool) -> str | None:
     """Why ``value`` cannot be a saved key (a class label or category value), or None.
 
     Keys are str, int, bool, float (at the top level neither NaN nor None: those are missing
@@ -290,7 +297,7 @@ def _key_problem(value: Any, top: bool) -> str | None:
         return "None is a missing value, not a key" if top else None
     if kind is tuple:
         for item in value:
-            problem = _key_problem(item, False)
+            problem = _item_problem(item, False)
             if problem is not None:
                 return problem
         return None

@@ -9,7 +9,8 @@ same arrays, bit for bit, after any further stream), and nothing it can rebuild:
   the later flush points, hence the tuples); the buffer limit is rebuilt from ``buffer_size``.
 - ``CPiD``: the warm-up buffer or the intervals (breaks, counts, class counts), the totals and the
   grid step; ``alpha``'s default is rebuilt from ``n_bins``.
-- ``Gaussian``: per-class weights, means, M2 and missing counts, and the pooled accumulator.
+- ``Gaussian``: per-class weights, means, M2 and missing counts (the pooled moments are derived
+  from them, so the file does not hold them: version 6).
 - ``Categorical``: the exact counts, or the count-min sketch and the SpaceSaving heavy hitters;
   the sketch width and depth are rebuilt from ``epsilon`` and ``delta``, each heavy hitter's
   count-min cells (a cache of its hash) from the sketch.
@@ -30,14 +31,13 @@ from __future__ import annotations
 
 import array
 import math
-import sys
 
 import numpy as np
 
 from ..summaries.base import ClassIndex, Moments, all_close
 from ..summaries.categorical import Categorical
 from ..summaries.cpid import CPiD
-from ..summaries.gaussian import Gaussian, GaussianDensity, pooled_moments
+from ..summaries.gaussian import Gaussian, GaussianDensity
 from ..summaries.gk import DEFAULT_BUFFER_SIZE, GKClass
 from ..summaries.sketch import CountMinSketch, Slot, SpaceSaving
 from .registry import Record, register
@@ -323,25 +323,9 @@ _GAUSSIAN_LISTS = ("weights", "means", "m2", "missing")
 
 
 def _gaussian_check(fields: Fields) -> None:
-    """Gaussian._check(): M2 >= 0 up to rounding; the written pooled moments agree with the classes."""
-    state = fields.state
-    weights, means, m2 = state["weights"], state["means"], state["m2"]
-    if np.any(m2 < -1e-9 * np.maximum(1.0, np.abs(m2))):
+    """Gaussian._check(): M2 >= 0 up to rounding."""
+    if np.any(fields.state["m2"] < -1e-9 * np.maximum(1.0, np.abs(fields.state["m2"]))):
         fields.fail("m2", "sums of squared deviations must be >= 0")
-    total, mean, _ = state["pooled"].tolist()
-    if not _isclose(total, math.fsum(weights.tolist()), 1e-9, 1e-12):
-        fields.fail("pooled", f"its weight must be Σ weights = {math.fsum(weights.tolist())!r}, got {total!r}")
-    if total > 0:
-        zeros = np.zeros_like(weights)
-        _, expected, _ = pooled_moments(Moments(weights, means, zeros, tuple(range(len(weights))), zeros))
-        scale = float(np.max(np.abs(means)))  # the rounding of a weighted mean is relative to it
-        if not _isclose(mean, expected, 1e-6, 1e-9 + 1e-9 * scale):
-            fields.fail("pooled", f"its mean must be the weighted mean of the classes {expected!r}, got {mean!r}")
-
-
-def _pooled_record(summary: Gaussian) -> np.ndarray:
-    total, mean, variance = summary.pooled
-    return np.array([total, mean, min(variance * total, sys.float_info.max)], dtype=np.float64)
 
 
 def _gaussian_build(fields: Fields) -> Gaussian:
@@ -362,12 +346,6 @@ register(
             "means": Array("float64", ("n_classes",), finite=False, doc="weighted mean μ_j"),
             "m2": Array("float64", ("n_classes",), finite=False, doc="sum of squared deviations M2_j"),
             "missing": _counts("n_classes", "weight of missing values per class"),
-            "pooled": Array(
-                "float64",
-                (3,),
-                finite=False,
-                doc="pooled [W, μ, M2] over all classes, derived from them: checked on load, not kept",
-            ),
         },
         checks=(_gaussian_check,),
         doc="Per-class Gaussian moments",
@@ -375,7 +353,6 @@ register(
     state=lambda summary: {
         "classes": list(summary._classes.labels),
         **{k: np.array(getattr(summary, "_" + k), dtype=np.float64) for k in _GAUSSIAN_LISTS},
-        "pooled": _pooled_record(summary),
     },
     build=_gaussian_build,
 )

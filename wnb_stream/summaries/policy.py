@@ -49,6 +49,7 @@ import datetime
 import decimal
 import math
 import numbers
+import reprlib
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,7 @@ from ..tables import ClassIndex, _python_scalar
 
 __all__ = [
     "MAX_TOTAL_WEIGHT",
+    "excerpt",
     "check_factor",
     "column_array",
     "check_total_weight",
@@ -277,10 +279,9 @@ def check_label(y: Any) -> Any:
     if _missing_label(y):
         raise ValueError(f"class label y must not be None or another missing value, got {y!r}")
     y = _python_scalar(y)
-    try:
-        hash(y)
-    except TypeError:
-        raise ValueError(f"class label y must be hashable, got {type(y).__name__} {y!r}") from None
+    problem = _hash_problem(y)
+    if problem is not None:
+        raise ValueError(f"class label y must be hashable, got {problem}")
     return y
 
 
@@ -530,6 +531,39 @@ def _plain_item(x: Any) -> Any:
     raise _not_saveable(x)
 
 
+#: Deepest nesting of tuples in a key: deeper ones are refused (reading, hashing and saving a key
+#: recurse once per level; a key is a value, a name or a label, never a deep structure).
+MAX_KEY_DEPTH = 32
+
+
+def _key_depth(x: Any) -> int:
+    """How deep tuples nest in ``x`` (0 for a non-tuple), counted iteratively up to
+    ``MAX_KEY_DEPTH + 1`` (so that a tuple nested a million deep costs no recursion)."""
+    deepest, stack = 0, [(x, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if type(node) is tuple or isinstance(node, tuple):
+            depth += 1
+            deepest = max(deepest, depth)
+            if depth > MAX_KEY_DEPTH:
+                return depth
+            stack.extend((item, depth) for item in node)
+    return deepest
+
+
+def _hash_problem(x: Any) -> str | None:
+    """Why ``x`` cannot be a dict key (unhashable, or its ``__hash__`` raises), or None."""
+    if _key_depth(x) > MAX_KEY_DEPTH:
+        return f"a tuple nested too deeply (more than MAX_KEY_DEPTH = {MAX_KEY_DEPTH} levels)"
+    try:
+        hash(x)
+    except TypeError:
+        return f"unhashable value of type {type(x).__name__}"
+    except Exception as error:  # noqa: BLE001 - a __hash__ of the caller's that raises anything
+        return f"a {type(x).__name__} whose hash raises {type(error).__name__}"
+    return None
+
+
 def model_key(x: Any) -> Any:
     """``x`` as a key a saved model can hold (a category value, a feature name, a class label).
 
@@ -543,10 +577,9 @@ def model_key(x: Any) -> Any:
     """
     if x is None or (isinstance(x, float | np.floating) and x != x):
         raise ValueError(f"a missing value ({x!r}) is not a key")
-    try:
-        hash(x)
-    except TypeError:
-        raise ValueError(f"unhashable value {x!r}") from None
+    problem = _hash_problem(x)
+    if problem is not None:
+        raise ValueError(problem)
     return _key_item(x)
 
 
@@ -630,3 +663,22 @@ def check_total_weight(total: Any, added: float) -> None:
             f"sample weight w = {added!r} would bring the model's total weight to {before + added!r}, "
             f"beyond {MAX_TOTAL_WEIGHT!r} (the weighted counts must stay within the float range of MODL's costs)"
         )
+
+
+# A short text of any value, for error messages and dead letters
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple, _REPR.maxset = 4, 30, 30, 30, 30
+_REPR.maxstring, _REPR.maxlong, _REPR.maxother = 300, 80, 200
+_EXCERPT = 1000
+
+
+def excerpt(message: Any) -> str:
+    """A short text of ``message`` that never fails (deep nesting, huge integers, odd objects)."""
+    if isinstance(message, str):
+        return message[:_EXCERPT]
+    try:
+        text = _REPR.repr(message)
+    except Exception:  # noqa: BLE001 - an int too long for str(), a __repr__ that raises...
+        text = f"<a {type(message).__name__} that cannot be shown>"
+    return text[:_EXCERPT]
