@@ -411,7 +411,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         NumPy array (features ``0 … a − 1``) or a list of dicts (``engine/frames.py``); ``y`` a
         Series, an array or a list.
 
-        NaN cells are missing values. The whole batch is validated first (nothing is learned if a
+        NaN cells are missing values. A key absent from a dict of a list of dicts is read as
+        ``learn_one`` reads it (``absent``), not as a missing value; a table's only absent keys
+        are the model's features it has no column for. The whole batch is validated first (nothing is learned if a
         row is unusable). Rows are then processed in chunks that end exactly where the per-row loop
         would register a class, rebuild level 2 or step the learner, so both paths go through the
         same states; within a chunk the rows are stored, encoded and pushed to the history in bulk.
@@ -420,11 +422,11 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
 
     def predict_proba_many(self, X):
         """A DataFrame of probabilities, one column per known class, one row per row of ``X``."""
-        X = frames.as_pandas(X)
+        X, absent = frames.read(X)
         engine = self._engine
         if not len(engine.classes):
             return serving.proba_frame((), None, X.index)
-        return serving.proba_frame(engine.classes.labels, engine.scores_frame(engine.parser.frame(X), len(X)), X.index)
+        return serving.proba_frame(engine.classes.labels, engine.scores_frame(engine.parser.frame(X, absent=absent), len(X)), X.index)
 
     def _check(self) -> None:
         """Assert the invariants of every part of the model (see ``Engine._check``)."""

@@ -202,9 +202,7 @@ class Learner:
             self._count(predicted, ys, report)
             self._learn_each(xs, ys, report)
             return
-        import pandas as pd
-
-        X = pd.DataFrame(xs)  # one frame for the prediction and the learning
+        X = xs  # the dicts as they are: a key absent from one is read as the model's ``absent`` says
         if predicting:
             try:
                 predicted = self.predictor.predict_many(X).tolist()

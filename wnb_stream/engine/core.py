@@ -155,13 +155,13 @@ class Engine:
     def learn_table(self, X, y, w=None) -> None:
         """Validate a batch (any dataframe ``frames.as_pandas`` reads; nothing is learned if a row
         is unusable), then learn it."""
-        X = frames.as_pandas(X)
+        X, absent = frames.read(X)
         labels, codes, uniques = label_codes(y)
         if len(labels) != len(X):
             raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(labels)}")
         sample_weight = check_sample_weights(w, len(X))
         check_total_weight(self.classes.counts, float(sample_weight.sum()))
-        frame = self.parser.frame(X, learn=True)  # validated: from here on the model changes
+        frame = self.parser.frame(X, learn=True, absent=absent)  # validated: from here on the model changes
         if len(X):
             self.learn_frame(frame, labels, codes, uniques, sample_weight)
 
@@ -651,41 +651,45 @@ class Engine:
         numeric = [(i, registry.index.get(name), max(lo, start)) for i, (name, start) in enumerate(columns[:a])]
         numeric = [(i, k, since) for i, k, since in numeric if k is not None and since < hi]
         categorical = []
-        for (name, values, _), (_, start) in zip(frame.categorical, columns[a:]):
+        absent_keys = frame.categorical_absent or [None] * len(frame.categorical)
+        for (name, values, _), (_, start), absent in zip(frame.categorical, columns[a:], absent_keys):
             k = registry.index.get(name)
             if k is not None and start < hi:
                 since = max(lo, start)
-                registry.variables[k].summary.update_many(values[since:hi], labels[since:hi], sample_weight[since:hi])
-                categorical.append((k, values, since))
+                held = slice(since, hi) if absent is None else since + np.flatnonzero(~absent[since:hi])  # (a key absent from a dict is not counted)
+                registry.variables[k].summary.update_many(values[held], labels[held], sample_weight[held])
+                categorical.append((k, values, since, absent))
         ks = np.array([k for _, k, _ in numeric], dtype=np.intp)
         at = np.array([i for i, _, _ in numeric], dtype=np.intp)
         since = np.array([s for _, _, s in numeric], dtype=np.intp)
-        if self.absent is None:
+        if self.absent is None and frame.numeric_absent is None:
             registry.count[ks] += hi - since
-        for k, _, s in categorical:
-            registry.count[k] += hi - s
         self._resize()
         K = len(registry)
         # The raw rows go to the history now (numeric summaries take them from there).
         present = np.zeros((m, K), dtype=bool)
         present[:, ks] = np.arange(lo, hi)[:, None] >= since[None, :]
-        for k, _, s in categorical:
-            present[s - lo :, k] = True
+        for k, _, s, absent in categorical:
+            present[s - lo :, k] = True if absent is None else ~absent[s:hi]
+            registry.count[k] += present[s - lo :, k].sum()
         block = frame.numeric[lo:hi][:, at]  # (m, a') NaN before a new variable's first value
         if self.absent is not None:  # a cell holding the default value is absent
             present[:, ks] &= block != self.absent
             registry.count[ks] += present[:, ks].sum(axis=0)
+        elif frame.numeric_absent is not None:  # a key absent from a dict: neither a value nor a missing one
+            present[:, ks] &= ~frame.numeric_absent[lo:hi][:, at]
+            registry.count[ks] += present[:, ks].sum(axis=0)
         categories = np.empty((m, len(categorical)), dtype=object)
-        for c, (_, values, _) in enumerate(categorical):
+        for c, (_, values, _, _) in enumerate(categorical):
             categories[:, c] = values[lo:hi]  # None before a new variable's first value
         numeric_columns = registry.column[ks]
-        categorical_columns = registry.column[np.array([k for k, _, _ in categorical], dtype=np.intp)]
+        categorical_columns = registry.column[np.array([k for k, _, _, _ in categorical], dtype=np.intp)]
         for start in range(0, m, h.capacity):  # pieces the history can hold at once
             stop = min(m, start + h.capacity)
             registry.make_room(stop - start, h, self.classes)
             h.push_many((numeric_columns, block[start:stop]), (categorical_columns, categories[start:stop]),
                         present[start:stop], None, class_index[start:stop], chunk_weight[start:stop],
-                        variables=(ks, [k for k, _, _ in categorical]))  # fmt: skip
+                        variables=(ks, [k for k, _, _, _ in categorical]))  # fmt: skip
         if self.collect:
             return
         schedule.rebuild_due(registry, self.classes, self._rebuild)
@@ -716,7 +720,7 @@ class Engine:
             lookup.encode_block(ks, block, present[rows, ks], log_lik, as_slice(slots.of[ks]))
         elif held.any():
             lookup.encode_block(ks[held], block[:, held], present[rows, ks[held]], log_lik, as_slice(slots.of[ks[held]]))
-        for k, values, _ in categorical:
+        for k, values, _, _ in categorical:
             variable = variables[k]
             if slots.of[k] < 0:
                 continue
