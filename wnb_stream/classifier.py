@@ -92,8 +92,11 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     memory_budget
         None (default), or a number of bytes that ``memory_usage()`` should not exceed: every 256
         rows the history window is cut to the most recent rows that fit (it never grows back,
-        and keeps at least 32 rows). The window is what grows with the number of variables; the
-        summaries are bounded by their own parameters (``docs/algorithms/prediction.md#memory-budget``).
+        and keeps at least 32 rows). It bounds the window only: each variable's summary and
+        level 2 (some 700 bytes for a variable seen once) and each class's columns are not cut,
+        so a stream whose vocabulary keeps growing passes any budget in the end; at every check
+        point the model is within it or its window is down to 32 rows
+        (``docs/algorithms/prediction.md#memory-budget``).
 
     Notes
     -----
