@@ -71,7 +71,9 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     drift_delta
         Confidence δ of the change detector on the model's own error (``docs/algorithms/drift.md``):
         every 256 rows the error of the most recent rows is tested against the older ones, and
-        when it has risen significantly the model forgets what it learned before the change
+        when it has risen significantly, and within the classes (a change of the mix of classes
+        alone, as in a file sorted or grouped by class, is not a change of concept), the model
+        forgets what it learned before the change
         (summaries, level 2, class counts, older history rows) and restarts its weights on the
         rows since. Smaller detects later and more rarely by chance; None never forgets.
     half_life
