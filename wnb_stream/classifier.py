@@ -126,7 +126,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     (``io.dumps``, checkpoints) are written under it: a consistent snapshot, even while another
     thread learns. Hold ``with model.lock:`` to make several calls one step. Pickling (``pickle``,
     ``copy.deepcopy``) does not take the lock: pickle a model no thread is changing. A
-    ``Predictor`` does not change after it is made; for predictions in parallel, share one.
+    ``Predictor`` changes nothing but a parse cache when it predicts; for predictions in
+    parallel, share one (tested).
 
     Examples
     --------
