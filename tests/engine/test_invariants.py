@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 
 from wnb_stream import WeightedNaiveBayes, summaries, weights
 from wnb_stream.engine import frames
@@ -132,6 +133,12 @@ def assert_encoding_is_a_function_of_the_raw_rows(model: WeightedNaiveBayes):
     np.testing.assert_array_equal(copy._engine.history.log_lik[:n, :A, :J], e.history.log_lik[:n, :A, :J])
 
 
+def note_event(text: str) -> None:
+    """``hypothesis.event`` inside a hypothesis test (``run`` also serves plain tests)."""
+    if currently_in_test_context():
+        event(text)
+
+
 def batch(rows, as_dicts: bool):
     """A batch of ``rows`` for ``learn_many``: a DataFrame, or the list of their dicts; and the
     dicts a ``learn_one`` loop takes for it (a DataFrame's rows hold NaN where a key was absent,
@@ -164,7 +171,7 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=No
             if a.classes:
                 as_dicts = bool(rng.integers(0, 2))
                 X, xs, _, _ = batch(rows, as_dicts)
-                event(f"predict_proba_many of {'dicts' if as_dicts else 'a DataFrame'}")
+                note_event(f"predict_proba_many of {'dicts' if as_dicts else 'a DataFrame'}")
                 many = a.predict_proba_many(X)
                 assert list(many.columns) == list(a.classes)
                 np.testing.assert_allclose(many.sum(axis=1).to_numpy(), 1.0, rtol=0, atol=1e-12)
@@ -186,7 +193,7 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=No
         else:
             as_dicts = bool(rng.integers(0, 2))
             X, xs, ys, ws = batch(rows, as_dicts)
-            event(f"learn_many of {'dicts' if as_dicts else 'a DataFrame'}")
+            note_event(f"learn_many of {'dicts' if as_dicts else 'a DataFrame'}")
             weights_ = None if all(w == 1.0 for w in ws) else (ws if rng.random() < 0.5 else np.array(ws))
             a.learn_many(X, labels_as(int(rng.integers(0, 3)), ys), weights_)
             for x, y, w in zip(xs, ys, ws, strict=True):
