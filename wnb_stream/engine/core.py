@@ -29,7 +29,7 @@ from ..variable import NOWHERE, Variable
 from ..summaries.policy import check_total_weight, fast_weight
 from ..tables import Batch, Context
 from .classes import Classes
-from .drift import BUCKET, EVERY, Monitor
+from .drift import EVERY, Monitor
 from ._locate import place_rows
 from .lookup import Lookup
 from .registry import Registry
@@ -492,40 +492,38 @@ class Engine:
             self.forget(since)
 
     def _rose_within_classes(self, since: int) -> bool:
-        """Whether the error rose within the classes, not only through the mix of classes: the
-        check of a rise found in the ``since`` newest weighted rows against the older rows of
-        the history (``docs/algorithms/drift.md#a-rise-of-the-class-mix-alone-check-within-classes``).
+        """Whether the error rose within a class, not only through the mix of classes: the check
+        of a rise found in the ``since`` newest weighted rows against the older rows of the
+        history (``docs/algorithms/drift.md#a-rise-of-the-class-mix-alone-check-within-classes``).
 
-        Every weighted row of the history is scored by the current model. A class with at least
-        ``MIN_STRATUM`` older rows gives its older error rate p_j; the newer rows of such classes
-        would make E = Σ_j n_j p_j errors if nothing changed within the classes, with variance
-        V = Σ_j n_j p_j (1 − p_j)(1 + n_j / n⁰_j). The rise holds when they make more than E + ε,
-        ε = sqrt(2 V ln(2n/δ)) + 2/3 ln(2n/δ) (the monitor's Bernstein bound, n the rows
-        compared). Newer rows of a class the older rows hardly hold cannot be compared (a
-        sorted file's next class): fewer than ``BUCKET`` comparable rows is no evidence of a
-        change. A rise reaching back past all but ``MIN_STRATUM`` rows of the history cannot
-        be checked and holds, as before this check. Cost O(history × K × J), at an alarm only.
+        Every weighted row of the history is scored by the current model. A class j with at
+        least ``MIN_STRATUM`` older rows gives its older error rate p_j; its n_j newer rows would
+        make n_j p_j errors if nothing changed within it, with variance
+        V_j = n_j p_j (1 − p_j)(1 + n_j / n⁰_j) (n⁰_j older rows). The rise holds when one class
+        makes more than n_j p_j + ε_j, ε_j = sqrt(2 V_j ln(2nJ/δ)) + 2/3 ln(2nJ/δ) (the monitor's
+        Bernstein bound, shared among the J classes; n the rows compared). Newer rows of a class
+        the older rows hardly hold cannot be compared (a sorted file's next class). A rise
+        reaching back past all but ``MIN_STRATUM`` rows of the history cannot be checked and
+        holds, as before this check. Cost O(history × K × J), at an alarm only.
         """
         h, J = self.history, len(self.classes)
         rows = h.recent(h.size)  # oldest first
         y = h.y[rows][h.sample_weight[rows] > 0]  # the weighted rows, as ``_errors`` scores them
-        if len(y) - since < MIN_STRATUM:
+        cut = len(y) - since
+        if cut < MIN_STRATUM:
             return True
         errors = self._errors(h.size).astype(float)
-        cut = len(y) - since
         old_rows, new_rows = np.bincount(y[:cut], minlength=J), np.bincount(y[cut:], minlength=J)
         old_errors, new_errors = np.bincount(y[:cut], errors[:cut], J), np.bincount(y[cut:], errors[cut:], J)
         comparable = (old_rows >= MIN_STRATUM) & (new_rows > 0)
-        n_new = new_rows[comparable].astype(float)
-        if n_new.sum() < BUCKET:
+        if not comparable.any():
             return False
-        n_old = old_rows[comparable].astype(float)
+        n_old, n_new = old_rows[comparable].astype(float), new_rows[comparable].astype(float)
         p = old_errors[comparable] / n_old
-        expected = float(n_new @ p)
-        variance = max(float(np.sum(n_new * p * (1.0 - p) * (1.0 + n_new / n_old))), 1.0)
-        log_term = math.log(2.0 * (n_new.sum() + n_old.sum()) / self.monitor.delta)
-        epsilon = math.sqrt(2.0 * variance * log_term) + 2.0 / 3.0 * log_term
-        return float(new_errors[comparable].sum()) - expected > epsilon
+        variance = np.maximum(n_new * p * (1.0 - p) * (1.0 + n_new / n_old), 1.0)
+        log_term = math.log(2.0 * len(y) * J / self.monitor.delta)
+        epsilon = np.sqrt(2.0 * variance * log_term) + 2.0 / 3.0 * log_term
+        return bool(np.any(new_errors[comparable] - n_new * p > epsilon))
 
     def _retest(self, before: tuple, errors: np.ndarray, since: int) -> int:
         """The test again after a refit on the rows before the rise (``_refit``): the rows since
