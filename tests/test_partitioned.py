@@ -13,6 +13,7 @@ import functools
 import json
 import random
 
+import numpy as np
 import pytest
 
 from wnb_stream import WeightedNaiveBayes, io
@@ -298,3 +299,42 @@ def test_a_learner_refuses_a_value_of_the_other_kind_or_reads_it_as_missing():
     assert lenient.delta().check_kinds({"u": "text", "c": "b"}) == {"u": None, "c": "b"}
     delta.learn_one({"v": "s"}, 1)
     assert delta.fresh().kinds == {"u": "numeric", "c": "categorical", "v": "categorical"}
+
+
+def word_messages(seed: int, n: int) -> list[dict]:
+    """Bags of words (absent keys mean 0): each class draws most of its words from its own half
+    of the vocabulary."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        j = int(rng.integers(2))
+        words = rng.choice(20, size=int(rng.integers(1, 5)), replace=False) + np.where(rng.random(1) < 0.8, 10 * j, 0)[0]
+        out.append({"x": {f"w{int(k) % 20}": 1 for k in words}, "y": "ab"[j]})
+    return out
+
+
+def test_a_learner_reads_an_absent_key_as_absent_says_in_a_batch():
+    """A batch of dicts is learned as the dicts one by one: with ``absent=0`` an absent word is a
+    0 (not a missing value), with ``absent=None`` it is not counted (a missing value is)."""
+    part = word_messages(3, 600)
+    for absent in (0, None):
+        models = []
+        for batch_size in (256, 1):  # predict_many and learn_many, or one example at a time
+            coordinator = Coordinator(WeightedNaiveBayes(absent=absent, history_size=300, seed=1))
+            learner = Learner(0, ListSource(part), batch_size=batch_size)
+            learner.reset(None, coordinator.model.delta())
+            for _ in range(3):
+                coordinator.round([learner.run(max_messages=200)])
+                learner.publish(coordinator.model.predictor())
+            models.append(coordinator.model)
+        # (a delta creates a batch's new variables in one sorted step, a loop in order of
+        # appearance: the same model up to the order of its variables)
+        batch, loop = ({v.name: (v.summary.table(), count) for v, count in zip(m._engine.registry.variables, m._engine.registry.count.tolist())}
+                       for m in models)  # fmt: skip
+        assert batch.keys() == loop.keys()
+        for name, (table, count) in batch.items():
+            assert count == loop[name][1], name
+            np.testing.assert_array_equal(np.asarray(table.counts), np.asarray(loop[name][0].counts))
+        for message in part[:50]:
+            got, want = models[0].predict_proba_one(message["x"]), models[1].predict_proba_one(message["x"])
+            assert got == pytest.approx(want, abs=1e-9), absent

@@ -205,15 +205,7 @@ class Learner:
             self._count(predicted, ys, report)
             self._learn_each(xs, ys, report)
             return
-        import pandas as pd
-
-        try:
-            X = pd.DataFrame(xs)  # one frame for the prediction and the learning
-        except ValueError:  # pandas cannot hold a value (a lone surrogate in an Arrow string column): one by one
-            predicted = [self._predict(x) for x in xs] if predicting else []
-            self._count(predicted, ys, report)
-            self._learn_each(xs, ys, report)
-            return
+        X = xs  # the dicts as they are: a key absent from one is read as the model's ``absent`` says
         if predicting:
             try:
                 predicted = self.predictor.predict_many(X).tolist()

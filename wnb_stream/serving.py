@@ -155,10 +155,10 @@ class Predictor:
 
     def predict_proba_many(self, X):
         """A DataFrame of probabilities, one column per class, one row per row of ``X``."""
-        X = frames.as_pandas(X)
+        X, absent = frames.read(X)
         if not self.labels:
             return proba_frame(self.labels, None, X.index)
-        frame = self._parser.frame(X)
+        frame = self._parser.frame(X, absent=absent)
         return proba_frame(self.labels, self._lookup.scores_frame(frame, len(X), self._names), X.index)
 
     def predict_many(self, X):

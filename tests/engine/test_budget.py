@@ -17,7 +17,7 @@ import pytest
 from river.datasets import synth
 from test_invariants import assert_same_model
 
-from wnb_stream import WeightedNaiveBayes, io
+from wnb_stream import WeightedNaiveBayes, io, weights
 from wnb_stream.engine.core import MIN_WINDOW
 from wnb_stream.engine.drift import EVERY
 
@@ -99,3 +99,39 @@ def test_a_budget_below_the_summaries_keeps_the_fewest_rows():
 def test_an_unusable_budget_is_refused_naming_it(bad):
     with pytest.raises(ValueError, match="memory_budget"):
         WeightedNaiveBayes(memory_budget=bad)
+
+
+def token_rows(n: int, kind: str, seed: int = 0):
+    """A token stream whose vocabulary keeps growing: counts of words with ``absent=0``
+    ("counts"), or the words as categorical values of a few slots ("categories", whose values
+    are the tokens) plus one categorical feature per token ("names")."""
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        j = int(rng.integers(2))
+        words = [f"w{int(w)}" for w in np.unique(rng.integers(0, 8 * (i + 1), size=6) * 2 + j)]
+        if kind == "counts":
+            yield {w: 1 for w in words}, "ab"[j]
+        else:
+            yield {w: "yes" for w in words} | {"first": words[0], "last": words[-1]}, "ab"[j]
+
+
+@pytest.mark.parametrize("kind", ["counts", "names"])
+def test_on_a_token_stream_the_budget_cuts_the_window_to_its_fewest_rows_before_it_is_passed(kind):
+    """What the budget bounds (docs/algorithms/prediction.md#memory-budget): at every check point
+    the model is within it, or its window is down to ``MIN_WINDOW`` rows and what is left over
+    is what the budget cannot bound (the variables' summaries and level 2, the lookups), which
+    grows with the vocabulary."""
+    budget = 2**19
+    model = WeightedNaiveBayes(memory_budget=budget, absent=0 if kind == "counts" else None, optimizer=weights.Uniform(), seed=1)
+    passed = False
+    for x, y in token_rows(1300, kind):
+        model.learn_one(x, y)
+        if model.n_seen % EVERY == 0:
+            e = model._engine
+            within = model.memory_usage() <= budget
+            assert within or e.history.capacity == MIN_WINDOW
+            rest = e.lookup.memory_usage() + e.registry.memory_usage()
+            assert within or rest + e.history.memory_usage() * MIN_WINDOW / e.history.capacity > budget * 0.5
+            passed = passed or not within
+    assert passed  # (the vocabulary outgrows the budget: the window alone cannot hold it)
+    model._check()

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from river.datasets import synth
 
-from wnb_stream import WeightedNaiveBayes
+from wnb_stream import WeightedNaiveBayes, io
 from wnb_stream.engine.frames import as_pandas
 
 polars = pytest.importorskip("polars")
@@ -142,3 +142,63 @@ def test_sample_weights_from_a_pyarrow_or_polars_column():
         model = WeightedNaiveBayes(seed=0)
         model.learn_many(X, pyarrow.array(["x", "y", "x"]), w=w)
         assert model.to_dict() == expected.to_dict()
+
+
+def assert_same_record(a: WeightedNaiveBayes, b: WeightedNaiveBayes) -> None:
+    """``a`` and ``b`` save the same record but for the schedule's countdown (``Schedule.quiet``,
+    the rows during which no check is needed): a batch counts a chunk at once, so it restarts
+    the countdown at the chunk's end, where a loop restarted it at an earlier row. Both are
+    bounds that hold (tested by ``_check``), so the same rebuilds follow."""
+    ra, rb = a.to_dict(), b.to_dict()
+    for record in (ra, rb):
+        record["state"]["schedule"]["state"].pop("quiet")
+    assert ra == rb
+
+
+def test_a_key_absent_from_a_dict_of_a_batch_is_read_as_absent_says():
+    """The rows of issue 33: with ``absent=0`` an absent word is a 0, not a missing value, in
+    ``learn_many`` and ``predict_proba_many`` of a list of dicts as in a ``learn_one`` loop; with
+    ``absent=None`` an absent key is not counted (a None is a missing value, counted)."""
+    rows = [({"agenda": 1}, "ham")] * 10 + [({"cheap": 1}, "spam")] * 10
+    loop, batch = WeightedNaiveBayes(absent=0, seed=0), WeightedNaiveBayes(absent=0, seed=0)
+    for x, y in rows:
+        loop.learn_one(x, y)
+    batch.learn_many([x for x, _ in rows], [y for _, y in rows])
+    assert io.dumps(batch) == io.dumps(loop)
+    assert loop.predict_proba_one({"cheap": 1})["spam"] > 0.99
+    probes = [{"cheap": 1}, {"agenda": 1}, {}]
+    many = batch.predict_proba_many(probes)
+    for i, x in enumerate(probes):
+        np.testing.assert_allclose(many.iloc[i].to_numpy(), list(loop.predict_proba_one(x).values()), rtol=0, atol=1e-12)
+    optional = [({"a": 1.0, "c": "u"}, "x"), ({"b": 2.0}, "y"), ({"a": None, "b": 1.0, "c": None}, "x")] * 30
+    loop, batch = WeightedNaiveBayes(seed=0), WeightedNaiveBayes(seed=0)
+    for x, y in optional:
+        loop.learn_one(x, y)
+    batch.learn_many([x for x, _ in optional], [y for _, y in optional])
+    assert io.dumps(batch) == io.dumps(loop)
+    probes = [x for x, _ in optional[:3]] + [{}]
+    many = batch.predict_proba_many(probes)
+    for i, x in enumerate(probes):
+        np.testing.assert_allclose(many.iloc[i].to_numpy(), list(loop.predict_proba_one(x).values()), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars", "pyarrow"])
+@pytest.mark.parametrize("absent", [0, None])
+def test_a_table_without_a_column_reads_its_feature_as_absent(kind, absent):
+    """A table has no absent key but a column it does not hold: a model's feature missing from a
+    table's columns is absent from every row, as in a loop over dicts without that key; its cells
+    (NaN, null) are missing values, as in dicts holding None."""
+    rng = np.random.default_rng(1)
+    first = [{"u": float(rng.normal(j)), "v": float(rng.normal(-j))} for j in (0, 1) * 40]
+    second = [{"u": float(rng.normal(j)) if i % 7 else None} for i, j in enumerate((0, 1) * 40)]
+    ys = ["ab"[j] for j in (0, 1) * 40]
+    make = {"pandas": pd.DataFrame, "polars": polars.DataFrame, "pyarrow": pyarrow.Table.from_pylist}[kind]
+    loop, batch = WeightedNaiveBayes(absent=absent, seed=2), WeightedNaiveBayes(absent=absent, seed=2)
+    for x, y in zip(first + second, ys + ys):
+        loop.learn_one(x, y)
+    batch.learn_many(make(first), ys)
+    batch.learn_many(make(second), ys)
+    assert_same_record(batch, loop)
+    many = batch.predict_proba_many(make(second[:10]))
+    for i, x in enumerate(second[:10]):
+        np.testing.assert_allclose(many.iloc[i].to_numpy(), list(loop.predict_proba_one(x).values()), rtol=0, atol=1e-12)

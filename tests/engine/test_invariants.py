@@ -18,9 +18,11 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 from profiles import examples
 
 from wnb_stream import WeightedNaiveBayes, summaries, weights
+from wnb_stream.engine import frames
 
 OPTIMIZERS = {
     "Uniform": lambda b: weights.Uniform(),
@@ -132,8 +134,29 @@ def assert_encoding_is_a_function_of_the_raw_rows(model: WeightedNaiveBayes):
     np.testing.assert_array_equal(copy._engine.history.log_lik[:n, :A, :J], e.history.log_lik[:n, :A, :J])
 
 
+def note_event(text: str) -> None:
+    """``hypothesis.event`` inside a hypothesis test (``run`` also serves plain tests)."""
+    if currently_in_test_context():
+        event(text)
+
+
+def batch(rows, as_dicts: bool):
+    """A batch of ``rows`` for ``learn_many``: a DataFrame, or the list of their dicts; and the
+    dicts a ``learn_one`` loop takes for it (a DataFrame's rows hold NaN where a key was absent,
+    a list keeps its dicts, absent keys included: ``absent`` says what those mean)."""
+    X, ys, ws = frame(rows)
+    if as_dicts:
+        dicts = [x for x, _, _ in rows]
+        return dicts, dicts, ys, ws
+    return X, records(X), ys, ws
+
+
 def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=None):
-    """Model ``a`` takes the ops as drawn; ``b`` takes every row by ``learn_one``: the same model."""
+    """Model ``a`` takes the ops as drawn; ``b`` takes every row by ``learn_one``: the same model.
+
+    A batch goes to ``learn_many`` as a DataFrame or as a list of dicts (drawn by
+    ``container_seed``), and ``b`` learns the dicts of that batch one by one: with keys absent
+    from some dicts, the batch must read them as a loop does (``absent`` None or a number)."""
     params = dict(numeric=numeric, optimizer=optimizer, history_size=history_size, on_type_change=policy, seed=5, absent=absent)
     a, b = WeightedNaiveBayes(**params), WeightedNaiveBayes(**params)
     rng = np.random.default_rng(container_seed)
@@ -147,7 +170,9 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=No
                     assert p == {}
                 a._check()
             if a.classes:
-                X, _, _ = frame(rows)
+                as_dicts = bool(rng.integers(0, 2))
+                X, xs, _, _ = batch(rows, as_dicts)
+                note_event(f"predict_proba_many of {'dicts' if as_dicts else 'a DataFrame'}")
                 many = a.predict_proba_many(X)
                 assert list(many.columns) == list(a.classes)
                 np.testing.assert_allclose(many.sum(axis=1).to_numpy(), 1.0, rtol=0, atol=1e-12)
@@ -155,8 +180,9 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=No
                 # scores (a density can reach ~1e12 in magnitude, where the softmax of two paths'
                 # roundings may differ in the 4th digit)
                 e = a._engine
-                scores = e.scores_frame(e.parser.frame(X), len(X))
-                for i, x in enumerate(records(X)):
+                table, absent_keys = frames.read(X)
+                scores = e.scores_frame(e.parser.frame(table, absent=absent_keys), len(xs))
+                for i, x in enumerate(xs):
                     one = e.scores_one(e.parser.row(x))
                     np.testing.assert_allclose(scores[i], one, rtol=0, atol=1e-12 * (1.0 + np.abs(one).max()))
                 a._check()
@@ -166,10 +192,12 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=No
             a.learn_one(x, y, w)
             b.learn_one(x, y, w)
         else:
-            X, ys, ws = frame(rows)
+            as_dicts = bool(rng.integers(0, 2))
+            X, xs, ys, ws = batch(rows, as_dicts)
+            note_event(f"learn_many of {'dicts' if as_dicts else 'a DataFrame'}")
             weights_ = None if all(w == 1.0 for w in ws) else (ws if rng.random() < 0.5 else np.array(ws))
             a.learn_many(X, labels_as(int(rng.integers(0, 3)), ys), weights_)
-            for x, y, w in zip(records(X), ys, ws, strict=True):
+            for x, y, w in zip(xs, ys, ws, strict=True):
                 b.learn_one(x, y, w)
                 b._check()
         a._check()

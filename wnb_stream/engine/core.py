@@ -44,6 +44,10 @@ __all__ = ["Engine"]
 #: Weighted rows a refit needs before the rise (``Engine._refit``): as a learner's first search.
 FIRST_REFIT = 32
 
+#: Older rows of a class that give its error rate when a rise is checked within the classes
+#: (``Engine._rose_within_classes``).
+MIN_STRATUM = 32
+
 #: Fewest rows a memory budget leaves in the history window (``Engine.keep_budget``).
 MIN_WINDOW = 32
 
@@ -155,13 +159,13 @@ class Engine:
     def learn_table(self, X, y, w=None) -> None:
         """Validate a batch (any dataframe ``frames.as_pandas`` reads; nothing is learned if a row
         is unusable), then learn it."""
-        X = frames.as_pandas(X)
+        X, absent = frames.read(X)
         labels, codes, uniques = label_codes(y)
         if len(labels) != len(X):
             raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(labels)}")
         sample_weight = check_sample_weights(w, len(X))
         check_total_weight(self.classes.counts, float(sample_weight.sum()))
-        frame = self.parser.frame(X, learn=True)  # validated: from here on the model changes
+        frame = self.parser.frame(X, learn=True, absent=absent)  # validated: from here on the model changes
         if len(X):
             self.learn_frame(frame, labels, codes, uniques, sample_weight)
 
@@ -481,8 +485,45 @@ class Engine:
         since = monitor.add(errors)
         if since and self._refit(since):
             since = self._retest(before, errors, since)
+        if since and not self._rose_within_classes(since):
+            monitor.dismiss()  # the class mix changed, not the concept: nothing is forgotten
+            since = 0
         if since:
             self.forget(since)
+
+    def _rose_within_classes(self, since: int) -> bool:
+        """Whether the error rose within a class, not only through the mix of classes: the check
+        of a rise found in the ``since`` newest weighted rows against the older rows of the
+        history (``docs/algorithms/drift.md#a-rise-of-the-class-mix-alone-check-within-classes``).
+
+        Every weighted row of the history is scored by the current model. A class j with at
+        least ``MIN_STRATUM`` older rows gives its older error rate p_j; its n_j newer rows would
+        make n_j p_j errors if nothing changed within it, with variance
+        V_j = n_j p_j (1 − p_j)(1 + n_j / n⁰_j) (n⁰_j older rows). The rise holds when one class
+        makes more than n_j p_j + ε_j, ε_j = sqrt(2 V_j ln(2nJ/δ)) + 2/3 ln(2nJ/δ) (the monitor's
+        Bernstein bound, shared among the J classes; n the rows compared). Newer rows of a class
+        the older rows hardly hold cannot be compared (a sorted file's next class). A rise
+        reaching back past all but ``MIN_STRATUM`` rows of the history cannot be checked and
+        holds, as before this check. Cost O(history × K × J), at an alarm only.
+        """
+        h, J = self.history, len(self.classes)
+        rows = h.recent(h.size)  # oldest first
+        y = h.y[rows][h.sample_weight[rows] > 0]  # the weighted rows, as ``_errors`` scores them
+        cut = len(y) - since
+        if cut < MIN_STRATUM:
+            return True
+        errors = self._errors(h.size).astype(float)
+        old_rows, new_rows = np.bincount(y[:cut], minlength=J), np.bincount(y[cut:], minlength=J)
+        old_errors, new_errors = np.bincount(y[:cut], errors[:cut], J), np.bincount(y[cut:], errors[cut:], J)
+        comparable = (old_rows >= MIN_STRATUM) & (new_rows > 0)
+        if not comparable.any():
+            return False
+        n_old, n_new = old_rows[comparable].astype(float), new_rows[comparable].astype(float)
+        p = old_errors[comparable] / n_old
+        variance = np.maximum(n_new * p * (1.0 - p) * (1.0 + n_new / n_old), 1.0)
+        log_term = math.log(2.0 * len(y) * J / self.monitor.delta)
+        epsilon = np.sqrt(2.0 * variance * log_term) + 2.0 / 3.0 * log_term
+        return bool(np.any(new_errors[comparable] - n_new * p > epsilon))
 
     def _retest(self, before: tuple, errors: np.ndarray, since: int) -> int:
         """The test again after a refit on the rows before the rise (``_refit``): the rows since
@@ -651,41 +692,45 @@ class Engine:
         numeric = [(i, registry.index.get(name), max(lo, start)) for i, (name, start) in enumerate(columns[:a])]
         numeric = [(i, k, since) for i, k, since in numeric if k is not None and since < hi]
         categorical = []
-        for (name, values, _), (_, start) in zip(frame.categorical, columns[a:]):
+        absent_keys = frame.categorical_absent or [None] * len(frame.categorical)
+        for (name, values, _), (_, start), absent in zip(frame.categorical, columns[a:], absent_keys):
             k = registry.index.get(name)
             if k is not None and start < hi:
                 since = max(lo, start)
-                registry.variables[k].summary.update_many(values[since:hi], labels[since:hi], sample_weight[since:hi])
-                categorical.append((k, values, since))
+                held = slice(since, hi) if absent is None else since + np.flatnonzero(~absent[since:hi])  # (a key absent from a dict is not counted)
+                registry.variables[k].summary.update_many(values[held], labels[held], sample_weight[held])
+                categorical.append((k, values, since, absent))
         ks = np.array([k for _, k, _ in numeric], dtype=np.intp)
         at = np.array([i for i, _, _ in numeric], dtype=np.intp)
         since = np.array([s for _, _, s in numeric], dtype=np.intp)
-        if self.absent is None:
+        if self.absent is None and frame.numeric_absent is None:
             registry.count[ks] += hi - since
-        for k, _, s in categorical:
-            registry.count[k] += hi - s
         self._resize()
         K = len(registry)
         # The raw rows go to the history now (numeric summaries take them from there).
         present = np.zeros((m, K), dtype=bool)
         present[:, ks] = np.arange(lo, hi)[:, None] >= since[None, :]
-        for k, _, s in categorical:
-            present[s - lo :, k] = True
+        for k, _, s, absent in categorical:
+            present[s - lo :, k] = True if absent is None else ~absent[s:hi]
+            registry.count[k] += present[s - lo :, k].sum()
         block = frame.numeric[lo:hi][:, at]  # (m, a') NaN before a new variable's first value
         if self.absent is not None:  # a cell holding the default value is absent
             present[:, ks] &= block != self.absent
             registry.count[ks] += present[:, ks].sum(axis=0)
+        elif frame.numeric_absent is not None:  # a key absent from a dict: neither a value nor a missing one
+            present[:, ks] &= ~frame.numeric_absent[lo:hi][:, at]
+            registry.count[ks] += present[:, ks].sum(axis=0)
         categories = np.empty((m, len(categorical)), dtype=object)
-        for c, (_, values, _) in enumerate(categorical):
+        for c, (_, values, _, _) in enumerate(categorical):
             categories[:, c] = values[lo:hi]  # None before a new variable's first value
         numeric_columns = registry.column[ks]
-        categorical_columns = registry.column[np.array([k for k, _, _ in categorical], dtype=np.intp)]
+        categorical_columns = registry.column[np.array([k for k, _, _, _ in categorical], dtype=np.intp)]
         for start in range(0, m, h.capacity):  # pieces the history can hold at once
             stop = min(m, start + h.capacity)
             registry.make_room(stop - start, h, self.classes)
             h.push_many((numeric_columns, block[start:stop]), (categorical_columns, categories[start:stop]),
                         present[start:stop], None, class_index[start:stop], chunk_weight[start:stop],
-                        variables=(ks, [k for k, _, _ in categorical]))  # fmt: skip
+                        variables=(ks, [k for k, _, _, _ in categorical]))  # fmt: skip
         if self.collect:
             return
         schedule.rebuild_due(registry, self.classes, self._rebuild)
@@ -716,7 +761,7 @@ class Engine:
             lookup.encode_block(ks, block, present[rows, ks], log_lik, as_slice(slots.of[ks]))
         elif held.any():
             lookup.encode_block(ks[held], block[:, held], present[rows, ks[held]], log_lik, as_slice(slots.of[ks[held]]))
-        for k, values, _ in categorical:
+        for k, values, _, _ in categorical:
             variable = variables[k]
             if slots.of[k] < 0:
                 continue

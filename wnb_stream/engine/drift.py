@@ -95,6 +95,11 @@ class Monitor:
         self.detected += 1
         return since
 
+    def dismiss(self) -> None:
+        """Take back the last change ``add`` reported (the engine found no change behind it); the
+        window, which ``add`` emptied, starts afresh from the next rows."""
+        self.detected -= 1
+
     def append(self, errors: np.ndarray) -> int:
         """Add the 0/1 ``errors (m,)`` in buckets as ``add`` does, without testing; m."""
         errors = np.asarray(errors, dtype=float)

@@ -470,13 +470,19 @@ class Lookup:
             if k not in held:
                 scores += self.shift[k]
 
-    def add_block(self, scores: np.ndarray, ks: np.ndarray, block: np.ndarray, variables: list) -> None:
-        """``scores (n, J) +=`` the numeric variables' terms of a block of values ``(n, a)`` (``ks (a,)``)."""
-        scores += row_sums(self.weighted, self.locate_block(ks, block))
+    def add_block(self, scores: np.ndarray, ks: np.ndarray, block: np.ndarray, variables: list, absent=None) -> None:
+        """``scores (n, J) +=`` the numeric variables' terms of a block of values ``(n, a)`` (``ks (a,)``);
+        ``absent (n, a)``, if given, marks cells that score nothing (keys absent from a dict)."""
+        rows = self.locate_block(ks, block)
+        if absent is not None:
+            rows[absent] = NOWHERE
+        scores += row_sums(self.weighted, rows)
         for i, k in enumerate(ks.tolist()):
             variable = variables[k]
             if variable.density:
                 ll = variable.log_lik_many(block[:, i])
+                if absent is not None:
+                    ll[absent[:, i]] = 0.0
                 if ll.shape[1]:
                     scores[:, : ll.shape[1]] += ll * self.coef[k, : ll.shape[1]]
 
@@ -489,14 +495,18 @@ class Lookup:
         if known:
             at = np.array([i for i, _ in known], dtype=np.intp)
             ks = np.array([k for _, k in known], dtype=np.intp)
-            self.add_block(scores, ks, frame.numeric[:, at], registry.variables)
+            absent = None if frame.numeric_absent is None else frame.numeric_absent[:, at]
+            self.add_block(scores, ks, frame.numeric[:, at], registry.variables, absent)
         if self.shift is not None and self.density:
             self.add_absent_densities(scores, {k for _, k in known})
-        for name, values, _ in frame.categorical:
+        for (name, values, _), absent in zip(frame.categorical, frame.categorical_absent or [None] * len(frame.categorical)):
             k = registry.index.get(name)
             if k is None or registry.variables[k].log_prob is None:
                 continue
-            scores += self.weighted[self.categorical_rows(k, registry.variables[k].locate_many(values))]
+            rows = self.categorical_rows(k, registry.variables[k].locate_many(values))
+            if absent is not None:
+                rows[absent] = NOWHERE
+            scores += self.weighted[rows]
         return scores
 
     def memory_usage(self) -> int:

@@ -190,12 +190,20 @@ class Frame:
     a feature not known yet are left out (they create nothing). With a ``default`` value of absent
     numeric features, cells holding it count as absent (``numeric_first`` is the first row
     holding another value).
+
+    The cells of keys absent from a list of dicts (``frames.read``) are read as ``row`` reads an
+    absent key: with a ``default``, a numeric one holds it; otherwise ``numeric_absent (n, a)``
+    marks them (None: no such cell), and ``categorical_absent`` (one ``(n,)`` mask or None per
+    categorical column) marks a categorical column's. Such a cell is neither a value nor a
+    missing value: it is not counted and scores nothing.
     """
 
     numeric_names: list
     numeric: np.ndarray
     numeric_first: np.ndarray
     categorical: list
+    numeric_absent: np.ndarray | None = None
+    categorical_absent: list | None = None
 
     def columns(self):
         """(name, kind, first row) of every column."""
@@ -401,12 +409,14 @@ class RowParser:
                     np.array(numeric_at, dtype=np.intp)[order], categorical, categorical_at, self.default)  # fmt: skip
 
     # ------------------------------------------------------------------ a DataFrame
-    def frame(self, X, learn: bool = False) -> Frame:
+    def frame(self, X, learn: bool = False, absent: np.ndarray | None = None) -> Frame:
         """Validate a DataFrame (nothing changes): numeric columns read in one block. O(n·a).
 
-        ``ValueError`` for duplicate column names (two variables cannot share a name), for a cell
-        ``row`` would refuse, and (``learn``) for the name of a column that would create a
-        variable but cannot be held by a saved model.
+        ``absent (n, c)``, if given, marks the cells whose key was absent from a row's dict
+        (``frames.read``): they are read as ``row`` reads an absent key. ``ValueError`` for
+        duplicate column names (two variables cannot share a name), for a cell ``row`` would
+        refuse, and (``learn``) for the name of a column that would create a variable but cannot
+        be held by a saved model.
         """
         import pandas as pd
 
@@ -422,20 +432,28 @@ class RowParser:
                 names.append(name)
                 positions.append(position)
             else:
-                others.append(self._column(name, X.iloc[:, position]))
+                others.append((*self._column(name, X.iloc[:, position]), position))
         # by position: a list of names of mixed types (bytes and ints…) is not a valid pandas selection
         block = (X if len(names) == X.shape[1] else X.iloc[:, positions]).to_numpy(dtype=float, na_value=np.nan)  # (n, a)
         infinite = np.isinf(block)
         if infinite.any():  # ±inf counts as missing (on a copy: the block may share X's memory)
             block = np.where(infinite, np.nan, block)
-        columns, categorical = [block], []
-        for name, kind, values, first in others:
+        columns, categorical, categorical_absent = [block], [], []
+        for name, kind, values, first, position in others:
             if kind == "numeric":
                 names.append(name)
+                positions.append(position)
                 columns.append(values[:, None])
             elif kind == "categorical":
                 categorical.append((name, values, first))
+                categorical_absent.append(None if absent is None or not absent[:, position].any() else absent[:, position])
         numeric = np.concatenate(columns, axis=1) if len(columns) > 1 else block  # (n, a)
+        numeric_absent = None
+        if absent is not None and absent[:, positions].any():
+            numeric_absent = absent[:, positions]  # (n, a) in the order of ``names``
+            if self.default is not None:  # an absent key holds the default value (on a copy, as above)
+                numeric = np.where(numeric_absent, self.default, numeric)
+                numeric_absent = None
         present = ~np.isnan(numeric)
         if self.default is not None:
             present &= numeric != self.default
@@ -447,7 +465,9 @@ class RowParser:
             for name, _, start in itertools.chain(zip(names, [None] * len(names), first.tolist()), categorical):
                 if start >= 0 and name not in self.registry.index:
                     _new_name(name)
-        return Frame(names, numeric, first, categorical)
+        if not any(mask is not None for mask in categorical_absent):
+            categorical_absent = None
+        return Frame(names, numeric, first, categorical, numeric_absent, categorical_absent)
 
     def _known_kind(self, name) -> str | None:
         k = self.registry.index.get(name)

@@ -57,6 +57,7 @@ class Entry:
     state: Callable[[Any], dict]
     build: Callable[[Fields], Any]
     params: Callable[[Any], dict] | None = None
+    lock: Callable[[Any], Any] | None = None
 
 
 _BY_NAME: dict[str, Entry] = {}
@@ -71,21 +72,23 @@ def register(
     state: Callable[[Any], dict],
     build: Callable[[Fields], Any],
     params: Callable[[Any], dict] | None = None,
+    lock: Callable[[Any], Any] | None = None,
 ) -> Entry:
     """Save instances of exactly ``cls`` (not subclasses) as records of type ``name``.
 
     ``state(obj)`` returns a dict with exactly the schema's state fields (live values: arrays,
     numbers, child objects for ``Record`` fields); ``build(fields)`` returns the rebuilt object
     from ``fields.params`` and ``fields.state``; ``params(obj)``, when given, replaces reading the
-    schema's parameters as attributes of ``obj``. A name or class registered twice is a
-    ``ValueError``. Returns the entry.
+    schema's parameters as attributes of ``obj``; ``lock(obj)``, when given, is a context manager
+    held while the record is written (an object other threads may change: the record is then a
+    consistent snapshot). A name or class registered twice is a ``ValueError``. Returns the entry.
     """
     if not isinstance(name, str) or not name:
         raise ValueError(f"a record type name must be a non-empty str, got {name!r}")
     if name in _BY_NAME or cls in _BY_CLASS:
         taken = _BY_NAME.get(name) or _BY_CLASS[cls]
         raise ValueError(f"record type {name!r} for {cls.__qualname__}: {taken.name!r} for {taken.cls.__qualname__} is registered already")
-    new = Entry(name, cls, schema, state, build, params)
+    new = Entry(name, cls, schema, state, build, params, lock)
     _BY_NAME[name] = new
     _BY_CLASS[cls] = new
     return new
@@ -111,6 +114,13 @@ def to_record(obj: Any, path: str = "") -> dict:
     if found is None:
         kind = type(obj)
         raise TypeError(f"{where(path)}: cannot save a {kind.__module__}.{kind.__qualname__}: no record type is registered for it")
+    if found.lock is not None:
+        with found.lock(obj):  # no other thread changes ``obj`` while its record is written
+            return _record(found, obj, path)
+    return _record(found, obj, path)
+
+
+def _record(found: Entry, obj: Any, path: str) -> dict:
     params = found.params(obj) if found.params is not None else {name: getattr(obj, name) for name in found.schema.params}
     return {
         "type": found.name,
