@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from profiles import examples
-from test_invariants import NUMERIC, OPTIMIZERS, assert_encoding_is_a_function_of_the_raw_rows, assert_same_model, run, streams
+from engine_cases import NUMERIC, OPTIMIZERS, assert_encoding_is_a_function_of_the_raw_rows, assert_same_model, run, streams
 
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights
 from wnb_stream.history import History

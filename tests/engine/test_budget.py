@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from river.datasets import synth
-from test_invariants import assert_same_model
+from engine_cases import assert_same_model
 
 from wnb_stream import WeightedNaiveBayes, io, weights
 from wnb_stream.engine.core import MIN_WINDOW

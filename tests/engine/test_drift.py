@@ -22,7 +22,7 @@ from wnb_stream import WeightedNaiveBayes, io, summaries, weights
 from wnb_stream.engine import core
 from wnb_stream.engine.drift import BUCKET, EVERY, MAX_BUCKETS, MIN_SIDE, Monitor
 
-from test_invariants import assert_same_model, frame, records
+from engine_cases import assert_same_model, frame, records
 
 # ---------------------------------------------------------------------- the monitor
 
