@@ -11,8 +11,8 @@ import datetime
 import math
 import os
 import pathlib
-import shlex
 import platform
+import shlex
 import subprocess
 import sys
 from typing import Iterable, Sequence

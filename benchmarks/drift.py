@@ -45,11 +45,9 @@ import sys
 import time
 from typing import Callable, Iterable, Iterator
 
-import numpy as np
-
 import common  # noqa: F401  (puts the checkout on sys.path)
+import numpy as np
 from common import RESULTS, fmt, markdown, names, provenance
-
 from river import compose, drift, dummy, forest, linear_model, multiclass, naive_bayes, preprocessing, tree
 from river.datasets import synth
 

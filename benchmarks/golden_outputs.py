@@ -55,9 +55,9 @@ def run(root: pathlib.Path, output: str) -> None:
     import numpy as np
     import pandas as pd
     from river.datasets import Phishing, synth
+    from sparse import stream as sparse_stream  # (benchmarks/sparse.py, beside this script)
 
     import wnb_stream
-    from sparse import stream as sparse_stream  # (benchmarks/sparse.py, beside this script)
     from wnb_stream import WeightedNaiveBayes, summaries, weights
 
     if not pathlib.Path(wnb_stream.__file__).resolve().is_relative_to(root.resolve()):

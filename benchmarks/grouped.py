@@ -26,9 +26,8 @@ import itertools
 import shlex
 import sys
 
-import numpy as np
-
 import common  # noqa: F401  (puts the checkout on sys.path)
+import numpy as np
 from common import provenance
 
 from wnb_stream import WeightedNaiveBayes, datasets

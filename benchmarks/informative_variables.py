@@ -30,7 +30,7 @@ import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
-from common import RESULTS, ResultFile, fmt, markdown, names, provenance, finish_run
+from common import RESULTS, ResultFile, finish_run, fmt, markdown, names, provenance
 
 from wnb_stream import WeightedNaiveBayes, datasets, summaries, weights
 

@@ -31,7 +31,7 @@ import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
-from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate, finish_run
+from common import RESULTS, ResultFile, anchor, finish_run, fmt, markdown, mean, names, number, provenance, rate
 
 from wnb_stream import datasets, evaluation
 

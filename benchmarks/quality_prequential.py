@@ -32,7 +32,7 @@ import sys
 import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
-from common import RESULTS, ResultFile, anchor, fmt, markdown, mean, names, number, provenance, rate, finish_run
+from common import RESULTS, ResultFile, anchor, finish_run, fmt, markdown, mean, names, number, provenance, rate
 
 from wnb_stream import datasets, evaluation
 

@@ -29,7 +29,7 @@ import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
-from common import RESULTS, ResultFile, fmt, markdown, mean, names, provenance, finish_run
+from common import RESULTS, ResultFile, finish_run, fmt, markdown, mean, names, provenance
 from quality_5fold import fold_scores
 
 from wnb_stream import datasets, evaluation

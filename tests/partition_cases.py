@@ -5,7 +5,9 @@ counts a model must hold after absorbing every message once."""
 from __future__ import annotations
 
 import collections
+
 import numpy as np
+
 from wnb_stream import WeightedNaiveBayes, summaries, weights
 
 

@@ -11,8 +11,8 @@ import csv
 
 import numpy as np
 import pytest
-from testkit import require
 from river import datasets as river_datasets
+from testkit import require
 
 from wnb_stream import WeightedNaiveBayes, compat, datasets, evaluation, weights
 

@@ -32,8 +32,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis.control import currently_in_test_context, event as _event
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
+from hypothesis.control import event as _event
 from profiles import examples
 
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights

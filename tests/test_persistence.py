@@ -23,7 +23,7 @@ from profiles import examples
 from river import base
 
 from wnb_stream import persistence
-from wnb_stream.summaries.base import Bins, ClassIndex, Categories
+from wnb_stream.summaries.base import Bins, Categories, ClassIndex
 from wnb_stream.weights.base import Batch, Context
 
 # ------------------------------------------------------------------------------------------------

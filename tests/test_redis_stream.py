@@ -497,8 +497,8 @@ def test_two_consumers_of_a_group_train_one_model_in_rounds_exactly_once(client)
     ones the checkpoint holds are skipped: every entry is absorbed once."""
     import collections
 
-    from wnb_stream.partitioned import Coordinator, Learner
     from wnb_stream import WeightedNaiveBayes, summaries, weights
+    from wnb_stream.partitioned import Coordinator, Learner
 
     rng = np.random.default_rng(4)
     labels = collections.Counter()

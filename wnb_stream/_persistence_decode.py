@@ -13,6 +13,7 @@ import math
 import random
 import sys
 from typing import Any
+
 import numpy as np
 
 from .persistence import (  # the encoded form's constants and helpers

@@ -9,7 +9,6 @@ import os
 
 from . import io, persistence
 
-
 _RECORD_CLASSES: dict[int, frozenset] = {}
 
 

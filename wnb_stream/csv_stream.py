@@ -15,7 +15,6 @@ from typing import Any, Iterable, Iterator, TextIO
 from .sources import MAX_LINE_BYTES, check_max_line_bytes
 
 
-
 class DataError(ValueError):
     """A data source that cannot be read as asked (the message says what and where)."""
 

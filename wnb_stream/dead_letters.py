@@ -10,9 +10,6 @@ import numbers
 from typing import Any, Iterator
 
 
-
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class DeadLetter:
     """A message the runner could not process: where it was read, its id if it had a usable one,

@@ -45,7 +45,6 @@ from typing import Any, Callable, Hashable, Iterable, Mapping
 import numpy as np
 from river import base
 
-
 from .models import (  # noqa: F401  (the models of the comparison; re-exported)
     DEFAULT_MODELS,
     MODEL_NAMES,

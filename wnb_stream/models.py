@@ -22,7 +22,6 @@ from river import base
 
 from wnb_stream import WeightedNaiveBayes, summaries, weights
 
-
 # ---------------------------------------------------------------------------------------------
 # The models the command and the benchmarks compare
 

@@ -80,13 +80,10 @@ import time
 from typing import Any, Callable, Hashable
 
 from . import io, persistence
-
 from .checkpoints import _model_for_checkpoint, _model_from_checkpoint, _remove_temporaries, _saved_as_record  # noqa: F401
-
 from .dead_letters import DeadLetter, DeadLetters  # noqa: F401
-from .summaries.policy import excerpt as _excerpt
-
 from .sources import JSONLinesSource, Limits, ListSource, Malformed, Source  # noqa: F401
+from .summaries.policy import excerpt as _excerpt
 
 __all__ = [
     "Source",

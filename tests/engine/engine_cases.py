@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import math
 import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
+
 from wnb_stream import WeightedNaiveBayes, summaries, weights
 from wnb_stream.engine import frames
-
 
 OPTIMIZERS = {
     "Uniform": lambda b: weights.Uniform(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from wnb_stream import WeightedNaiveBayes, summaries, weights
 
 

@@ -22,10 +22,10 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 import pytest
+from engine_cases import NUMERIC, OPTIMIZERS, assert_encoding_is_a_function_of_the_raw_rows, assert_same_model, run, streams
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from profiles import examples
-from engine_cases import NUMERIC, OPTIMIZERS, assert_encoding_is_a_function_of_the_raw_rows, assert_same_model, run, streams
 
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights
 from wnb_stream.history import History

@@ -14,8 +14,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from river.datasets import synth
 from engine_cases import assert_same_model
+from river.datasets import synth
 
 from wnb_stream import WeightedNaiveBayes, io, weights
 from wnb_stream.engine.core import MIN_WINDOW

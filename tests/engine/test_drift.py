@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from engine_cases import assert_same_model, frame, records
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
@@ -21,8 +22,6 @@ from river.datasets import synth
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights
 from wnb_stream.engine import core
 from wnb_stream.engine.drift import BUCKET, EVERY, MAX_BUCKETS, MIN_SIDE, Monitor
-
-from engine_cases import assert_same_model, frame, records
 
 # ---------------------------------------------------------------------- the monitor
 

@@ -10,16 +10,15 @@ checks the equivalence on fixed streams; here hypothesis draws them.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import pytest
+from engine_cases import NUMERIC, OPTIMIZERS, run, streams
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
 from wnb_stream import WeightedNaiveBayes, summaries, weights
-from engine_cases import NUMERIC, OPTIMIZERS, run, streams
 
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))

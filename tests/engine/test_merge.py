@@ -13,12 +13,11 @@ import math
 
 import numpy as np
 import pytest
+from merge_cases import EXACT, assert_counts_equal, by_class, categories, fed, fit, probabilities, stream, summary_of
 from river.datasets import synth
 
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights
 from wnb_stream.engine import merge
-from merge_cases import EXACT, assert_counts_equal, by_class, categories, fed, fit, probabilities, stream, summary_of
-
 
 # ---------------------------------------------------------------------- exact parts
 

@@ -12,13 +12,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from merge_cases import EXACT, assert_counts_equal, by_class, categories, fed, fit, stream
 from profiles import examples
 
 from wnb_stream import Delta, WeightedNaiveBayes, io, summaries, weights
 from wnb_stream.engine import merge
-from merge_cases import EXACT, assert_counts_equal, by_class, categories, fed, fit, stream
-
-
 
 
 def deltas_of(model, parts) -> list[Delta]:

@@ -15,7 +15,6 @@ from wnb_stream import WeightedNaiveBayes, weights
 from wnb_stream.engine.slots import Slots
 from wnb_stream.summaries import Gaussian
 
-
 # ------------------------------------------------------------------------------------------------
 # The part alone
 

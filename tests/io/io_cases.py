@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from wnb_stream import modl
-from wnb_stream.summaries import CPiD, Categorical, ClassIndex, Gaussian, GKClass
+from wnb_stream.summaries import Categorical, ClassIndex, CPiD, Gaussian, GKClass
 from wnb_stream.summaries.gaussian import GaussianDensity
 from wnb_stream.summaries.sketch import CountMinSketch, SpaceSaving
 from wnb_stream.weights import FNB, PGDMB, SGCF, SNB, VNS, Batch, Context, Direct, Graphical, Uniform

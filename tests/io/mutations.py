@@ -581,6 +581,7 @@ def run_child(path: str, start: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     sys.setrecursionlimit(10_000)
     from io_cases import model_rows
+
     from wnb_stream import io
 
     probes_cache.extend(probes())

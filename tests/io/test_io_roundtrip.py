@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from profiles import examples
 from io_cases import (
     context,
     feed,
@@ -21,6 +20,7 @@ from io_cases import (
     summary_cases,
     train,
 )
+from profiles import examples
 
 from wnb_stream import io
 from wnb_stream.modl.partition import Groups, Intervals

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import itertools
 import math
+
 import numpy as np
 from hypothesis import strategies as st
+
 from wnb_stream.summaries import Bins
 
 

@@ -19,19 +19,19 @@ import numpy as np
 
 from wnb_stream.modl._common import check_options, is_informative, level, observed_columns, prior_cost
 from wnb_stream.modl.costs import part_cost_function, part_costs
-from wnb_stream.modl.partition import COST_TOLERANCE, Intervals
-from wnb_stream.summaries.base import Bins
 
 # Unchanged by the kernels: the oracle shares these with the package.
 from wnb_stream.modl.discretization import (  # noqa: E402, F401  (re-exported: the tests read them here)
+    _best_recuts,
     _greedy_merge_ends,
+    _interval_costs,
+    _merge_pure_runs,
     _post_optimise,
     discretization_prior,
-    _merge_pure_runs,
-    _interval_costs,
     partition_cost,
-    _best_recuts,
 )
+from wnb_stream.modl.partition import COST_TOLERANCE, Intervals
+from wnb_stream.summaries.base import Bins
 
 _KHIOPS_FORMS = ("bins", "khiops")
 

@@ -4,13 +4,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from modl_cases import _assert_same_state, _outcome, messy_tables
 from profiles import examples
-
 
 from wnb_stream import modl
 from wnb_stream.modl import batch
 from wnb_stream.summaries import Bins
-from modl_cases import _assert_same_state, _outcome, messy_tables
 
 SETTINGS = settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -10,7 +10,6 @@ from profiles import examples
 
 from wnb_stream.modl import costs
 
-
 # ---------------------------------------------------------------- log-gamma and factorials
 
 

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from modl_cases import bins, oracle_cost, splits
 from profiles import examples
 
 from wnb_stream import modl
 from wnb_stream.modl.discretization import discretization_prior, partition_cost
 from wnb_stream.summaries import Bins
-from modl_cases import bins, oracle_cost, splits
 
 APPENDIX = [[10, 0], [8, 2], [1, 9], [0, 10]]
 

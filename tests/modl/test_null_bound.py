@@ -8,12 +8,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from modl_cases import bins, oracle_cost, splits
 from profiles import examples
-
 
 from wnb_stream import modl
 from wnb_stream.modl.discretization import null_bound
-from modl_cases import bins, oracle_cost, splits
 
 
 @st.composite

@@ -11,6 +11,7 @@ import pytest
 import reference_discretization as reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from modl_cases import _assert_same_state, _outcome, _same_array, messy_tables
 from profiles import examples
 
 from wnb_stream import modl
@@ -18,7 +19,6 @@ from wnb_stream.modl import Intervals, discretization, log_probabilities
 from wnb_stream.modl.partition import _lookup_tables
 from wnb_stream.summaries import Bins
 from wnb_stream.summaries.base import _align_columns
-from modl_cases import _assert_same_state, _outcome, _same_array, messy_tables
 
 SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

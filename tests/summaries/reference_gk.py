@@ -12,7 +12,6 @@ package's label checks from its input policy module, hashability included); the 
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from wnb_stream.summaries import gk as _package_gk

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+
 import numpy as np
 from hypothesis import strategies as st
 from profiles import examples
-from wnb_stream import persistence
-from wnb_stream.summaries import Categorical, CPiD, Gaussian, GKClass, Summary
-from wnb_stream.summaries import policy
 
+from wnb_stream import persistence
+from wnb_stream.summaries import Categorical, CPiD, Gaussian, GKClass, Summary, policy
 
 numeric_values = st.one_of(
     st.integers(-6, 6).map(float),  # repeated values

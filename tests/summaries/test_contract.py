@@ -22,11 +22,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from summary_cases import CONFIGS, EXAMPLES, NUMERIC, _filled, _objects, _truth, assert_same_table, dumps, feed, moments_rtol, streams
 
 from wnb_stream import persistence
 from wnb_stream.summaries import Categorical, CPiD, Gaussian, GKClass, Summary
-from summary_cases import CONFIGS, EXAMPLES, NUMERIC, _filled, _objects, _truth, assert_same_table, dumps, feed, moments_rtol, streams
-
 
 # --------------------------------------------------------------------------------------------
 # update_many ≡ a loop of update

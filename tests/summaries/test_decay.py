@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from summary_cases import CONFIGS, EXAMPLES, _filled, _truth, dumps, feed, streams
 
 from wnb_stream import io
 from wnb_stream.summaries import Categorical, CPiD, Gaussian, GKClass, Summary
-from summary_cases import CONFIGS, EXAMPLES, _filled, _truth, dumps, feed, streams
 
 #: powers of two: products and sums of dyadic weights stay exact
 DYADIC_FACTORS = (0.5, 0.25, 0.125, 2.0**-10)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from wnb_stream.summaries import CPiD, GKClass, Gaussian
+from wnb_stream.summaries import CPiD, Gaussian, GKClass
 
 SUMMARIES = [
     lambda: GKClass(epsilon=0.01),

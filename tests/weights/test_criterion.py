@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
-
 from synthetic_weights import finite_difference as central_difference
 
 from wnb_stream.weights import Batch

@@ -7,13 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
-
 from synthetic_weights import concat, context_for, make_rows
 
 from wnb_stream.weights import PGDMB, Batch, Context, Uniform
 from wnb_stream.weights.criterion import criterion, criterion_gradient, negative_log_likelihood, scores
 from wnb_stream.weights.regularizers import Regularizer
-
 
 
 def run_stream(model, seed, n_classes, steps=60, batch_size=1000, depth=10, **rows_kwargs):

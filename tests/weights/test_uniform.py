@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from synthetic_weights import make_rows
 
 from wnb_stream.weights import Uniform

@@ -25,15 +25,15 @@ import numpy as np
 from river.base import Base as RiverBase
 
 from ..history import History, SparseHistory
-from ..variable import NOWHERE, Variable
 from ..summaries.policy import check_total_weight, fast_weight
 from ..tables import Batch, Context
+from ..variable import NOWHERE, Variable
+from . import frames
+from ._locate import place_rows
 from .classes import Classes
 from .drift import EVERY, Monitor
-from ._locate import place_rows
 from .lookup import Lookup
 from .registry import Registry
-from . import frames
 from .rows import Frame, Row, RowParser, check_label, check_sample_weights, feature_order
 from .rows import labels as label_codes
 from .schedule import Schedule

@@ -41,8 +41,6 @@ import numpy as np
 
 from ..tables import Bins
 from . import costs as _costs
-from .costs import bounded_universal_code_length, log_binomial, log_gamma, part_cost_function, part_costs
-from .partition import COST_TOLERANCE, Intervals
 from ._common import (
     LEVEL_TOLERANCE,
     check_options,
@@ -52,6 +50,8 @@ from ._common import (
     observed_columns,
     prior_cost,
 )
+from .costs import bounded_universal_code_length, log_binomial, log_gamma, part_cost_function, part_costs
+from .partition import COST_TOLERANCE, Intervals
 
 __all__ = [
     "EXACT_MAX_ATOMS",

@@ -97,8 +97,8 @@ from ..tables import (  # noqa: F401
     _align_columns,
     _frozen,
     _python_scalar,
-    python_scalar,
     _same_order,
+    python_scalar,
 )
 from .policy import as_weights, check_codes, check_factor, check_weight, is_missing  # noqa: F401
 
