@@ -23,6 +23,7 @@ def _name(params):
     return name + ("-absent" if params.get("absent") is not None else "")
 
 
+@pytest.mark.slow  # River's whole estimator check: CI runs it (--run-slow)
 @pytest.mark.parametrize("params", configurations(), ids=_name)
 def test_river_check_estimator(params):
     checks.check_estimator(WeightedNaiveBayes(**params))

@@ -17,6 +17,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the command line run in subprocesses, as a user runs it: CI runs them (--run-slow)
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 

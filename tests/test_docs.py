@@ -103,10 +103,13 @@ def _shim(directory: pathlib.Path) -> dict:
 
 
 def _marks(page: pathlib.Path) -> list:
-    """capymoa pages run in CI's capymoa environment; pages that start Ray share one xdist worker
-    with the Ray tests (one local cluster at a time)."""
+    """capymoa pages run in CI's capymoa environment; pages that run the command line or start
+    Ray are slow (CI runs them); pages that start Ray share one xdist worker with the Ray tests
+    (one local cluster at a time)."""
     text = page.read_text()
     marks = [pytest.mark.capymoa] if "capymoa" in text and page.parent.name == "guides" else []
+    if "```console" in text or RAY_IMPORT.search(text):  # runs the command line, or starts Ray: CI runs it (--run-slow)
+        marks.append(pytest.mark.slow)
     return marks + ([pytest.mark.xdist_group("ray")] if RAY_IMPORT.search(text) else [])
 
 

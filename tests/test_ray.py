@@ -20,7 +20,7 @@ from testkit import require
 require("ray")
 import ray  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("ray")  # one local cluster at a time (pytest -n)
+pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]  # one local cluster at a time (pytest -n); local Ray clusters: CI runs them (--run-slow)
 
 from partition_cases import counts_of, exact_model, expected_counts, messages  # noqa: E402
 

@@ -133,6 +133,7 @@ def test_the_sparse_layout_gives_the_model_of_the_dense_one(rows, numeric, name,
     assert_encoding_is_a_function_of_the_raw_rows(pair[0])
 
 
+@pytest.mark.slow  # end to end, seconds even in the dev profile: CI runs it (--run-slow)
 @pytest.mark.parametrize("numeric", ["GKClass", "CPiD"])
 def test_level_2_sees_the_default_as_a_point_mass_of_the_class_counts(numeric):
     """The summaries of a default-valued model never hold the value; its tables, with the point
@@ -178,6 +179,7 @@ def test_a_gaussian_variable_takes_the_default_into_its_moments():
         np.testing.assert_allclose(d2.variances, d1.variances, rtol=1e-9)
 
 
+@pytest.mark.slow  # end to end, seconds even in the dev profile: CI runs it (--run-slow)
 def test_the_folded_scores_are_the_sum_over_every_variable():
     """Scores = bias + Σ_k w_kj ℓ_kj(x_k), with ℓ_kj(default) for the absent ones, computed
     variable by variable (no fold); and the history's encoded rows hold ℓ(default) where absent."""

@@ -57,6 +57,7 @@ def test_the_budget_holds_at_every_check_point_and_the_window_only_shrinks(absen
     assert hits / 6000 > free_hits / 6000 - 0.03  # a shorter window, about the same accuracy
 
 
+@pytest.mark.slow  # end to end, seconds even in the dev profile: CI runs it (--run-slow)
 def test_learn_many_is_a_learn_one_loop_under_a_budget_and_the_model_saves():
     data = list(rows(2600, seed=2))
     a = WeightedNaiveBayes(memory_budget=2**20, seed=3, drift_delta=None)

@@ -28,6 +28,7 @@ def cases():
     return mutations.cases(COUNT, SEED)
 
 
+@pytest.mark.slow  # end to end, seconds even in the dev profile: CI runs it (--run-slow)
 @pytest.mark.parametrize("optimize", [False, True], ids=["asserts", "python-O"])
 def test_every_mutated_file_is_refused_or_loads_the_same_model(cases, optimize, tmp_path):
     results = mutations.run(cases, tmp_path, timeout=120.0, optimize=optimize)
@@ -52,6 +53,7 @@ def test_the_cases_cover_every_structural_mutation(cases):
     assert set(case["base"] for case in cases) == set(mutations.BASES)
 
 
+@pytest.mark.slow  # end to end, seconds even in the dev profile: CI runs it (--run-slow)
 def test_a_crash_or_a_hang_is_pinned_on_its_case(tmp_path, monkeypatch):
     """The parent's bookkeeping: a child that dies or stalls is blamed on the case it had started."""
     items = mutations.cases(6, seed=1)

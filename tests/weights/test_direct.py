@@ -118,6 +118,7 @@ def test_parameters_are_checked_once():
         Direct(initial_rate=100.0)
 
 
+@pytest.mark.slow  # River's whole estimator check: CI runs it (--run-slow)
 @pytest.mark.parametrize("params", list(Direct._unit_test_params()), ids=str)
 def test_river_check_estimator(params):
     from river import checks

@@ -293,6 +293,7 @@ def test_fnb_without_refine_predicts_with_its_search_result():
     assert model._refiner is None and model.weights.tolist() == model._weights.tolist()
 
 
+@pytest.mark.slow  # River's whole estimator check: CI runs it (--run-slow)
 @pytest.mark.parametrize("params", list(FNB._unit_test_params()), ids=str)
 def test_river_check_estimator(params):
     from river import checks

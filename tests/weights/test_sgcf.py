@@ -100,6 +100,7 @@ def test_coordinate_minimum_is_the_global_minimum_of_the_one_dimensional_model(w
 # The stages
 
 
+@pytest.mark.slow  # end to end, seconds even in the dev profile: CI runs it (--run-slow)
 @pytest.mark.parametrize("seed", range(5))
 def test_convex_stage_reaches_the_optimum_of_a_generic_bounded_solver(seed):
     data, costs = problem(seed, n_classes=2 + seed % 3, duplicates=seed % 2)
@@ -290,6 +291,7 @@ def test_same_seed_same_weights_and_resize_keeps_learning():
     a._check()
 
 
+@pytest.mark.slow  # River's whole estimator check: CI runs it (--run-slow)
 @pytest.mark.parametrize("params", list(SGCF._unit_test_params()), ids=str)
 def test_river_check_estimator(params):
     from river import checks
