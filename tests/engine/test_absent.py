@@ -63,7 +63,7 @@ def model(numeric=None, **params):
     return WeightedNaiveBayes(numeric=numeric, absent=0.0, history_size=30, seed=3, **params)
 
 
-@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=sparse_streams(), numeric=st.sampled_from(list(NUMERIC)), name=st.sampled_from(list(OPTIMIZERS)), chunk=st.sampled_from([2, 7, 16]))
 def test_a_sparse_row_and_its_dense_spelling_give_the_same_model(rows, numeric, name, chunk):
     sparse, dense, many = (model(NUMERIC[numeric](), optimizer=OPTIMIZERS[name](5)) for _ in range(3))
@@ -102,7 +102,7 @@ def _dense_layout(m: WeightedNaiveBayes) -> WeightedNaiveBayes:
     return m
 
 
-@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(18), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=sparse_streams(), numeric=st.sampled_from(list(NUMERIC)), name=st.sampled_from(list(OPTIMIZERS)),
        chunk=st.sampled_from([3, 11]), cut=st.integers(0, 80), keep=st.integers(0, 40))  # fmt: skip
 def test_the_sparse_layout_gives_the_model_of_the_dense_one(rows, numeric, name, chunk, cut, keep):

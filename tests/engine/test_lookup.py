@@ -306,7 +306,7 @@ def assert_weighed_as_in_full(engine) -> None:
         assert lookup.shift.tobytes() == full.shift.tobytes() and lookup.constant.tobytes() == full.constant.tobytes()
 
 
-@settings(max_examples=examples(12), deadline=None)  # (a Gaussian model's example takes some 4 s of CPU)
+@settings(max_examples=examples(8), deadline=None)  # (a Gaussian model's example takes some 4 s of CPU)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([None, 0.0]), st.integers(2, 3), st.booleans())
 def test_the_incremental_weighting_is_the_full_one(seed, absent, n_classes, gaussian):
     """After every example of a sparse stream (new features, rebuilds of a few variables, learner
