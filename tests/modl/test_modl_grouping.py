@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from modl_cases import _bounded_code, _part
 from profiles import examples
 
 from wnb_stream import modl
@@ -32,18 +33,6 @@ def categories(counts, values=None, missing=None, star=None, classes=None):
 # ---------------------------------------------------------------- an independent oracle
 
 
-def _log2_star(n):
-    total, term = 0.0, math.log2(n)
-    while term > 0:
-        total += term
-        term = math.log2(term)
-    return total
-
-
-def _bounded_code(n, nmax):
-    return math.log(2) * (math.log2(sum(2.0 ** -_log2_star(i) for i in range(1, nmax + 1))) + _log2_star(n))
-
-
 def _log_bell(n, k):
     stirling = [[0] * (n + 1) for _ in range(n + 1)]
     stirling[0][0] = 1
@@ -51,11 +40,6 @@ def _log_bell(n, k):
         for j in range(1, i + 1):
             stirling[i][j] = j * stirling[i - 1][j] + stirling[i - 1][j - 1]
     return math.log(sum(stirling[n][1 : k + 1]))
-
-
-def _part(counts):
-    n_classes, total = len(counts), sum(counts)
-    return math.lgamma(total + n_classes) - math.lgamma(n_classes) - sum(math.lgamma(c + 1) for c in counts)
 
 
 def oracle_cost(groups, criterion="khiops", selection_cost=0.0):
