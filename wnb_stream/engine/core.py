@@ -500,8 +500,11 @@ class Engine:
         least ``MIN_STRATUM`` older rows gives its older error rate p_j; its n_j newer rows would
         make n_j p_j errors if nothing changed within it, with variance
         V_j = n_j p_j (1 − p_j)(1 + n_j / n⁰_j) (n⁰_j older rows). The rise holds when one class
-        makes more than n_j p_j + ε_j, ε_j = sqrt(2 V_j ln(2nJ/δ)) + 2/3 ln(2nJ/δ) (the monitor's
-        Bernstein bound, shared among the J classes; n the rows compared). Newer rows of a class
+        makes more than n_j p_j + ε_j, ε_j = sqrt(2 V_j ln(4nJ/δ)) + 2/3 ln(4nJ/δ) (the monitor's
+        Bernstein bound at δ/2, shared among the J classes; n the rows compared), or when the
+        classes together make more than Σ n_j p_j + ε, ε the same bound on Σ V_j at the other
+        δ/2 (a change that raises every class a little, as one that swaps which variables tell
+        the classes apart: one class's rows are too few to show it). Newer rows of a class
         the older rows hardly hold cannot be compared (a sorted file's next class). A rise
         reaching back past all but ``MIN_STRATUM`` rows of the history cannot be checked and
         holds, as before this check. Cost O(history × K × J), at an alarm only.
@@ -521,9 +524,13 @@ class Engine:
         n_old, n_new = old_rows[comparable].astype(float), new_rows[comparable].astype(float)
         p = old_errors[comparable] / n_old
         variance = np.maximum(n_new * p * (1.0 - p) * (1.0 + n_new / n_old), 1.0)
-        log_term = math.log(2.0 * len(y) * J / self.monitor.delta)
-        epsilon = np.sqrt(2.0 * variance * log_term) + 2.0 / 3.0 * log_term
-        return bool(np.any(new_errors[comparable] - n_new * p > epsilon))
+        excess = new_errors[comparable] - n_new * p
+        # half of δ for one class at a time (shared among the J), half for all of them together
+        log_class = math.log(4.0 * len(y) * J / self.monitor.delta)
+        if np.any(excess > np.sqrt(2.0 * variance * log_class) + 2.0 / 3.0 * log_class):
+            return True
+        log_all = math.log(4.0 * len(y) / self.monitor.delta)
+        return bool(excess.sum() > math.sqrt(2.0 * variance.sum() * log_all) + 2.0 / 3.0 * log_all)
 
     def _retest(self, before: tuple, errors: np.ndarray, since: int) -> int:
         """The test again after a refit on the rows before the rise (``_refit``): the rows since
