@@ -414,6 +414,17 @@ def test_a_damaged_checkpoint_is_refused_not_loaded(tmp_path):
         _wnb_runner(path)
 
 
+def test_a_forged_checkpoint_is_refused_within_the_load_limits(tmp_path):
+    # the limits of a saved model (docs/saved-model.md#limits) bound a checkpoint's load too
+    path = tmp_path / "ckpt.json.gz"
+    path.write_bytes(gzip.compress(b'{"format":"wnb_stream.model",' + b" " * (16 << 20)))  # inflates 1,000 times
+    with pytest.raises(io.ModelFileError, match="MAX_RATIO"):
+        _wnb_runner(path)
+    path.write_bytes(gzip.compress(b"{}")[:-3])  # truncated
+    with pytest.raises(io.ModelFileError, match="truncated or corrupt gzip"):
+        _wnb_runner(path)
+
+
 def test_a_checkpoint_of_the_old_object_graph_format_is_refused_saying_what_to_do(tmp_path):
     old = pathlib.Path(__file__).parent / "io" / "fixtures" / "v1" / "stream-checkpoint.json"  # written by wnb_stream 0.1
     path = tmp_path / "ckpt.json"
