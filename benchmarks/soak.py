@@ -22,7 +22,7 @@ module-level tables (``wnb_stream.modl.costs`` keeps a table of lΓ(n) that doub
 largest count seen, up to 2^21 entries = 16 MiB, i.e. until about 2·10^6 examples) and what the C
 allocator keeps after freeing. ``--tracemalloc`` records the bytes Python itself still holds
 (``traced_bytes``; the run is about five times slower) to tell such steps from a leak. At the
-end the model is written once with ``wnb_stream.persistence`` (size, dump and load times).
+end the model is saved once with ``wnb_stream.io`` (size, dump and load times).
 
 Usage (from the repository root)::
 
@@ -47,7 +47,7 @@ import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
 from common import RESULTS, ResultFile, provenance
 
-from wnb_stream import persistence
+from wnb_stream import io
 
 N_NUMERIC = 10
 CARDINALITIES = [3, 5, 8, 12, 20, 30, 50, 100, 200]
@@ -248,13 +248,13 @@ def main(argv=None) -> int:
         print(f"{column:12s} after {warmup:,} examples: {rel:+.1%} to the end, slope {slope / 2**10:+,.1f} KiB "
               f"per 100k examples -> {verdict}")
     t0 = time.perf_counter()
-    text = persistence.dumps(model)
+    text = io.dumps(model)
     t1 = time.perf_counter()
-    back = persistence.loads(text)
+    back = io.loads(text)
     t2 = time.perf_counter()
     x, _ = next(iter(Stream(1, args.seed + 7)))
     same = back.predict_proba_one(x) == model.predict_proba_one(x)
-    print(f"persistence: {len(text) / 2**20:.1f} MiB of JSON, dumps {t1 - t0:.2f} s, loads {t2 - t1:.2f} s, "
+    print(f"saved model: {len(text) / 2**20:.1f} MiB gzip-compressed, dumps {t1 - t0:.2f} s, loads {t2 - t1:.2f} s, "
           f"same predictions after loading: {same}")
     print(f"wrote {out.path}")
     return 0

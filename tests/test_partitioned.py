@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import pathlib
 import random
 
 import numpy as np
@@ -260,9 +261,35 @@ def test_a_feature_two_partitions_meet_as_two_kinds_in_one_round_is_refused_then
     assert counts_of(coordinator.model) == expected_counts([parts[0], parts[1][1:]])
 
 
-def test_a_round_whose_checkpoint_fails_leaves_the_model_and_positions_as_they_were(tmp_path, monkeypatch):
-    from wnb_stream import persistence
+def test_a_coordinator_checkpoint_is_a_record_gzip_when_named_so_and_checked(tmp_path):
+    for name in ("checkpoint.json.gz", "checkpoint.json"):
+        path = tmp_path / name
+        coordinator = Coordinator(exact_model(), path)
+        learner = Learner("p", ListSource(messages(8, 120)), batch_size=16)
+        learner.reset(None, coordinator.model.delta())
+        coordinator.round([learner.run(max_messages=70)])
+        data = path.read_bytes()
+        assert (data[:2] == b"\x1f\x8b") == name.endswith(".gz")
+        payload = io.unpack(data)
+        assert payload["type"] == "CoordinatorCheckpoint" and payload["state"]["model"] == io.to_record(coordinator.model)
+        restored = Coordinator(exact_model(), path)
+        assert (restored.positions, restored.rounds, restored.absorbed) == ({"p": 70}, 1, 70)
+        assert io.dumps(restored.model) == io.dumps(coordinator.model)
+    # a digit of a position changed: refused (it would have absorbed examples twice)
+    text = (tmp_path / "checkpoint.json").read_bytes().replace(b'"position":70', b'"position":60')
+    (tmp_path / "checkpoint.json").write_bytes(text)
+    with pytest.raises(io.ModelFileError, match="checksum mismatch"):
+        Coordinator(exact_model(), tmp_path / "checkpoint.json")
 
+
+def test_a_coordinator_checkpoint_of_the_object_graph_format_is_refused(tmp_path):
+    path = tmp_path / "checkpoint.json"  # (written by wnb_stream 0.1's Coordinator)
+    path.write_bytes((pathlib.Path(__file__).parent / "io" / "fixtures" / "v1" / "coordinator-checkpoint.json").read_bytes())
+    with pytest.raises(io.ModelFileError, match="object-graph format .* delete the file"):
+        Coordinator(exact_model(), path)
+
+
+def test_a_round_whose_checkpoint_fails_leaves_the_model_and_positions_as_they_were(tmp_path, monkeypatch):
     coordinator = Coordinator(exact_model(), tmp_path / "checkpoint.json")
     learner = Learner(0, ListSource(messages(40, 200)), batch_size=16)
     learner.reset(None, coordinator.model.delta())
@@ -273,7 +300,7 @@ def test_a_round_whose_checkpoint_fails_leaves_the_model_and_positions_as_they_w
     def full_disk(path, data):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(persistence, "atomic_write", full_disk)
+    monkeypatch.setattr(io, "atomic_write", full_disk)
     with pytest.raises(OSError, match="No space left"):
         coordinator.round([report])
     assert (io.dumps(coordinator.model), dict(coordinator.positions), coordinator.absorbed, coordinator.rounds) == before

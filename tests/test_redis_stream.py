@@ -5,7 +5,9 @@ Skipped when ``redis-server`` or the ``redis`` Python module is not installed.
 
 from __future__ import annotations
 
+import functools
 import os
+import pickle
 import shutil
 import socket
 import subprocess
@@ -19,7 +21,7 @@ import pytest
 from consumer_process import Consumer
 from testkit import require
 
-from wnb_stream import persistence
+from wnb_stream import checkpoints
 from wnb_stream.stream import ListSource, StreamRunner
 
 require("redis")
@@ -30,8 +32,16 @@ from wnb_stream.redis_stream import RedisStreamSource, parse_id, publish  # noqa
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# A recording model in a wnb_stream module (see tests/test_stream.py).
+# A recording model with no saved-model record, checkpointed as its pickle (see tests/test_stream.py).
 FIXTURES = types.ModuleType("wnb_stream._redis_test_fixtures")
+
+
+#: A runner whose checkpoint may hold a pickle.
+Trusted = functools.partial(StreamRunner, trusted_checkpoint=True)
+
+
+def saved_position(path):
+    return checkpoints.read(path, checkpoints.StreamCheckpoint).position
 
 
 class Recorder:
@@ -158,10 +168,10 @@ def test_messages_flow_and_are_acknowledged_after_checkpoints(client, tmp_path):
     messages = delayed_stream(50, seed=1)
     ids = [publish(client, "events", m) for m in messages]
     assert all(parse_id(a) < parse_id(b) for a, b in zip(ids, ids[1:]))
-    runner = StreamRunner(Recorder(), tmp_path / "ckpt.json", checkpoint_every=10)
+    runner = Trusted(Recorder(), tmp_path / "ckpt.json", checkpoint_every=10)
     runner.run(source(client))
     assert runner.model.learned == expected_learning(messages)
-    assert runner.position == ids[-1] and persistence.load(tmp_path / "ckpt.json")["position"] == ids[-1]
+    assert runner.position == ids[-1] and saved_position(tmp_path / "ckpt.json") == ids[-1]
     assert pending_count(client) == 0  # every entry acknowledged after the final checkpoint
     assert runner.stats["messages"] == len(messages)
 
@@ -169,7 +179,7 @@ def test_messages_flow_and_are_acknowledged_after_checkpoints(client, tmp_path):
 def test_without_checkpoint_file_entries_are_still_acknowledged(client):
     for m in delayed_stream(20, seed=2):
         publish(client, "events", m)
-    runner = StreamRunner(Recorder(), None, checkpoint_every=7)
+    runner = Trusted(Recorder(), None, checkpoint_every=7)
     runner.run(source(client), max_messages=10, checkpoint_at_end=False)
     assert runner.stats["checkpoints"] == 0
     assert pending_count(client) == 16 - 7  # one batch read, the first 7 acknowledged
@@ -184,9 +194,9 @@ def test_unacknowledged_entries_are_replayed_once_after_a_crash(client, tmp_path
     path = tmp_path / "ckpt.json"
     # Read ahead by batches of 16, process 50 (checkpoint at 40), "crash": 10 processed and more
     # delivered entries stay pending for this consumer.
-    StreamRunner(Recorder(), path, checkpoint_every=20).run(source(client), max_messages=50, checkpoint_at_end=False)
+    Trusted(Recorder(), path, checkpoint_every=20).run(source(client), max_messages=50, checkpoint_at_end=False)
     assert pending_count(client) > 10
-    runner = StreamRunner(Recorder(), path, checkpoint_every=20)
+    runner = Trusted(Recorder(), path, checkpoint_every=20)
     runner.run(source(client))
     assert runner.model.learned == expected_learning(messages)
     assert pending_count(client) == 0
@@ -204,10 +214,10 @@ def test_crash_between_checkpoint_and_ack_skips_learned_entries(client, tmp_path
 
     monkeypatch.setattr(first, "commit", crash)
     with pytest.raises(ConnectionError):
-        StreamRunner(Recorder(), path, checkpoint_every=30).run(first)
-    checkpointed = persistence.load(path)["position"]
+        Trusted(Recorder(), path, checkpoint_every=30).run(first)
+    checkpointed = saved_position(path)
     second = source(client)
-    runner = StreamRunner(Recorder(), path, checkpoint_every=30)
+    runner = Trusted(Recorder(), path, checkpoint_every=30)
     runner.run(second)
     assert second.skipped == 30  # entries up to the checkpointed id: acknowledged, not relearned
     assert runner.model.learned == expected_learning(messages)
@@ -219,11 +229,11 @@ def test_a_new_consumer_claims_the_dead_ones_entries(client, tmp_path):
     for m in messages:
         publish(client, "events", m)
     path = tmp_path / "ckpt.json"
-    StreamRunner(Recorder(), path, checkpoint_every=25).run(
+    Trusted(Recorder(), path, checkpoint_every=25).run(
         source(client, "worker-1"), max_messages=40, checkpoint_at_end=False
     )
     replacement = source(client, "worker-2", claim_idle_ms=0)
-    runner = StreamRunner(Recorder(), path, checkpoint_every=25)
+    runner = Trusted(Recorder(), path, checkpoint_every=25)
     runner.run(replacement)
     assert runner.model.learned == expected_learning(messages)
     assert pending_count(client) == 0
@@ -236,10 +246,10 @@ def test_random_crash_points(client, tmp_path):
         publish(client, "events", m)
     path = tmp_path / "ckpt.json"
     for k in rng.integers(1, 60, size=5):
-        StreamRunner(Recorder(), path, checkpoint_every=int(rng.integers(1, 20))).run(
+        Trusted(Recorder(), path, checkpoint_every=int(rng.integers(1, 20))).run(
             source(client, batch_size=int(rng.integers(1, 30))), max_messages=int(k), checkpoint_at_end=False
         )
-    runner = StreamRunner(Recorder(), path, checkpoint_every=7)
+    runner = Trusted(Recorder(), path, checkpoint_every=7)
     runner.run(source(client))
     assert runner.model.learned == expected_learning(messages)
 
@@ -249,7 +259,7 @@ def test_bad_entries_are_rejected_not_fatal(client):
     client.xadd("events", {"data": "{not json"})
     client.xadd("events", {"other": "field"})
     publish(client, "events", {"id": 0, "y": 1})
-    runner = StreamRunner(Recorder(), None)
+    runner = Trusted(Recorder(), None)
     runner.run(source(client))
     assert runner.model.learned == [(0, 1)] and runner.stats["rejected"] == 2
 
@@ -260,7 +270,7 @@ def test_decode_responses_client(server):
         text_client.flushall()
         for m in delayed_stream(15, seed=7):
             publish(text_client, "events", m)
-        runner = StreamRunner(Recorder(), None)
+        runner = Trusted(Recorder(), None)
         runner.run(source(text_client))
         assert runner.model.learned == expected_learning(delayed_stream(15, seed=7))
     finally:
@@ -276,7 +286,8 @@ CONSUMER = textwrap.dedent(
     import sys, time
     sys.path.insert(0, {repo!r})
     import redis
-    from wnb_stream import WeightedNaiveBayes, persistence
+    import pickle
+    from wnb_stream import WeightedNaiveBayes
     from wnb_stream.redis_stream import RedisStreamSource
     from wnb_stream.stream import StreamRunner
 
@@ -291,7 +302,8 @@ CONSUMER = textwrap.dedent(
         time.sleep(120)
     else:
         runner.run(source)
-        persistence.save({{"model": runner.model, "stats": runner.stats}}, out)
+        with open(out, "wb") as handle:
+            pickle.dump({{"model": runner.model, "stats": runner.stats}}, handle)
         print("done", flush=True)
     """
 )
@@ -339,7 +351,7 @@ def test_sigkill_consumer_then_restart_gives_the_uninterrupted_model(client, ser
             consumer.kill()
     assert pending_count(client) == 0
 
-    final = persistence.load(out)
+    final = pickle.loads(out.read_bytes())
     reference = StreamRunner(WeightedNaiveBayes(seed=3), None)
     reference.run(ListSource(messages))
     model = final["model"]
@@ -369,7 +381,7 @@ def test_a_second_run_on_the_same_runner_acks_only_what_a_checkpoint_holds(clien
     for m in messages:
         publish(client, "events", m)
     path = tmp_path / "ckpt.json"
-    runner = StreamRunner(Recorder(), path, checkpoint_every=every)
+    runner = Trusted(Recorder(), path, checkpoint_every=every)
     runner.run(source(client), max_messages=30, checkpoint_at_end=False)  # stopped: 30 learned, unsaved
     if second == "stopped":
         # A second run() on the same runner (a retry loop, say), stopped again before any checkpoint
@@ -378,7 +390,7 @@ def test_a_second_run_on_the_same_runner_acks_only_what_a_checkpoint_holds(clien
         runner.run(source(client))
         assert runner.model.learned == [(i, i % 2) for i in range(100)] and pending_count(client) == 0
     # The process dies: what the broker still holds and the checkpoint must add up to every label, once
-    restarted = StreamRunner(Recorder(), path, checkpoint_every=every)
+    restarted = Trusted(Recorder(), path, checkpoint_every=every)
     restarted.run(source(client))
     assert restarted.model.learned == [(i, i % 2) for i in range(100)]
     assert pending_count(client) == 0
@@ -389,7 +401,7 @@ def test_a_second_run_after_the_connection_failed_learns_every_label_once(client
     for m in messages:
         publish(client, "events", m)
     path = tmp_path / "ckpt.json"
-    runner = StreamRunner(Recorder(), path, checkpoint_every=25)
+    runner = Trusted(Recorder(), path, checkpoint_every=25)
     real = client.xreadgroup
     calls = [0]
 
@@ -406,8 +418,8 @@ def test_a_second_run_after_the_connection_failed_learns_every_label_once(client
             runner.run(first, checkpoint_at_end=False)
     runner.run(first, max_messages=3, checkpoint_at_end=False)  # then the process dies
     monkeypatch.undo()
-    assert runner.stats["checkpoints"] >= 1 and runner.position != persistence.load(path)["position"]
-    restarted = StreamRunner(Recorder(), path, checkpoint_every=25)
+    assert runner.stats["checkpoints"] >= 1 and runner.position != saved_position(path)
+    restarted = Trusted(Recorder(), path, checkpoint_every=25)
     restarted.run(source(client))
     assert restarted.model.learned == [(i, i % 2) for i in range(100)] and pending_count(client) == 0
 
@@ -458,10 +470,10 @@ def test_poison_entries_are_dead_lettered_and_acked_with_the_next_checkpoint(cli
     client.xadd("events", {"other": "field"})
     path = tmp_path / "ckpt.json"
     for k in rng.integers(5, 60, size=5):  # killed after k messages each time, no final checkpoint
-        StreamRunner(Strict(), path, checkpoint_every=int(rng.integers(1, 20))).run(
+        Trusted(Strict(), path, checkpoint_every=int(rng.integers(1, 20))).run(
             source(client, batch_size=int(rng.integers(1, 30))), max_messages=int(k), checkpoint_at_end=False
         )
-    runner = StreamRunner(Strict(), path, checkpoint_every=9)
+    runner = Trusted(Strict(), path, checkpoint_every=9)
     runner.run(source(client))
     assert runner.model.learned == expected_learning(messages)
     n_poison = len(POISON_ENTRIES) + 1
@@ -537,7 +549,7 @@ def test_an_entry_beyond_max_line_bytes_is_dead_lettered_and_acked(client, tmp_p
     publish(client, "events", {"id": 0, "x": {"i": 0}})
     publish(client, "events", {"id": 1, "x": {"i": 1, "c": "w" * 5000}})
     publish(client, "events", {"id": 0, "y": 1})
-    runner = StreamRunner(Recorder(), tmp_path / "ckpt.json", checkpoint_every=1)
+    runner = Trusted(Recorder(), tmp_path / "ckpt.json", checkpoint_every=1)
     runner.run(source(client, max_line_bytes=1000))
     assert runner.model.learned == [(0, 1)] and runner.stats["rejected"] == 1
     (letter,) = runner.dead_letters

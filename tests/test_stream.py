@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import gzip
 import json
 import os
+import pathlib
+import pickle
 import sys
 import textwrap
 import time
@@ -16,15 +20,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from wnb_stream import persistence
+from wnb_stream import checkpoints, io
 from wnb_stream import stream as stream_module
 from wnb_stream.stream import JSONLinesSource, ListSource, Malformed, PendingTable, StreamRunner
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # ------------------------------------------------------------------------------------------------
-# A recording model placed in a wnb_stream module (so persistence may save it): it remembers every
-# example it learns, in order, which makes "every label learned exactly once" directly checkable.
+# A recording model (no saved-model record: checkpointed as its pickle, so with trust): it remembers
+# every example it learns, in order, which makes "every label learned exactly once" directly checkable.
 
 FIXTURES = types.ModuleType("wnb_stream._stream_test_fixtures")
 
@@ -49,6 +53,18 @@ class Recorder:
 
 Recorder.__module__ = FIXTURES.__name__
 FIXTURES.Recorder = Recorder
+
+
+#: A runner whose checkpoint may hold a pickle (the Recorder has no saved-model record).
+Trusted = functools.partial(StreamRunner, trusted_checkpoint=True)
+
+
+def saved(path) -> checkpoints.StreamCheckpoint:
+    """The checkpoint at ``path``, its model unpickled (our own file)."""
+    checkpoint = checkpoints.read(path, checkpoints.StreamCheckpoint)
+    if isinstance(checkpoint.model, checkpoints.Pickled):
+        checkpoint.model = checkpoint.model.load(True, path)
+    return checkpoint
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -202,7 +218,7 @@ def expected_learning(messages: list, capacity: int = 10**9) -> list:
 def test_runner_learns_delayed_labels_once():
     messages = delayed_stream(300, delay=20, rng=np.random.default_rng(1))
     predictions = []
-    runner = StreamRunner(Recorder(), None, on_prediction=lambda key, proba: predictions.append(key))
+    runner = Trusted(Recorder(), None, on_prediction=lambda key, proba: predictions.append(key))
     runner.run(ListSource(messages))
     assert runner.model.learned == expected_learning(messages)
     stats = runner.stats
@@ -216,21 +232,21 @@ def test_runner_learns_delayed_labels_once():
 def test_runner_counts_unmatched_evicted_and_correct():
     messages = [{"id": i, "x": {"i": i}} for i in range(5)]
     messages += [{"id": 0, "y": "a"}, {"id": 4, "y": "a"}, {"id": 4, "y": "a"}, {"id": 99, "y": "b"}, {"id": 3, "y": "a"}]
-    runner = StreamRunner(Recorder(), None, capacity=2)
+    runner = Trusted(Recorder(), None, capacity=2)
     runner.run(ListSource(messages))
     assert runner.model.learned == [(4, "a"), (3, "a")]
     stats = runner.stats
     assert stats["evicted"] == 3 and stats["unmatched"] == 3 and stats["learned"] == 2
     # Event 3 was predicted before any learning (no prediction); event 4 likewise.
     assert stats["correct"] == 0
-    runner = StreamRunner(Recorder(), None)
+    runner = Trusted(Recorder(), None)
     runner.run(ListSource([{"id": "a", "x": {"i": 0}, "y": 1}, {"id": "b", "x": {"i": 1}}, {"id": "b", "y": 1}]))
     assert runner.model.learned == [(0, 1), (1, 1)] and runner.stats["correct"] == 1
 
 
 def test_runner_time_to_live_with_clock_and_event_time():
     now = [100.0]
-    runner = StreamRunner(Recorder(), None, ttl=10.0, clock=lambda: now[0])
+    runner = Trusted(Recorder(), None, ttl=10.0, clock=lambda: now[0])
     runner.step(1, {"id": 1, "x": {"i": 1}})
     now[0] = 105.0
     runner.step(2, {"id": 2, "x": {"i": 2}})
@@ -260,19 +276,19 @@ def test_runner_time_to_live_with_clock_and_event_time():
     ],
 )
 def test_bad_messages_are_counted_and_skipped(message, reason):
-    runner = StreamRunner(Recorder(), None)
+    runner = Trusted(Recorder(), None)
     runner.run(ListSource([{"id": 0, "x": {"i": 0}}, message, {"id": 0, "y": "ok"}]))
     stats = runner.stats
     assert stats["rejected"] == 1 and reason in stats["last_error"]
     assert runner.model.learned == [(0, "ok")] and stats["messages"] == 3
     runner._check()
-    strict = StreamRunner(Recorder(), None, errors="raise")
+    strict = Trusted(Recorder(), None, errors="raise")
     with pytest.raises(ValueError, match="position 2"):
         strict.run(ListSource([{"id": 0, "x": {"i": 0}}, message]))
 
 
 def test_rejected_label_keeps_nothing_half_learned():
-    runner = StreamRunner(Recorder(), None)
+    runner = Trusted(Recorder(), None)
     runner.run(ListSource([{"id": 0, "x": {"i": 0}}, {"id": 0, "y": [1]}, {"id": 0, "y": "late"}]))
     # The rejected label consumed the pending event; the later label finds nothing.
     assert runner.model.learned == [] and runner.stats["rejected"] == 1 and runner.stats["unmatched"] == 1
@@ -287,9 +303,9 @@ def test_parameters_are_validated():
         ({"errors": "ignore"}, "errors"),
     ]:
         with pytest.raises(ValueError, match=name):
-            StreamRunner(Recorder(), None, **kwargs)
+            Trusted(Recorder(), None, **kwargs)
     with pytest.raises(ValueError, match="max_messages"):
-        StreamRunner(Recorder(), None).run(ListSource([]), max_messages=-1)
+        Trusted(Recorder(), None).run(ListSource([]), max_messages=-1)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -309,16 +325,16 @@ def test_checkpoint_is_one_file_with_everything(tmp_path):
     path = tmp_path / "ckpt.json"
     messages = [{"id": i, "x": {"i": i}} for i in range(5)] + [{"id": 1, "y": "a"}]
     source = CommittingSource(messages)
-    runner = StreamRunner(Recorder(), path, checkpoint_every=4)
+    runner = Trusted(Recorder(), path, checkpoint_every=4)
     runner.run(source)
     assert source.commits == [4, 6] and os.listdir(tmp_path) == ["ckpt.json"]
-    checkpoint = persistence.load(path)
-    assert checkpoint["kind"] == stream_module.CHECKPOINT_KIND and checkpoint["position"] == 6
-    assert checkpoint["model"].learned == [(1, "a")]
-    assert list(checkpoint["pending"]._entries) == [0, 2, 3, 4]
-    assert checkpoint["counts"].learned == 1 and checkpoint["counts"].checkpoints == 2
+    checkpoint = saved(path)
+    assert checkpoint.position == 6
+    assert checkpoint.model.learned == [(1, "a")]
+    assert list(checkpoint.pending._entries) == [0, 2, 3, 4]
+    assert checkpoint.counts["learned"] == 1 and checkpoint.counts["checkpoints"] == 2
     # A label arriving after a restart still finds its features.
-    restarted = StreamRunner(Recorder(), path)
+    restarted = Trusted(Recorder(), path)
     assert restarted.stats["restarts"] == 1 and restarted.stats["pending"] == 4
     restarted.run(ListSource(messages + [{"id": 3, "y": "b"}]))
     assert restarted.model.learned == [(1, "a"), (3, "b")]
@@ -326,31 +342,106 @@ def test_checkpoint_is_one_file_with_everything(tmp_path):
 
 def test_fresh_start_when_asked(tmp_path):
     path = tmp_path / "ckpt.json"
-    StreamRunner(Recorder(), path).run(ListSource([{"id": 0, "x": {"i": 0}}, {"id": 0, "y": 1}]))
-    fresh = StreamRunner(Recorder(), path, resume=False)
+    Trusted(Recorder(), path).run(ListSource([{"id": 0, "x": {"i": 0}}, {"id": 0, "y": 1}]))
+    fresh = Trusted(Recorder(), path, resume=False)
     assert fresh.model.learned == [] and fresh.position is None
 
 
 def test_restored_bounds_follow_the_new_parameters(tmp_path):
     path = tmp_path / "ckpt.json"
-    StreamRunner(Recorder(), path, capacity=10).run(ListSource([{"id": i, "x": {"i": i}} for i in range(6)]))
-    runner = StreamRunner(Recorder(), path, capacity=4)
+    Trusted(Recorder(), path, capacity=10).run(ListSource([{"id": i, "x": {"i": i}} for i in range(6)]))
+    runner = Trusted(Recorder(), path, capacity=4)
     assert runner.pending.capacity == 4 and list(runner.pending._entries) == [2, 3, 4, 5]
     assert runner.stats["evicted"] == 2
 
 
 def test_not_a_checkpoint(tmp_path):
+    from wnb_stream import WeightedNaiveBayes
+
     path = tmp_path / "model.json"
-    persistence.save({"something": "else"}, path)
-    with pytest.raises(ValueError, match="not a stream checkpoint"):
-        StreamRunner(Recorder(), path)
+    io.save(WeightedNaiveBayes(seed=0), path)
+    with pytest.raises(io.ModelFileError, match="not a stream checkpoint .*WeightedNaiveBayes"):
+        Trusted(Recorder(), path)
+
+
+def _wnb_runner(path, **kwargs):
+    from wnb_stream import WeightedNaiveBayes
+
+    return StreamRunner(WeightedNaiveBayes(seed=3), path, **kwargs)
+
+
+def test_a_checkpoint_named_gz_is_gzip_and_round_trips(tmp_path):
+    messages = labelled_stream(120, seed=2)
+    for name in ("ckpt.json.gz", "ckpt.json"):
+        path = tmp_path / name
+        first = _wnb_runner(path, checkpoint_every=25)
+        first.run(ListSource(messages), max_messages=100, checkpoint_at_end=False)
+        data = path.read_bytes()
+        assert (data[:2] == b"\x1f\x8b") == name.endswith(".gz")  # gzip exactly when the name says so
+        if name.endswith(".gz"):
+            assert gzip.decompress(data) == checkpoints.dumps(saved(path), tmp_path / "plain.json")
+        restored = _wnb_runner(path, checkpoint_every=25)
+        assert restored.position == 100 and restored.stats["pending"] == saved(path).pending.__len__() > 0
+        assert io.dumps(restored.model) == io.dumps(saved(path).model)
+        restored.run(ListSource(messages))
+        whole = _wnb_runner(None)
+        whole.run(ListSource(messages))
+        assert_same_model(restored.model, whole.model, probe_rows(4))
+
+
+def test_the_checkpoint_holds_the_model_as_the_record_model_save_writes(tmp_path):
+    path = tmp_path / "ckpt.json"
+    runner = _wnb_runner(path, checkpoint_every=1000)
+    runner.run(ListSource(labelled_stream(150, seed=3)))
+    payload = io.unpack(path.read_bytes())
+    assert payload["type"] == "StreamCheckpoint" and payload["state"]["pickle"] is None
+    runner.model.save(tmp_path / "model.wnb")
+    saved_model = gzip.decompress((tmp_path / "model.wnb").read_bytes())
+    record = saved_model[saved_model.index(b',"payload":') + len(b',"payload":') : -1]  # model.save's payload, as stored
+    assert b'"model":' + record + b',"pending":' in path.read_bytes()  # the same bytes, inside the checkpoint
+    assert io.unpack(saved_model) == payload["state"]["model"]
+
+
+def test_a_damaged_checkpoint_is_refused_not_loaded(tmp_path):
+    path = tmp_path / "ckpt.json"
+    runner = _wnb_runner(path, checkpoint_every=1000)
+    runner.run(ListSource(labelled_stream(60, seed=4)))
+    text = path.read_bytes()
+    at = text.index(b'"position":') + len(b'"position":')
+    damaged = text[:at] + bytes([ord("1") if text[at] != ord("1") else ord("2")]) + text[at + 1 :]  # one digit changed
+    path.write_bytes(damaged)
+    with pytest.raises(io.ModelFileError, match="checksum mismatch"):
+        _wnb_runner(path)
+
+
+def test_a_forged_checkpoint_is_refused_within_the_load_limits(tmp_path):
+    # the limits of a saved model (docs/saved-model.md#limits) bound a checkpoint's load too
+    path = tmp_path / "ckpt.json.gz"
+    path.write_bytes(gzip.compress(b'{"format":"wnb_stream.model",' + b" " * (16 << 20)))  # inflates 1,000 times
+    with pytest.raises(io.ModelFileError, match="MAX_RATIO"):
+        _wnb_runner(path)
+    path.write_bytes(gzip.compress(b"{}")[:-3])  # truncated
+    with pytest.raises(io.ModelFileError, match="truncated or corrupt gzip"):
+        _wnb_runner(path)
+
+
+def test_a_checkpoint_of_the_old_object_graph_format_is_refused_saying_what_to_do(tmp_path):
+    old = pathlib.Path(__file__).parent / "io" / "fixtures" / "v1" / "stream-checkpoint.json"  # written by wnb_stream 0.1
+    path = tmp_path / "ckpt.json"
+    path.write_bytes(old.read_bytes())
+    with pytest.raises(io.ModelFileError, match="object-graph format .* resume=False"):
+        _wnb_runner(path)
+    fresh = _wnb_runner(path, resume=False)  # what the message says to do: start afresh
+    assert fresh.position is None
+    fresh.run(ListSource(labelled_stream(30, seed=5)))
+    assert _wnb_runner(path).position == fresh.position
 
 
 def test_stale_temporary_files_are_removed(tmp_path):
     path = tmp_path / "ckpt.json"
     (tmp_path / ".ckpt.json.abc123.tmp").write_text("half a checkpoint")
     (tmp_path / ".other.json.abc123.tmp").write_text("not ours")
-    StreamRunner(Recorder(), path)
+    Trusted(Recorder(), path)
     assert sorted(os.listdir(tmp_path)) == [".other.json.abc123.tmp"]
 
 
@@ -358,7 +449,7 @@ def test_checkpoint_interval(tmp_path, monkeypatch):
     clock = [0.0]
     monkeypatch.setattr(stream_module.time, "monotonic", lambda: clock[0])
     path = tmp_path / "ckpt.json"
-    runner = StreamRunner(Recorder(), path, checkpoint_every=None, checkpoint_interval=5.0)
+    runner = Trusted(Recorder(), path, checkpoint_every=None, checkpoint_interval=5.0)
     source = CommittingSource([{"id": i, "x": {"i": i}} for i in range(10)])
     source.seek(None)
     for position, message in source:
@@ -375,13 +466,13 @@ def test_crashes_anywhere_learn_every_label_exactly_once(tmp_path_factory, seed,
     messages = delayed_stream(80, delay=15, rng=np.random.default_rng(seed))
     path = tmp_path_factory.mktemp("crash") / "ckpt.json"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(persistence.os, "fsync", lambda fd: None)  # durability is not under test here
+        patch.setattr(os, "fsync", lambda fd: None)  # durability is not under test here
         for k in crash_after:
-            runner = StreamRunner(Recorder(), path, checkpoint_every=every)
+            runner = Trusted(Recorder(), path, checkpoint_every=every)
             runner.run(ListSource(messages), max_messages=k, checkpoint_at_end=False)
-        runner = StreamRunner(Recorder(), path, checkpoint_every=every)
+        runner = Trusted(Recorder(), path, checkpoint_every=every)
         runner.run(ListSource(messages))
-    reference = StreamRunner(Recorder(), None)
+    reference = Trusted(Recorder(), None)
     reference.run(ListSource(messages))
     assert runner.model.learned == expected_learning(messages) == reference.model.learned
     stats, expected = runner.stats, reference.stats
@@ -401,25 +492,26 @@ def test_crash_during_a_checkpoint_save(tmp_path, monkeypatch):
             raise OSError("power cut")
         real_replace(src, dst)
 
-    monkeypatch.setattr(persistence.os, "replace", dying_replace)
+    monkeypatch.setattr(os, "replace", dying_replace)
     with pytest.raises(OSError, match="power cut"):
-        StreamRunner(Recorder(), path, checkpoint_every=7).run(ListSource(messages))
+        Trusted(Recorder(), path, checkpoint_every=7).run(ListSource(messages))
     monkeypatch.undo()
-    assert persistence.load(path)["position"] == 14  # the second checkpoint is intact
-    runner = StreamRunner(Recorder(), path, checkpoint_every=7)
+    assert saved(path).position == 14  # the second checkpoint is intact
+    runner = Trusted(Recorder(), path, checkpoint_every=7)
     runner.run(ListSource(messages))
     assert runner.model.learned == expected_learning(messages)
 
 
 # ------------------------------------------------------------------------------------------------
-# SIGKILL of a real consumer process, with our classifier and our persistence
+# SIGKILL of a real consumer process, with our classifier and our checkpoints
 
 
 CONSUMER = textwrap.dedent(
     """
     import sys, time
     sys.path.insert(0, {repo!r})
-    from wnb_stream import WeightedNaiveBayes, persistence
+    import pickle
+    from wnb_stream import WeightedNaiveBayes
     from wnb_stream.stream import JSONLinesSource, StreamRunner
 
     mode, data, checkpoint, out, limit = sys.argv[1:]
@@ -435,7 +527,8 @@ CONSUMER = textwrap.dedent(
         runner.run(source)
     else:
         runner.run(source)
-        persistence.save({{"model": runner.model, "stats": runner.stats}}, out)
+        with open(out, "wb") as handle:
+            pickle.dump({{"model": runner.model, "stats": runner.stats}}, handle)
         print("done", flush=True)
     """
 )
@@ -492,7 +585,7 @@ def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_model(tmp_path)
         consumers.append(Consumer(script, "stop", data, checkpoint, out, limit=300))
         consumers[-1].wait_for("ready")
         consumers[-1].kill()
-        assert persistence.load(checkpoint)["position"] < data.stat().st_size
+        assert saved(checkpoint).position < data.stat().st_size
         # 2. Killed at an arbitrary moment (possibly during a save) while busy.
         consumers.append(Consumer(script, "slow", data, checkpoint, out))
         consumers[-1].wait_for("started 1")
@@ -506,7 +599,7 @@ def test_sigkill_mid_stream_then_restart_gives_the_uninterrupted_model(tmp_path)
         for consumer in consumers:
             consumer.kill()
 
-    final = persistence.load(out)
+    final = pickle.loads(out.read_bytes())
     reference = StreamRunner(WeightedNaiveBayes(seed=7), None)
     reference.run(ListSource(messages))
     assert_same_model(final["model"], reference.model, probe_rows(5))

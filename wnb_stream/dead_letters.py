@@ -1,5 +1,5 @@
 """The stream runner's dead letters: messages it could not process, kept (bounded) with the error
-they raised and saved with every checkpoint.
+they raised and saved with every checkpoint (its record: ``docs/saved-model.md#deadletters``).
 """
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ import collections
 import dataclasses
 import numbers
 from typing import Any, Iterator
+
+from . import io
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -87,4 +89,49 @@ class DeadLetters:
         assert all(isinstance(letter, DeadLetter) for letter in self._letters)
 
 
-#: How dead letters show a message: nesting, containers and numbers cut short.
+def _check_letters(fields: io.Fields) -> None:
+    params, state = fields.params, fields.state
+    if len(state["letters"]) > params["capacity"]:
+        fields.fail("letters", f"{len(state['letters'])} letters, beyond capacity = {params['capacity']}")
+    if len(state["letters"]) + state["dropped"] > state["total"]:
+        fields.fail("total", f"fewer letters added ({state['total']}) than held and dropped ({len(state['letters'])} + {state['dropped']})")
+    for i, letter in enumerate(state["letters"]):
+        if letter["id"] is not None and type(letter["id"]) is not str and type(letter["id"]) is not int:
+            fields.fail(f"letters[{i}].id", f"an id is a str or an int, got {letter['id']!r}")
+
+
+def _build(fields: io.Fields) -> DeadLetters:
+    letters = DeadLetters(fields.params["capacity"])
+    letters._letters.extend(DeadLetter(**letter) for letter in fields.state["letters"])
+    letters.total, letters.dropped = fields.state["total"], fields.state["dropped"]
+    return letters
+
+
+io.register(
+    "DeadLetters",
+    DeadLetters,
+    io.Schema(
+        params={"capacity": io.Int(low=0, doc="most letters kept (dead_letter_capacity)")},
+        state={
+            "letters": io.List(
+                io.Struct({
+                    "position": io.Value(doc="source position of the message (null: an event a checkpoint could not save)"),
+                    "id": io.Optional(io.Key(), doc="the message's id (str or int), when usable"),
+                    "error": io.Str(doc="the error it raised"),
+                    "message": io.Str(doc="an excerpt of the message"),
+                }),
+                doc="the letters kept, oldest first",
+            ),
+            "total": io.Int(low=0, doc="letters ever added"),
+            "dropped": io.Int(low=0, doc="oldest letters dropped beyond capacity"),
+        },
+        checks=(_check_letters,),
+    ),
+    state=lambda letters: {
+        "letters": [dataclasses.asdict(letter) for letter in letters._letters],
+        "total": letters.total,
+        "dropped": letters.dropped,
+    },
+    build=_build,
+)
+

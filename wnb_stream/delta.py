@@ -134,6 +134,9 @@ class Delta:
 
     def nbytes(self) -> int:
         """Bytes of the delta as shipped between processes (its pickle)."""
+        # Measured by pickle because pickle is how it travels: Ray serialises the learners'
+        # reports with (cloud)pickle between processes of one cluster, whose code and data are
+        # the user's own. Nothing is saved to a file this way; files are io records.
         return len(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
 
     def __repr__(self) -> str:

@@ -29,13 +29,11 @@ import os
 import time
 from typing import Any, Callable, Hashable, Iterable, Iterator
 
-from . import io, persistence
+from . import checkpoints
+from .checkpoints import CoordinatorCheckpoint
 from .sources import Malformed
 
-__all__ = ["CHECKPOINT_KIND", "Coordinator", "IterableSource", "Learner", "Report", "example"]
-
-#: The ``kind`` of a coordinator's checkpoint file.
-CHECKPOINT_KIND = "wnb_stream.partitioned"
+__all__ = ["Coordinator", "IterableSource", "Learner", "Report", "example"]
 
 
 def example(message) -> tuple[dict, Any]:
@@ -317,23 +315,16 @@ class Coordinator:
         return accepted, refused
 
     def checkpoint(self) -> None:
-        """Save the model, the positions and the round count in one file, atomically."""
+        """Save the model, the positions and the round count in one file, atomically (a
+        ``CoordinatorCheckpoint`` record, ``docs/saved-model.md#checkpoints``; gzip when the
+        name ends in ``.gz``). O(size of the model)."""
         if self.checkpoint_path is None:
             return
-        document = {
-            "kind": CHECKPOINT_KIND,
-            "rounds": self.rounds,
-            "absorbed": self.absorbed,
-            "positions": [[partition, position] for partition, position in self.positions.items()],
-            "model": {"record": io.to_record(self.model)},
-        }
-        persistence.atomic_write(self.checkpoint_path, persistence.dumps(document).encode("utf-8"))
+        checkpoints.write(self.checkpoint_path, CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model))
 
     def _restore(self) -> None:
-        document = persistence.load(self.checkpoint_path)
-        if not isinstance(document, dict) or document.get("kind") != CHECKPOINT_KIND:
-            raise ValueError(f"{self.checkpoint_path!r} is not a checkpoint of partitioned training")
-        self.model = io.from_record(document["model"]["record"], "model")
-        self.positions = {partition: position for partition, position in document["positions"]}
-        self.rounds = document["rounds"]
-        self.absorbed = document["absorbed"]
+        checkpoint = checkpoints.read(self.checkpoint_path, CoordinatorCheckpoint)
+        self.model = checkpoint.model
+        self.positions = checkpoint.positions
+        self.rounds = checkpoint.rounds
+        self.absorbed = checkpoint.absorbed

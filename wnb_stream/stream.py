@@ -12,7 +12,8 @@ such a stream:
    a message with both ``x`` and ``y`` is predicted, then learned at once;
 3. every ``checkpoint_every`` messages or ``checkpoint_interval`` seconds, the model, the pending
    table, the source position, the counters and the dead letters are written together to ONE
-   file (``persistence``, atomic), and the source is told (``commit``) so it may acknowledge;
+   file (``checkpoints``: atomic, gzip when its name ends in ``.gz``), and the source is told
+   (``commit``) so it may acknowledge;
 4. a runner built on an existing checkpoint restores all of it and seeks the source to the saved
    position.
 
@@ -59,7 +60,8 @@ What a checkpoint will have to save is checked before the model learns it: a lab
 model saved as a record, ``docs/saved-model.md``, the feature names and values) that a
 checkpoint could not write is refused with the message (a NaN label, an id of thousands of
 digits); a waiting event that still cannot be saved (any object an in-memory source may hand a
-model saved by the generic encoder) is dead-lettered by the checkpoint instead of failing it.
+model checkpointed by pickle: the pending table holds plain values only) is dead-lettered by the
+checkpoint instead of failing it.
 The classifier does not change when it refuses input, so dead-lettering keeps the model sound.
 
 Not the message's fault, and so not dead-lettered: an exception of ``on_prediction`` propagates
@@ -71,17 +73,17 @@ the last checkpoint, as a restarted process would.
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import math
 import numbers
 import os
 import time
-from typing import Any, Callable, Hashable
+from typing import Any, Callable
 
-from . import io, persistence
-from .checkpoints import _model_for_checkpoint, _model_from_checkpoint, _remove_temporaries, _saved_as_record  # noqa: F401
+from . import checkpoints, io
+from .checkpoints import StreamCheckpoint
 from .dead_letters import DeadLetter, DeadLetters  # noqa: F401
+from .pending import PendingEntry, PendingTable  # noqa: F401
 from .sources import JSONLinesSource, Limits, ListSource, Malformed, Source  # noqa: F401
 from .summaries.policy import excerpt as _excerpt
 
@@ -97,123 +99,6 @@ __all__ = [
     "Limits",
     "StreamRunner",
 ]
-
-#: The ``kind`` written in every checkpoint, checked on restore.
-CHECKPOINT_KIND = "wnb_stream.stream/checkpoint"
-
-
-
-
-@dataclasses.dataclass(slots=True)
-class PendingEntry:
-    """Features of an event waiting for its label: ``x``, arrival ``time``, predicted label."""
-
-    x: dict
-    time: float
-    prediction: Any = None
-
-
-class PendingTable:
-    """Events waiting for their labels, bounded in size and in age.
-
-    Entries are kept in arrival order; adding beyond ``capacity`` evicts the oldest, and entries
-    older than ``ttl`` seconds are expired when time moves on. Both are counted (``evicted``,
-    ``expired``); an event id that arrives again replaces its entry (counted in ``replaced``).
-
-    Parameters
-    ----------
-    capacity
-        Maximum number of waiting events (>= 1).
-    ttl
-        Maximum age in seconds of a waiting event (> 0), or None for no limit.
-
-    Notes
-    -----
-    An ``OrderedDict`` keyed by event id: insertion, lookup, removal and eviction of the oldest
-    are O(1); expiry pops from the old end and is O(1) amortised. Arrival times are expected to
-    be non-decreasing; an out-of-order older entry is expired when the entries before it have
-    gone, or when its label arrives (a match is never older than ``ttl``).
-
-    Examples
-    --------
-    >>> table = PendingTable(capacity=2, ttl=10.0)
-    >>> table.put("a", {"f": 1}, time=0.0)
-    >>> table.put("b", {"f": 2}, time=5.0)
-    >>> table.put("c", {"f": 3}, time=6.0)
-    >>> len(table), table.evicted
-    (2, 1)
-    >>> table.expire(now=15.5)
-    >>> len(table), table.expired
-    (1, 1)
-    >>> table.take("c", now=15.5).x
-    {'f': 3}
-    """
-
-    def __init__(self, capacity: int = 100_000, ttl: float | None = None):
-        if isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral) or capacity < 1:
-            raise ValueError(f"capacity must be an integer >= 1, got {capacity!r}")
-        if ttl is not None and (
-            isinstance(ttl, bool) or not isinstance(ttl, numbers.Real) or not (ttl > 0) or math.isinf(ttl)
-        ):
-            raise ValueError(f"ttl must be None or a finite number of seconds > 0, got {ttl!r}")
-        self.capacity = int(capacity)
-        self.ttl = None if ttl is None else float(ttl)
-        self._entries: collections.OrderedDict[Hashable, PendingEntry] = collections.OrderedDict()
-        self.evicted = 0
-        self.expired = 0
-        self.replaced = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def __contains__(self, key) -> bool:
-        return key in self._entries
-
-    def put(self, key: Hashable, x: dict, time: float, prediction: Any = None) -> None:
-        """Add (or replace) the waiting event ``key``, evicting the oldest beyond capacity. O(1)."""
-        if key in self._entries:
-            del self._entries[key]
-            self.replaced += 1
-        self._entries[key] = PendingEntry(x, float(time), prediction)
-        while len(self._entries) > self.capacity:
-            self._entries.popitem(last=False)
-            self.evicted += 1
-
-    def expire(self, now: float) -> None:
-        """Drop the entries that arrived more than ``ttl`` seconds before ``now``. O(1) amortised."""
-        if self.ttl is None:
-            return
-        limit = now - self.ttl
-        while self._entries:
-            key, entry = next(iter(self._entries.items()))
-            if entry.time >= limit:
-                return
-            del self._entries[key]
-            self.expired += 1
-
-    def take(self, key: Hashable, now: float) -> PendingEntry | None:
-        """Remove and return the entry of ``key`` (None if absent or older than ``ttl``). O(1)."""
-        entry = self._entries.pop(key, None)
-        if entry is not None and self.ttl is not None and entry.time < now - self.ttl:
-            self.expired += 1
-            return None
-        return entry
-
-    def resized(self, capacity: int, ttl: float | None) -> PendingTable:
-        """A table with new bounds holding the same entries (the oldest dropped beyond capacity)."""
-        table = PendingTable(capacity, ttl)
-        table.evicted, table.expired, table.replaced = self.evicted, self.expired, self.replaced
-        for key, entry in self._entries.items():
-            table.put(key, entry.x, entry.time, entry.prediction)
-        return table
-
-    def _check(self) -> None:
-        assert len(self._entries) <= self.capacity
-        assert min(self.evicted, self.expired, self.replaced) >= 0
-        for entry in self._entries.values():
-            assert isinstance(entry, PendingEntry) and isinstance(entry.x, dict)
-
-
 
 
 class _CallbackError(Exception):
@@ -277,11 +162,13 @@ class StreamRunner:
     Parameters
     ----------
     model
-        A River classifier whose state ``wnb_stream.persistence`` can save (a
-        ``WeightedNaiveBayes``). Ignored when a checkpoint is restored: use ``runner.model``.
+        A River classifier (a ``WeightedNaiveBayes``, or any other with ``trusted_checkpoint``).
+        Ignored when a checkpoint is restored: use ``runner.model``.
     checkpoint_path
         The checkpoint file (model, pending table, position, counters, in one file), or None for
-        no checkpoints.
+        no checkpoints. A file of the saved-model format (``docs/saved-model.md#checkpoints``),
+        gzip when the name ends in ``.gz``; a checkpoint of the object-graph format of earlier
+        releases is refused with ``io.ModelFileError`` (start afresh with ``resume=False``).
     capacity
         Maximum number of events waiting for their label (>= 1).
     ttl
@@ -381,7 +268,7 @@ class StreamRunner:
         self.model = model
         self.trusted_checkpoint = bool(trusted_checkpoint)
         if self.checkpoint_path is not None:  # can this model be checkpointed? (now, not at the first checkpoint)
-            _model_for_checkpoint(model, self.trusted_checkpoint)
+            checkpoints.checkpointable(model, self.trusted_checkpoint)
         self.position: Any = None
         self._counts = _Counts()
         # An exception other than the message's own (KeyboardInterrupt, MemoryError) left a model
@@ -390,23 +277,20 @@ class StreamRunner:
         self._since_checkpoint = 0
         self._last_checkpoint = time.monotonic()
         if self.checkpoint_path is not None:
-            _remove_temporaries(self.checkpoint_path)
+            checkpoints.remove_temporaries(self.checkpoint_path)
             if resume and os.path.exists(self.checkpoint_path):
                 self._restore()
 
     # ------------------------------------------------------------------ checkpoints
     def _restore(self) -> None:
-        checkpoint = persistence.load(self.checkpoint_path)
-        if not isinstance(checkpoint, dict) or checkpoint.get("kind") != CHECKPOINT_KIND:
-            raise ValueError(f"{self.checkpoint_path!r} is a wnb_stream file but not a stream checkpoint")
-        self.model = _model_from_checkpoint(checkpoint["model"], self.trusted_checkpoint, self.checkpoint_path)
-        pending = checkpoint["pending"]
-        self.pending = pending.resized(self.capacity, self.ttl)
-        self.position = checkpoint["position"]
-        self._counts = checkpoint["counts"]
+        checkpoint = checkpoints.read(self.checkpoint_path, StreamCheckpoint)
+        model = checkpoint.model
+        self.model = model.load(self.trusted_checkpoint, self.checkpoint_path) if isinstance(model, checkpoints.Pickled) else model
+        self.pending = checkpoint.pending.resized(self.capacity, self.ttl)
+        self.position = checkpoint.position
+        self._counts = _Counts(**checkpoint.counts)
         self._counts.restarts += 1
-        letters = checkpoint.get("dead_letters")  # (checkpoints of wnb_stream 0.2 have none)
-        self.dead_letters = letters.resized(self.dead_letter_capacity) if letters is not None else DeadLetters(self.dead_letter_capacity)
+        self.dead_letters = checkpoint.dead_letters.resized(self.dead_letter_capacity)
         self._interrupted = False
 
     def checkpoint(self, source=None) -> None:
@@ -426,36 +310,30 @@ class StreamRunner:
         self._last_checkpoint = time.monotonic()
         if self.checkpoint_path is not None:
             self._counts.checkpoints += 1
-            persistence.atomic_write(self.checkpoint_path, self._checkpoint_text().encode("utf-8"))
+            io.atomic_write(self.checkpoint_path, self._checkpoint_bytes())
         commit = getattr(source, "commit", None)
         if commit is not None:
             commit(self.position)
 
-    def _checkpoint_text(self) -> str:
-        """The checkpoint's JSON text. A waiting event whose features cannot be saved (an in-memory
-        source can hand anything) is dead-lettered rather than let it stop every checkpoint."""
+    def _checkpoint_bytes(self) -> bytes:
+        """The checkpoint file's bytes (``checkpoints``). A waiting event whose features cannot be
+        saved (an in-memory source can hand anything) is dead-lettered rather than let it stop
+        every checkpoint."""
 
-        def document():
-            return {
-                "kind": CHECKPOINT_KIND,
-                "position": self.position,
-                "counts": self._counts,
-                "pending": self.pending,
-                "dead_letters": self.dead_letters,
-                "model": _model_for_checkpoint(self.model, self.trusted_checkpoint),
-            }
+        def checkpoint() -> bytes:
+            model = checkpoints.model_part(self.model, self.trusted_checkpoint)
+            counts = dataclasses.asdict(self._counts)
+            state = StreamCheckpoint(self.position, counts, self.pending, self.dead_letters, model)
+            return checkpoints.dumps(state, self.checkpoint_path)
 
         try:
-            return persistence.dumps(document())
+            return checkpoint()
         except (TypeError, ValueError, OverflowError, RecursionError):
-            for key, entry in list(self.pending._entries.items()):
-                try:
-                    persistence.dumps([key, entry.x, entry.prediction])
-                except (TypeError, ValueError, OverflowError, RecursionError) as error:
-                    del self.pending._entries[key]
-                    reason = f"{type(error).__name__}: {error}"[:500]
-                    self.dead_letters.add(DeadLetter(None, key if _valid_id(key) else None, f"cannot be saved: {reason}", _excerpt(entry.x)))
-            return persistence.dumps(document())  # the model itself, or the position: raises
+            for key, entry, error in self.pending.unsaveable():
+                self.pending.discard(key)
+                reason = f"{type(error).__name__}: {error}"[:500]
+                self.dead_letters.add(DeadLetter(None, key if _valid_id(key) else None, f"cannot be saved: {reason}", _excerpt(entry.x)))
+            return checkpoint()  # the model itself, or the position: raises
 
     def maybe_checkpoint(self, source=None) -> None:
         """Checkpoint if ``checkpoint_every`` messages or ``checkpoint_interval`` seconds have passed.
@@ -606,14 +484,7 @@ class StreamRunner:
         """A label the checkpoint can hold (or learning it would make every later checkpoint fail)."""
         if y is None:
             raise ValueError(f"message {key!r}: 'y' must not be null")
-        if _saved_as_record(self.model):
-            problem = io.key_problem(_plain(y))
-        else:
-            try:
-                persistence.dumps(y)
-                problem = None
-            except (TypeError, ValueError, OverflowError, RecursionError) as error:
-                problem = str(error)
+        problem = io.key_problem(_plain(y))
         if problem is not None:
             raise ValueError(f"message {key!r}: 'y' cannot be a class label: {problem}")
 
@@ -623,7 +494,7 @@ class StreamRunner:
         Only for models saved as records (``docs/saved-model.md``); the checkpoint of another model
         dead-letters a waiting event it cannot save. O(number of features).
         """
-        if not _saved_as_record(self.model):
+        if not checkpoints.saved_as_record(self.model):
             return
         for name, value in x.items():
             if type(name) is not str:

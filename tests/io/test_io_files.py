@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from io_cases import feed, numeric_rows
 
-from wnb_stream import io, persistence
+from wnb_stream import io
 from wnb_stream.io import values
 from wnb_stream.io.values import decode_array, encode_array
 from wnb_stream.summaries import Categorical, GKClass
@@ -86,8 +86,9 @@ def test_malformed_or_unknown_old_versions_are_refused(version):
 
 
 def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
-    old = persistence.dumps(gk_summary()).encode()
-    with pytest.raises(io.ModelFileError, match="wnb_stream.persistence .* cannot be migrated"):
+    old = (pathlib.Path(__file__).parent / "fixtures" / "v1" / "stream-checkpoint.json").read_bytes()  # (by wnb_stream 0.1)
+    assert json.loads(old)["format"] == "wnb_stream"
+    with pytest.raises(io.LegacyFormatError, match="object-graph format .* cannot be migrated"):
         io.loads(old)
 
 
@@ -455,10 +456,6 @@ def test_a_failed_save_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monk
         io.save(sketched(), path)
     monkeypatch.undo()
     assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["model.wnb"]
-
-
-def test_persistence_still_writes_atomically_through_io():
-    assert persistence.atomic_write is io.atomic_write
 
 
 def test_records_are_plain_json():

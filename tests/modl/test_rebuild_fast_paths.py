@@ -1,7 +1,7 @@
 """Fast paths of a level-2 rebuild (Bins.aligned, _prepare, discretize, Intervals) against their slow forms.
 
 Each shortcut must give what the general code gives, bit for bit: the same arrays (values, shape,
-dtype, read-only flag), the same attributes in the same order (persistence writes ``__dict__``),
+dtype, read-only flag), the same attributes in the same order (a pickle writes ``__dict__`` in order),
 and the same ValueError for a bad table.
 """
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pickle
 
 import numpy as np
 from hypothesis import strategies as st
 from profiles import examples
 
-from wnb_stream import persistence
 from wnb_stream.summaries import Categorical, CPiD, Gaussian, GKClass, Summary, policy
 
 numeric_values = st.one_of(
@@ -114,8 +114,9 @@ def moments_rtol(summary: Summary) -> float:
     return 1e-9 if isinstance(summary, Gaussian) else 0.0
 
 
-def dumps(summary: Summary) -> str:
-    return persistence.dumps(summary)
+def dumps(summary: Summary) -> bytes:
+    """The whole state of a summary, caches included, as bytes to compare (its pickle)."""
+    return pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _truth(rows: list, kind: str):

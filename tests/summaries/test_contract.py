@@ -2,7 +2,7 @@
 
 For each configuration: ``update_many`` leaves the state of a loop of ``update``; ``merge`` agrees
 with one summary fed both streams (exactly for counts, within float rounding for moments, within
-the stated bound for GK's ranks, cPiD's re-binning and the sketches); a ``persistence`` round trip
+the stated bound for GK's ranks, cPiD's re-binning and the sketches); a saved-model round trip (``io``)
 gives a summary with the same table that goes on learning identically; bad input raises the
 documented exception and leaves the summary byte for byte as it was; ``_check`` holds after random
 updates and merges; and the numeric summaries give one answer to one input
@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from summary_cases import CONFIGS, EXAMPLES, NUMERIC, _filled, _objects, _truth, assert_same_table, dumps, feed, moments_rtol, streams
 
-from wnb_stream import persistence
+from wnb_stream import io
 from wnb_stream.summaries import Categorical, CPiD, Gaussian, GKClass, Summary
 
 # --------------------------------------------------------------------------------------------
@@ -137,19 +137,19 @@ def _assert_sketch_bounds(merged: Categorical, one: Categorical, kept: list, exp
 @pytest.mark.parametrize("name", CONFIGS)
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(data=st.data())
-def test_a_persistence_round_trip_keeps_the_table_and_learns_identically(name, data):
+def test_a_saved_round_trip_keeps_the_table_and_learns_identically(name, data):
     summary = CONFIGS[name]()
     first, second = data.draw(streams(summary.kind)), data.draw(streams(summary.kind))
     feed(summary, first, data.draw(st.sampled_from(["loop", "lists"])))
-    copy = persistence.loads(dumps(summary))
+    copy = io.loads(io.dumps(summary))
     assert type(copy) is type(summary) and copy is not summary
     copy._check()
-    assert dumps(copy) == dumps(summary)
+    assert io.dumps(copy) == io.dumps(summary)
     for target in (summary, copy):
         feed(target, second[: len(second) // 2], "loop")
         feed(target, second[len(second) // 2 :], "arrays")
     assert_same_table(copy.table(), summary.table())
-    assert dumps(copy) == dumps(summary)
+    assert io.dumps(copy) == io.dumps(summary)
 
 
 # --------------------------------------------------------------------------------------------

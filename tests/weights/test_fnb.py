@@ -261,7 +261,7 @@ def test_refine_restarts_the_learner_from_each_search_result():
     refiner = model._refiner
     assert model.n_searches == 1 and not refiner._incumbent_is_nb
     assert refiner.n_steps == 1  # restarted from the search's result, then one step on the batch
-    solution = np.where(model._weights < refiner.zero_threshold, 0.0, model._weights)
+    solution = np.where(model._best < refiner.zero_threshold, 0.0, model._best)
     value = refiner._window_value
     assert np.array_equal(refiner.weights, solution) or (
         value(refiner.weights, history, context_for(8).prior_costs) < value(solution, history, context_for(8).prior_costs)
@@ -278,7 +278,7 @@ def test_refine_follows_refits_resizes_and_is_deterministic():
         model.reset(6, 2, seed=3)
         stream(model, 2, batches=6)
         assert model.refit(make_rows(np.random.default_rng(9), 300, 3, 3), context_for(6))
-        assert np.array_equal(model._refiner._best, np.where(model._weights < 1e-3, 0.0, model._weights))
+        assert np.array_equal(model._refiner._best, np.where(model._best < 1e-3, 0.0, model._best))
         model.resize(8, 3)
         assert model.weights.shape == (8,) and model._refiner._n_variables == 8
         model._check()
@@ -290,7 +290,7 @@ def test_fnb_without_refine_predicts_with_its_search_result():
     model = FNB()
     model.reset(6, 2, seed=0)
     stream(model, 4, batches=2)
-    assert model._refiner is None and model.weights.tolist() == model._weights.tolist()
+    assert model._refiner is None and model.weights.tolist() == model._best.tolist()
 
 
 @pytest.mark.slow  # River's whole estimator check: CI runs it (--run-slow)

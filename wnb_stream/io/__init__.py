@@ -29,13 +29,14 @@ Examples
 """
 
 from . import engine, learners, partitions, summaries
-from .errors import ModelFileError
+from .errors import LegacyFormatError, ModelFileError
 from .files import FORMAT, MIGRATIONS, VERSION, atomic_write, dumps, load, loads, pack, save, unpack
 from .registry import Entry, Record, entry, from_record, register, registered, to_record
-from .schema import Array, Bool, Fields, Float, Int, Key, Keys, Kind, List, Optional, Schema, Str, Struct, key_problem
+from .schema import Array, Bool, Fields, Float, Int, Key, Keys, Kind, List, Optional, Schema, Str, Struct, Value, key_problem
 
 __all__ = [
     "ModelFileError",
+    "LegacyFormatError",
     "FORMAT",
     "VERSION",
     "MIGRATIONS",
@@ -61,6 +62,7 @@ __all__ = [
     "Str",
     "Key",
     "Keys",
+    "Value",
     "Array",
     "List",
     "Struct",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ModelFileError", "join"]
+__all__ = ["ModelFileError", "LegacyFormatError", "join"]
 
 
 class ModelFileError(ValueError):
@@ -18,6 +18,12 @@ class ModelFileError(ValueError):
     ...
     wnb_stream.io.errors.ModelFileError: counts: expected shape (12, 2), got (12, 3)
     """
+
+
+class LegacyFormatError(ModelFileError):
+    """A file of the object-graph format of wnb_stream 0.1 (format name ``"wnb_stream"``, the
+    private attributes of every object), which this library no longer reads: its content depends
+    on the private attribute names of the classes of its time, so it cannot be migrated."""
 
 
 def join(path: str, name: str | int) -> str:

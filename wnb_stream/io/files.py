@@ -21,9 +21,10 @@ this library reads; older: migrated, see below), then the payload against the sc
 records. (A file laid out otherwise, with spaces say, has its checksum taken on the parsed
 payload's canonical text.) ``docs/saved-model.md#limits`` gives the bounds.
 
-Versions. Version 1 is the object-graph format of ``wnb_stream.persistence`` (format name
-``"wnb_stream"``): it is refused with a message that says so, because its content is the private
-attributes of the classes of the time and cannot be read without them. Version 2 is the first
+Versions. Version 1 is the object-graph format of wnb_stream 0.1's ``persistence`` module (format
+name ``"wnb_stream"``, removed since): it is refused with ``LegacyFormatError`` (a
+``ModelFileError``) saying so, because its content is the private attributes of the classes of
+the time and cannot be read without them. Version 2 is the first
 version of this format. A later version ``v`` that changes a record must add ``MIGRATIONS[v - 1]``:
 a function from the JSON payload of version ``v − 1`` to that of version ``v``; ``load`` applies
 the migrations in order, so every file ever written keeps loading. The files of each version are
@@ -65,7 +66,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import ModelFileError
+from .errors import LegacyFormatError, ModelFileError
 from .registry import from_record, to_record
 from .values import decode_array, encode_array
 
@@ -436,10 +437,10 @@ def _check_envelope(document: Any) -> int:
         raise ModelFileError(f"{_FILE}: not a wnb_stream model file (the document is not a JSON object)")
     found = document.get("format")
     if found == _LEGACY_FORMAT:
-        raise ModelFileError(
-            f"{_FILE}: a version-{document.get('version')!r} file of wnb_stream.persistence (format 'wnb_stream', "
-            f"the object graph of wnb_stream 0.1): it cannot be migrated to {FORMAT!r} version {VERSION}; read it "
-            f"with wnb_stream.persistence.load where that still exists, or train and save the model again"
+        raise LegacyFormatError(
+            f"{_FILE}: a version-{document.get('version')!r} file of the object-graph format (format 'wnb_stream', "
+            f"written by wnb_stream 0.1's persistence module, now removed): it cannot be migrated to {FORMAT!r} "
+            f"version {VERSION}; train and save the model again (docs/saved-model.md, versions and migrations)"
         )
     if found != FORMAT:
         raise ModelFileError(f"{_FILE}: not a wnb_stream model file (format {found!r}, expected {FORMAT!r})")

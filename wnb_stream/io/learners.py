@@ -362,16 +362,16 @@ def _search_state(model) -> dict:
     state = {"n_variables": model._n_variables, "n_classes": model._n_classes, "run": None}
     if model._ready:
         state["run"] = {
-            "weights": model._weights,
+            "weights": model._best,  # (the saved names are those of format version 2)
             "active": model._active,
             "rng": generator_state(model._rng, "run.rng"),
             "rows_seen": model._rows_seen,
-            "searched_at": model._searched_at,
+            "searched_at": model._rows_at_search,
             "searches": model._searches,
             "value": model._value,
         }
         if isinstance(model, SNB):
-            state["run"].update(best=model._best, models=model._models)
+            state["run"].update(best=model._subset, models=model._models)
         else:
             state["run"].update(refiner=model._refiner)
     return state
@@ -384,7 +384,7 @@ def _search_check(fields: Fields) -> None:
     run = state["run"]
     if run is None:
         return
-    # The invariants of WindowSearch._check() (and SNB._check()), here so that they hold under python -O.
+    # The invariants of SelectionSearch._check() (and SNB._check()), here so that they hold under python -O.
     if np.any(run["weights"][~run["active"]] != 0.0):
         fields.fail("run.weights", "holds a weight other than 0 for an inactive variable")
     if run["searched_at"] > run["rows_seen"]:
@@ -410,12 +410,13 @@ def _search_build(fields: Fields):
     run = state["run"]
     if run is None:
         return model
-    model._weights, model._active = run["weights"], run["active"]
+    model._best, model._active = run["weights"], run["active"]
     model._rng = generator_from_state(run["rng"])
-    model._rows_seen, model._searched_at, model._searches = run["rows_seen"], run["searched_at"], run["searches"]
+    model._rows_seen, model._rows_at_search, model._searches = run["rows_seen"], run["searched_at"], run["searches"]
+    model._incumbent_is_nb = run["searches"] == 0  # (every search of FNB and SNB replaces the weights)
     model._value = None if run["value"] is None else float(run["value"])
     if fields.name == "SNB":
-        model._best, model._models = run["best"], run["models"]
+        model._subset, model._models = run["best"], run["models"]
     else:
         model._refiner = run["refiner"]
     model._ready = True
@@ -567,7 +568,7 @@ def _search_check(fields: Fields) -> None:
         if state["n_variables"] or state["n_classes"]:
             fields.fail("run", "a learner with sizes must have its run state (reset has sized it)")
         return
-    # The invariants of WindowSearch._check(), here so that they hold under python -O.
+    # The invariants of WindowSearch._check() and WarmSearch's, here so that they hold under python -O.
     if np.any(run["best"][~run["active"]] != 0.0):
         fields.fail("run.best", "holds a weight other than 0 for an inactive variable")
     budget = params["max_variables"]

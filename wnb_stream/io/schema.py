@@ -56,6 +56,7 @@ __all__ = [
     "Str",
     "Key",
     "Keys",
+    "Value",
     "Array",
     "List",
     "Struct",
@@ -374,6 +375,24 @@ class Keys(Kind):
         return f"list of keys ({_length_text(self.length)}, distinct)"
 
 
+@dataclasses.dataclass(frozen=True)
+class Value(Kind):
+    """Any plain value (``values``: None, bool, int, float, str, lists, tuples, dicts with str
+    keys, NumPy arrays), written as ``values.encode`` writes it: a source position, say, whose
+    shape only its source knows."""
+
+    doc: str = ""
+
+    def dump(self, value, path):
+        return values.encode(value, path)
+
+    def load(self, node, path, scope):
+        return values.decode(node, path)
+
+    def text(self):
+        return "plain value"
+
+
 def _length_text(length) -> str:
     return "any length" if length is None else f"length {length}"
 
@@ -563,6 +582,11 @@ class Optional(Kind):
 def _markdown_rows(name: str, kind: Kind, part: str) -> list[str]:
     inner = kind.kind if isinstance(kind, Optional) else kind
     doc = kind.doc or inner.doc
+    if isinstance(inner, List) and isinstance(inner.item, Struct):  # each item's fields as name[].field
+        rows = [f"| `{name}` | {part} | {kind.text()} | {doc} |"]
+        for sub, sub_kind in inner.item.fields.items():
+            rows.extend(_markdown_rows(f"{name}[].{sub}", sub_kind, part))
+        return rows
     if isinstance(inner, Struct):
         text = "object" + (" or null" if inner is not kind else "")
         rows = [f"| `{name}` | {part} | {text} | {doc} |"]

@@ -43,7 +43,7 @@ import numpy as np
 
 from .base import Batch
 from .criterion import negative_log_likelihood_and_gradient
-from .search import WindowSearch
+from .search import WarmSearch
 
 __all__ = ["Direct", "DescentResult", "bimodal_prior", "bimodal_prior_gradient", "descent"]
 
@@ -135,7 +135,7 @@ def descent(
     return DescentResult(w, values, iterations, ~alive if movable is None else (~alive & np.asarray(movable, bool)))
 
 
-class Direct(WindowSearch):
+class Direct(WarmSearch):
     """Direct gradient optimisation with a bimodal prior and multistarts (GB11), on the window.
 
     A batch search (docs/algorithms/weights.md#batch-searches): ``learn`` counts rows, and when a

@@ -1,6 +1,6 @@
 """FNB: the fractional naive Bayes of Hue & Boullé (2024, Algorithm 2), docs/algorithms/weights.md#fnb.
 
-Design note. FNB is a batch search: at the times :class:`~.selection.WindowSearch` schedules,
+Design note. FNB is a batch search: at the times :class:`~.selection.SelectionSearch` schedules,
 it runs HB24's Algorithm 2 on the whole history window (:func:`~.selection.fractional_search`):
 one start from the empty model, fast forward then fast backward passes over the variables in
 random orders, moving one weight at a time by δ = 1/2, 1/4, … while δ > 1/N, each δ repeated
@@ -28,12 +28,12 @@ import numpy as np
 
 from .base import Batch
 from .pgdmb import PGDMB
-from .selection import DEFAULT_EXPONENT, SCHEDULES, WindowSearch, fractional_search
+from .selection import DEFAULT_EXPONENT, SCHEDULES, SelectionSearch, fractional_search
 
 __all__ = ["FNB"]
 
 
-class FNB(WindowSearch):
+class FNB(SelectionSearch):
     """Fractional naive Bayes: fractional fast forward–backward search on the window (HB24 Alg. 2).
 
     Parameters
@@ -129,5 +129,5 @@ class FNB(WindowSearch):
         search = fractional_search(
             history, prior_costs, active, self._rng, self.penalty, self.exponent, self.max_variables, self.schedule
         )
-        self._weights = search.weights.copy()
+        self._best = search.weights.copy()
         self._value = float(search.value)

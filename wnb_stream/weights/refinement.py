@@ -1,7 +1,7 @@
 """A batch search's result as the start of a PGDMB or VNS learner (``refine``, HB24 §4.4).
 
-Shared by the two families of batch searches on the window: :class:`~.search.WindowSearch`
-(SGCF, Direct) and :class:`~.selection.WindowSearch` (FNB). Hue & Boullé (2024, §4.4) start a
+Shared by the batch searches on the window (:class:`~.search.WindowSearch`): SGCF and Direct
+(:class:`~.search.WarmSearch`) and FNB (:class:`~.selection.SelectionSearch`). Hue & Boullé (2024, §4.4) start a
 local optimisation from the weights of a cheaper search ("the FNB initialization appears to be
 the best trade-off"); here the local optimiser is a streaming learner. Design note
 (docs/algorithms/weights.md#batch-searches):

@@ -1,8 +1,13 @@
-"""Batch weight searches on the history window: the schedule, the hand-over and the variable budget.
+"""Batch weight searches on the history window: one base, and the schedule, hand-over and variable
+budget of SGCF and Direct.
 
-Shared by :class:`~wnb_stream.weights.SGCF` and :class:`~wnb_stream.weights.Direct`, which are
-batch optimisers (HB24 §3.2.2, GB11): they minimise a criterion over the whole window rather than
-step along mini-batches. Design note (docs/algorithms/weights.md#batch-searches):
+:class:`WindowSearch` is the base of every batch search on the window (FNB and SNB through
+:class:`~.selection.SelectionSearch`; SGCF and Direct through :class:`WarmSearch`): the state
+they share, under one set of names, and the protocol; a family adds its schedule (``_due``) and
+its hand-over (``_handover``). :class:`WarmSearch` is the family of
+:class:`~wnb_stream.weights.SGCF` and :class:`~wnb_stream.weights.Direct`, which are batch
+optimisers (HB24 §3.2.2, GB11): they minimise a criterion over the whole window rather than step
+along mini-batches. Design note (docs/algorithms/weights.md#batch-searches):
 
 - **Schedule.** ``learn`` only counts rows until a search is due: the first once 32 rows have
   arrived, then whenever the rows arrived since the last search amount to the window that search
@@ -29,8 +34,8 @@ step along mini-batches. Design note (docs/algorithms/weights.md#batch-searches)
   in every search. A variable that appears (``resize``) gets 1 in w* while w* is the plain naive
   Bayes, 0 afterwards until a search weighs it.
 
-Subclasses implement ``_search(window, costs, start, movable) -> (K,)`` and ``_penalty(w, costs)``
-(the criterion is ``NLL(w) + _penalty(w)`` on the window).
+Subclasses of :class:`WarmSearch` implement ``_search(window, costs, start, movable) -> (K,)`` and
+``_penalty(w, costs)`` (the criterion is ``NLL(w) + _penalty(w)`` on the window).
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB
 from .refinement import Refinable
 
-__all__ = ["WindowSearch", "drop_gains", "top_variables"]
+__all__ = ["FIRST_SEARCH", "WindowSearch", "WarmSearch", "drop_gains", "top_variables"]
 
 #: Rows before the first search (a search on fewer rows would fit noise).
 FIRST_SEARCH = 32
@@ -89,7 +94,189 @@ def top_variables(gains: np.ndarray, support: np.ndarray, count: int) -> np.ndar
 
 
 class WindowSearch(Refinable):
-    """Base of the batch searches on the window (see the module's design note)."""
+    """Base of every batch search on the history window: FNB and SNB
+    (:class:`~.selection.SelectionSearch`), SGCF and Direct (:class:`WarmSearch`).
+
+    One state, whatever the family (``reset`` sets it): ``_best``, the ``(K,)`` weights w* that
+    predictions use (ones, the plain naive Bayes, until the first hand-over:
+    ``_incumbent_is_nb``); ``_active``, the variables that may enter a search; ``_rng``, seeded
+    by ``reset``; ``_rows_seen``, the rows of the arriving batches; ``_rows_at_search``, the rows
+    seen when the last search ran; ``_searches``; and the refine learner (:mod:`~.refinement`).
+    ``learn`` counts rows and, when the family's ``_due`` says so, hands the window to its
+    ``_handover`` (search, then maybe replace w*); ``refit`` does so at once. A variable that
+    appears (``resize``) gets 1 in w* while w* is the plain naive Bayes, 0 afterwards.
+
+    Families implement ``_due(window_rows) -> bool`` and ``_handover(window, costs, active,
+    window_rows) -> bool`` (True when w* was replaced), and may grow arrays of their own in
+    ``_grow(extra)``.
+    """
+
+    #: Rows seen before the first search (a search on fewer rows would fit noise; as VNS's first
+    #: replay session).
+    FIRST_SEARCH = FIRST_SEARCH
+    #: Whether ``enter`` pins the variables that enter asleep at 0 in w* (``Optimizer.enter``).
+    _pins_asleep = True
+
+    # ------------------------------------------------------------------ family hooks
+
+    def _due(self, window_rows: int) -> bool:  # pragma: no cover - abstract
+        """Whether a search is due now, the window holding ``window_rows`` rows."""
+        raise NotImplementedError
+
+    def _handover(self, window: Batch, costs: np.ndarray, active: np.ndarray, window_rows: int) -> bool:  # pragma: no cover
+        """Search ``window`` and maybe replace w* (True if it did); O(the family's search)."""
+        raise NotImplementedError
+
+    def _grow(self, extra: int) -> None:
+        """Hook: grow the family's own arrays by ``extra`` variables."""
+
+    def _reset_family(self) -> None:
+        """Hook: the family's own state, fresh (``reset``)."""
+
+    # ------------------------------------------------------------------ protocol
+
+    def reset(self, n_variables: int, n_classes: int, seed: int | None = None) -> None:
+        """Fresh state; ``seed`` drives every random draw (``np.random.default_rng(seed)``)."""
+        self._n_variables = int(n_variables)
+        self._n_classes = int(n_classes)
+        self._rng = np.random.default_rng(seed)
+        self._best = np.ones(self._n_variables)  # (K,) w*: the plain naive Bayes until the first hand-over
+        self._incumbent_is_nb = True
+        self._active = np.ones(self._n_variables, dtype=bool)
+        self._rows_seen = 0  # rows of the arriving batches
+        self._rows_at_search = 0  # rows seen when the last search ran
+        self._searches = 0
+        self._reset_family()
+        self._reset_refiner(n_variables, n_classes, seed)
+        self._ready = True
+
+    def resize(self, n_variables: int, n_classes: int) -> None:
+        """Grow to ``n_variables`` and ``n_classes``; O(K). New variables: 1 in w* while it is the
+        plain naive Bayes, 0 afterwards."""
+        if not self._ready:
+            self.reset(n_variables, n_classes)
+            return
+        extra = int(n_variables) - self._n_variables
+        if extra > 0:
+            self._best = np.concatenate([self._best, np.full(extra, self._new_weight)])
+            self._active = np.concatenate([self._active, np.ones(extra, dtype=bool)])
+            self._grow(extra)
+            self._n_variables = int(n_variables)
+        self._n_classes = max(self._n_classes, int(n_classes))
+        self._resize_refiner()
+
+    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
+        """As ``resize``, the new variables ``asleep`` pinned at 0 as inactive ones
+        (``Optimizer.enter``) where the family pins them, and in the refine learner."""
+        old = self._n_variables if self._ready else 0
+        self.resize(n_variables, n_classes)
+        if self._pins_asleep:
+            active = pinned(self._active, old, asleep)
+            if active is not None:
+                self._apply_active(active)
+        if self._refiner is not None:
+            self._refiner._sleep(old, asleep)
+
+    def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
+        """Count the batch's rows; search the window when the family's schedule says so; the
+        refiner's step.
+
+        O(K) between searches (plus the refiner's step); a search costs the family's search.
+        """
+        n_variables, n_classes = batch.log_lik.shape[1], batch.log_lik.shape[2]
+        if not self._ready:
+            self.reset(n_variables, n_classes)
+        elif n_variables > self._n_variables or n_classes > self._n_classes:
+            self.resize(n_variables, n_classes)
+        history = batch if history is None else history
+        costs, active = self._context(context)
+        self._apply_active(active)
+        self._rows_seen += len(batch)
+        if self._due(len(history)) and float(np.sum(history.sample_weight)) > 0:
+            self._rows_at_search = self._rows_seen
+            self._handover(self._padded(history), costs, active, len(history))
+        self._step_refiner(batch, history, context)
+
+    def refit(self, history: Batch, context: Context | None = None) -> bool:
+        """Search the window now, out of schedule (the change detector asks before it forgets);
+        True if the result was handed over. The schedule restarts its count from here."""
+        if not self._ready_to_refit(history):
+            return False
+        costs, active = self._context(context)
+        self._apply_active(active)
+        self._rows_at_search = self._rows_seen
+        return self._handover(self._padded(history), costs, active, len(history))
+
+    @property
+    def weights(self) -> np.ndarray:
+        """``(K,)`` anytime best weights w* (the refiner's when ``refine`` is set)."""
+        if not self._ready:
+            return np.zeros(0)
+        if self._refiner is not None:
+            return self._refiner.weights
+        return self._best.copy()
+
+    @property
+    def n_searches(self) -> int:
+        """Searches run since ``reset``."""
+        return self._searches if self._ready else 0
+
+    # ------------------------------------------------------------------ internals
+
+    @property
+    def _new_weight(self) -> float:
+        """Weight in w* of a variable that appears: 1 while w* is the plain naive Bayes, else 0."""
+        return 1.0 if self._incumbent_is_nb else 0.0
+
+    def _context(self, context: Context | None) -> tuple[np.ndarray, np.ndarray]:
+        k = self._n_variables
+        costs = np.full(k, np.log(max(k, 1)) + 1.0)  # unknown costs: log K + 1 (criterion._default_costs)
+        active = np.ones(k, dtype=bool)
+        if context is not None:
+            given = np.asarray(context.active, dtype=bool)[:k]
+            active[: len(given)] = given
+            given_costs = np.asarray(context.prior_costs, dtype=float)[:k]
+            costs[: len(given_costs)] = given_costs
+        return costs, active
+
+    def _apply_active(self, active: np.ndarray) -> None:
+        self._best[~active] = 0.0
+        self._active = active
+
+    def _prediction_weights(self, n_variables: int) -> np.ndarray:
+        if not self._ready:
+            return np.ones(n_variables)
+        if self._refiner is not None:
+            return self._refiner._prediction_weights(n_variables)
+        if n_variables <= self._n_variables:
+            return self._best[:n_variables]
+        return np.concatenate([self._best, np.full(n_variables - self._n_variables, self._new_weight)])
+
+    def _check(self) -> None:
+        """Assert the invariants of the state."""
+        if not self._ready:
+            return
+        k = self._n_variables
+        assert self._best.shape == (k,) and self._active.shape == (k,)
+        assert np.all((self._best >= 0.0) & (self._best <= 1.0))
+        assert np.all(self._best[~self._active] == 0.0)
+        if self.max_variables is not None and not self._incumbent_is_nb:
+            assert np.count_nonzero(self._best) <= self.max_variables
+        assert 0 <= self._rows_at_search <= self._rows_seen
+        assert self._searches >= 0
+        assert (self._refiner is None) == (self.refine is None)
+        if self._refiner is not None:
+            self._refiner._check()
+
+
+class WarmSearch(WindowSearch):
+    """The family of SGCF and Direct: warm-started searches with a hand-over test, one per
+    renewal of the window (see the module's design note).
+
+    Its own state: ``_window_at_search``, the rows of the window the last search saw.
+    Subclasses implement ``_search(window, costs, start, movable) -> (K,)`` and
+    ``_penalty(w, costs)`` (the criterion is ``NLL + _penalty`` on the window).
+    """
 
     def __init__(self, batch_size: int = 100, max_variables: int | None = None, refine: PGDMB | None = None):
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
@@ -116,103 +303,25 @@ class WindowSearch(Refinable):
         """The criterion's prior term (the criterion is ``NLL + _penalty`` on the window)."""
         raise NotImplementedError  # pragma: no cover
 
-    # ------------------------------------------------------------------ protocol
+    # ------------------------------------------------------------------ the family's schedule and hand-over
 
-    def reset(self, n_variables: int, n_classes: int, seed: int | None = None) -> None:
-        """Fresh state; ``seed`` drives every random draw (``np.random.default_rng(seed)``)."""
-        self._n_variables = int(n_variables)
-        self._n_classes = int(n_classes)
-        self._rng = np.random.default_rng(seed)
-        self._best = np.ones(self._n_variables)  # (K,) w*: the plain naive Bayes until the first search
-        self._incumbent_is_nb = True
-        self._active = np.ones(self._n_variables, dtype=bool)
-        self._rows_seen = 0  # rows of the arriving batches
-        self._rows_at_search = 0  # rows seen when the last search ran
+    def _reset_family(self) -> None:
         self._window_at_search = 0  # rows of the window that search saw
-        self._searches = 0
-        self._reset_refiner(n_variables, n_classes, seed)
-        self._ready = True
 
-    def resize(self, n_variables: int, n_classes: int) -> None:
-        """Grow to ``n_variables`` and ``n_classes``; O(K). New variables: 1 in w* while it is the
-        plain naive Bayes, 0 afterwards."""
-        if not self._ready:
-            self.reset(n_variables, n_classes)
-            return
-        extra = int(n_variables) - self._n_variables
-        if extra > 0:
-            self._best = np.concatenate([self._best, np.full(extra, 1.0 if self._incumbent_is_nb else 0.0)])
-            self._active = np.concatenate([self._active, np.ones(extra, dtype=bool)])
-            self._n_variables = int(n_variables)
-        self._n_classes = max(self._n_classes, int(n_classes))
-        self._resize_refiner()
+    def _due(self, window_rows: int) -> bool:
+        """The first search once ``FIRST_SEARCH`` rows have come, then whenever the rows since
+        the last search amount to the window it saw."""
+        return self._rows_seen - self._rows_at_search >= max(self.FIRST_SEARCH, self._window_at_search)
 
-    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
-        """As ``resize``, the new variables ``asleep`` pinned at 0 as inactive ones
-        (``Optimizer.enter``), in the refine learner too."""
-        old = self._n_variables if self._ready else 0
-        self.resize(n_variables, n_classes)
-        active = pinned(self._active, old, asleep)
-        if active is not None:
-            self._apply_active(active)
-        if self._refiner is not None:
-            self._refiner._sleep(old, asleep)
-
-    def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
-        """Count the batch's rows; run a search on ``history`` when one is due (module doc).
-
-        Cost O(1) between searches (plus the refiner's step); a search costs the learner's
-        iteration caps times O(N·K·J), N the window's rows.
-        """
-        n_variables, n_classes = batch.log_lik.shape[1], batch.log_lik.shape[2]
-        if not self._ready:
-            self.reset(n_variables, n_classes)
-        elif n_variables > self._n_variables or n_classes > self._n_classes:
-            self.resize(n_variables, n_classes)
-        history = batch if history is None else history
-        costs, active = self._context(context)
-        self._apply_active(active)
-        self._rows_seen += len(batch)
-        since = self._rows_seen - self._rows_at_search
-        if since >= max(FIRST_SEARCH, self._window_at_search) and float(np.sum(history.sample_weight)) > 0:
-            self._rows_at_search = self._rows_seen
-            self._window_at_search = len(history)
-            self._run(self._padded(history), costs, active)
-        self._step_refiner(batch, history, context)
-
-    def refit(self, history: Batch, context: Context | None = None) -> bool:
-        """Search the window now, out of schedule (the change detector asks before it forgets),
-        with the usual hand-over; True if the result was handed over. The schedule restarts its
-        count from here."""
-        if not self._ready_to_refit(history):
-            return False
-        costs, active = self._context(context)
-        self._apply_active(active)
-        self._rows_at_search = self._rows_seen
-        self._window_at_search = len(history)
-        return self._run(self._padded(history), costs, active)
-
-    @property
-    def weights(self) -> np.ndarray:
-        """``(K,)`` anytime best weights (the refiner's when ``refine`` is set)."""
-        if not self._ready:
-            return np.zeros(0)
-        if self._refiner is not None:
-            return self._refiner.weights
-        return self._best.copy()
-
-    @property
-    def n_searches(self) -> int:
-        """Searches run since ``reset``."""
-        return self._searches if self._ready else 0
+    def _handover(self, window: Batch, costs: np.ndarray, active: np.ndarray, window_rows: int) -> bool:
+        self._window_at_search = window_rows
+        return self._run(window, costs, active)
 
     def criterion(self, weights: np.ndarray, window: Batch, costs: np.ndarray) -> float:
         """The learner's criterion ``NLL(w) + penalty(w)`` on ``window``; O(N·K·J)."""
         weights = np.asarray(weights, dtype=float)
         nll = negative_log_likelihood(weights, window.log_lik, window.y, window.log_prior, window.sample_weight)
         return float(nll) + self._penalty(weights, costs)
-
-    # ------------------------------------------------------------------ internals
 
     def _run(self, window: Batch, costs: np.ndarray, active: np.ndarray) -> bool:
         """One search from w* (the first from 0.5), the budget, then the hand-over (True if the
@@ -234,43 +343,3 @@ class WindowSearch(Refinable):
             self._restart_refiner(result)
             return True
         return False
-
-    def _context(self, context: Context | None) -> tuple[np.ndarray, np.ndarray]:
-        k = self._n_variables
-        costs = np.full(k, np.log(max(k, 1)) + 1.0)  # unknown costs: log K + 1 (criterion._default_costs)
-        active = np.ones(k, dtype=bool)
-        if context is not None:
-            given = np.asarray(context.active, dtype=bool)[:k]
-            active[: len(given)] = given
-            given_costs = np.asarray(context.prior_costs, dtype=float)[:k]
-            costs[: len(given_costs)] = given_costs
-        return costs, active
-
-    def _apply_active(self, active: np.ndarray) -> None:
-        self._best[~active] = 0.0
-        self._active = active
-
-    def _prediction_weights(self, n_variables: int) -> np.ndarray:
-        if not self._ready:
-            return np.ones(n_variables)
-        if self._refiner is not None:
-            return self._refiner._prediction_weights(n_variables)
-        if n_variables <= self._n_variables:
-            return self._best[:n_variables]
-        fill = 1.0 if self._incumbent_is_nb else 0.0
-        return np.concatenate([self._best, np.full(n_variables - self._n_variables, fill)])
-
-    def _check(self) -> None:
-        """Assert the invariants of the state."""
-        if not self._ready:
-            return
-        k = self._n_variables
-        assert self._best.shape == (k,) and self._active.shape == (k,)
-        assert np.all((self._best >= 0.0) & (self._best <= 1.0))
-        assert np.all(self._best[~self._active] == 0.0)
-        if self.max_variables is not None and not self._incumbent_is_nb:
-            assert np.count_nonzero(self._best) <= self.max_variables
-        assert 0 <= self._rows_at_search <= self._rows_seen
-        assert self._searches >= 0
-        if self._refiner is not None:
-            self._refiner._check()

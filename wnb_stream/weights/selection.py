@@ -48,14 +48,14 @@ import math
 import numpy as np
 
 from ..modl.costs import universal_code_length
-from .base import Batch, Context
+from .base import Batch
 from .criterion import _log_normaliser, negative_log_likelihood
-from .refinement import Refinable
+from .search import WindowSearch
 
 __all__ = [
     "Search",
     "Selection",
-    "WindowSearch",
+    "SelectionSearch",
     "average_models",
     "fractional_search",
     "increments",
@@ -432,8 +432,9 @@ def _integer_at_least(name: str, value, low: int) -> None:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
 
 
-class WindowSearch(Refinable):
-    """A batch search on the history window, rerun as the stream grows (base of FNB and SNB).
+class SelectionSearch(WindowSearch):
+    """The family of FNB and SNB: a batch search on the history window, from the empty model,
+    rerun as the stream grows (the state is :class:`~.search.WindowSearch`'s).
 
     Schedule. ``learn`` counts the rows that arrive; a search runs on the whole window inside the
     ``learn`` call once ``FIRST_SEARCH`` rows have been seen, then whenever the rows seen have
@@ -442,20 +443,24 @@ class WindowSearch(Refinable):
     ``refresh`` × (window size) rows have arrived since the last search (the window has been
     renewed: the weights follow drift and level-2 rebuilds; with the default 1, a window of N
     rows costs one search per N rows, O(K·J·log(K·N)) per row). Each search starts afresh from
-    the empty model, as in HB24, and its weights replace the old ones when it ends (anytime: the
-    cost of one call is bounded by one search, O(K·N·J·log(K·N))). Until the first search the
-    weights are 1: the plain naive Bayes, as PGDMB starts.
+    the empty model, as in HB24, and its weights replace w* when it ends (anytime: the cost of
+    one call is bounded by one search, O(K·N·J·log(K·N))). Until the first search the weights
+    are 1: the plain naive Bayes, as PGDMB starts.
 
     Variables whose ``Context.active`` is False never enter a search and are pinned at 0. A
     variable that appears (``resize``) gets weight 1 before the first search, 0 after (no
     search has selected it yet). All randomness comes from the seed given to ``reset``.
 
+    Its own state: ``_value``, the criterion of the last search's result on its window.
+    Subclasses implement ``_search(window, costs, active)``, which sets ``_best`` and ``_value``.
+
     Refinement (FNB's ``refine``; :mod:`~.refinement`): every search's result restarts the PGDMB
     or VNS refiner, which steps on every batch and gives the predictions' weights.
     """
 
-    #: Rows seen before the first search (as VNS's first replay session).
-    FIRST_SEARCH = 32
+    # The search's own weights need no pinning when variables enter asleep: inactive variables
+    # never enter a search, and its result replaces them all.
+    _pins_asleep = False
 
     def _validate_schedule(self) -> None:
         _integer_at_least("batch_size", self.batch_size, 1)
@@ -468,154 +473,39 @@ class WindowSearch(Refinable):
         if self.refresh is not None and not self.refresh > 0.0:
             raise ValueError(f"refresh must be None or > 0, got {self.refresh}")
 
-    # ------------------------------------------------------------------ protocol
+    # ------------------------------------------------------------------ the family's schedule and hand-over
 
-    def reset(self, n_variables: int, n_classes: int, seed: int | None = None) -> None:
-        """Fresh state; ``seed`` drives the random variable orders (``np.random.default_rng(seed)``)."""
-        self._n_variables, self._n_classes = int(n_variables), int(n_classes)
-        self._weights = np.ones(self._n_variables)  # (K,) plain naive Bayes until the first search
-        self._active = np.ones(self._n_variables, dtype=bool)
-        self._rng = np.random.default_rng(seed)
-        self._rows_seen = 0
-        self._searched_at = 0  # rows seen at the last search
-        self._searches = 0
+    def _reset_family(self) -> None:
         self._value: float | None = None  # criterion of the last search's result on its window
-        self._reset_refiner(n_variables, n_classes, seed)
-        self._ready = True
 
-    def resize(self, n_variables: int, n_classes: int) -> None:
-        """Grow to ``n_variables`` and ``n_classes``; O(K)."""
-        if not self._ready:
-            self.reset(n_variables, n_classes)
-            return
-        extra = int(n_variables) - self._n_variables
-        if extra > 0:
-            self._weights = np.concatenate([self._weights, np.full(extra, self._new_weight)])
-            self._active = np.concatenate([self._active, np.ones(extra, dtype=bool)])
-            self._grow(extra)
-            self._n_variables = int(n_variables)
-        self._n_classes = max(self._n_classes, int(n_classes))
-        self._resize_refiner()
-
-    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
-        """As ``resize`` (``Optimizer.enter``); the refine learner pins the new variables ``asleep``
-        at 0 as inactive ones. The search's own weights need no pinning: inactive variables never
-        enter a search, and its result replaces them all."""
-        old = self._n_variables if self._ready else 0
-        self.resize(n_variables, n_classes)
-        if self._refiner is not None:
-            self._refiner._sleep(old, asleep)
-
-    def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
-        """Count the batch's rows; search the window when the schedule says so; the refiner's step.
-
-        O(K) without a search (plus the refiner's step), O(K·N·J·log(K·N)) with one.
-        """
-        n_variables, n_classes = batch.log_lik.shape[1], batch.log_lik.shape[2]
-        if not self._ready:
-            self.reset(n_variables, n_classes)
-        elif n_variables > self._n_variables or n_classes > self._n_classes:
-            self.resize(n_variables, n_classes)
-        prior_costs, active = self._context(context)
-        self._active = active
-        self._weights[~active] = 0.0
-        self._rows_seen += len(batch)
-        history = batch if history is None else history
-        if self._due(len(history)) and float(np.sum(history.sample_weight)) > 0:
-            self._searched_at = self._rows_seen
-            self._searches += 1
-            self._search(self._padded(history), prior_costs, active)
-            self._restart_refiner(self._weights)
-        self._step_refiner(batch, history, context)
-
-    def refit(self, history: Batch, context: Context | None = None) -> bool:
-        """Search the window now, out of schedule (the change detector asks before it forgets);
-        True if a search ran. The schedule restarts its count from here. O(K·N·J·log(K·N))."""
-        if not self._ready_to_refit(history):
+    def _due(self, window_rows: int) -> bool:
+        seen = self._rows_seen
+        if seen < self.FIRST_SEARCH:
             return False
-        prior_costs, active = self._context(context)
-        self._active = active
-        self._weights[~active] = 0.0
-        self._searched_at = self._rows_seen
+        if self._searches == 0 or seen >= self.growth * self._rows_at_search:
+            return True
+        return self.refresh is not None and seen - self._rows_at_search >= self.refresh * window_rows
+
+    def _handover(self, window: Batch, costs: np.ndarray, active: np.ndarray, window_rows: int) -> bool:
+        """Every search's result replaces w*; True. O(K·N·J·log(K·N))."""
         self._searches += 1
-        self._search(self._padded(history), prior_costs, active)
-        self._restart_refiner(self._weights)
+        self._search(window, costs, active)
+        self._incumbent_is_nb = False
+        self._restart_refiner(self._best)
         return True
 
-    @property
-    def weights(self) -> np.ndarray:
-        """``(K,)`` weights of the last search (ones before the first); the refiner's when
-        ``refine`` is set."""
-        if not self._ready:
-            return np.zeros(0)
-        if self._refiner is not None:
-            return self._refiner.weights
-        return self._weights.copy()
+    def _search(self, history: Batch, prior_costs: np.ndarray, active: np.ndarray) -> None:  # pragma: no cover
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ diagnostics
-
-    @property
-    def n_searches(self) -> int:
-        """Searches run since ``reset``."""
-        return self._searches if self._ready else 0
 
     @property
     def criterion_value(self) -> float | None:
         """CR of the last search's result on the window it searched (None before the first)."""
         return self._value if self._ready else None
 
-    # ------------------------------------------------------------------ internals
-
-    @property
-    def _new_weight(self) -> float:
-        return 0.0 if self._searches else 1.0
-
-    def _grow(self, extra: int) -> None:
-        """Hook: grow subclass arrays by ``extra`` variables."""
-
-    def _due(self, window: int) -> bool:
-        seen = self._rows_seen
-        if seen < self.FIRST_SEARCH:
-            return False
-        if self._searches == 0 or seen >= self.growth * self._searched_at:
-            return True
-        return self.refresh is not None and seen - self._searched_at >= self.refresh * window
-
-    def _context(self, context: Context | None) -> tuple[np.ndarray, np.ndarray]:
-        k = self._n_variables
-        active = np.ones(k, dtype=bool)
-        prior_costs = np.full(k, np.log(max(k, 1)) + 1.0)  # unknown costs: criterion._default_costs
-        if context is not None:
-            given = np.asarray(context.active, dtype=bool)[:k]
-            active[: len(given)] = given
-            costs = np.asarray(context.prior_costs, dtype=float)[:k]
-            prior_costs[: len(costs)] = costs
-        return prior_costs, active
-
-    def _prediction_weights(self, n_variables: int) -> np.ndarray:
-        if not self._ready:
-            return np.ones(n_variables)
-        if self._refiner is not None:
-            return self._refiner._prediction_weights(n_variables)
-        if n_variables <= self._n_variables:
-            return self._weights[:n_variables]
-        return np.concatenate([self._weights, np.full(n_variables - self._n_variables, self._new_weight)])
-
-    def _search(self, history: Batch, prior_costs: np.ndarray, active: np.ndarray) -> None:  # pragma: no cover
-        raise NotImplementedError
-
     def _check(self) -> None:
         """Assert the invariants of the state."""
-        if not self._ready:
-            return
-        k = self._n_variables
-        assert self._weights.shape == self._active.shape == (k,)
-        assert np.all((self._weights >= 0.0) & (self._weights <= 1.0))
-        assert np.all(self._weights[~self._active] == 0.0)
-        assert 0 <= self._searched_at <= self._rows_seen
-        assert (self._searches == 0) == (self._value is None)
-        if self._searches and self.max_variables is not None:
-            assert np.count_nonzero(self._weights) <= self.max_variables
-        assert (self._refiner is None) == (self.refine is None)
-        if self._refiner is not None:
-            self._refiner._check()
+        super()._check()
+        if self._ready:
+            assert (self._searches == 0) == (self._value is None) == self._incumbent_is_nb

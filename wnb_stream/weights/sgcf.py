@@ -39,7 +39,7 @@ import numpy as np
 from .base import Batch
 from .criterion import negative_log_likelihood, negative_log_likelihood_and_gradient
 from .regularizers import DEFAULT_DELTA, _xi_constants, r2, xi_delta
-from .search import WindowSearch
+from .search import WarmSearch
 
 __all__ = [
     "SGCF",
@@ -244,7 +244,7 @@ def composite_stage(
     )  # fmt: skip
 
 
-class SGCF(WindowSearch):
+class SGCF(WarmSearch):
     """Two-stage SG.CF search of HB24 §3.2.2 on the history window (see the module's doc).
 
     A batch search: ``learn`` counts rows, and when a search is due (32 rows, then each time the

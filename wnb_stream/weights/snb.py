@@ -1,6 +1,6 @@
 """SNB: selective naive Bayes with compression-based model averaging (HB24 §2, Algorithm 1).
 
-Design note. At the times :class:`~.selection.WindowSearch` schedules, SNB runs MS(FFWBW) on the
+Design note. At the times :class:`~.selection.SelectionSearch` schedules, SNB runs MS(FFWBW) on the
 whole history window (:func:`~.selection.ms_ffwbw`): ⌈log(K·N)⌉ starts, each from the empty
 subset, with up to two repetitions of a fast forward then a fast backward pass of Boolean moves
 (add or drop one variable) in random orders, each move kept when it lowers the criterion of HB24
@@ -18,12 +18,12 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Batch
-from .selection import AVERAGING, WindowSearch, ms_ffwbw
+from .selection import AVERAGING, SelectionSearch, ms_ffwbw
 
 __all__ = ["SNB"]
 
 
-class SNB(WindowSearch):
+class SNB(SelectionSearch):
     """Selective naive Bayes, MS(FFWBW) with compression-based averaging (HB24 Alg. 1, Boullé 2007).
 
     Parameters
@@ -95,15 +95,15 @@ class SNB(WindowSearch):
         yield {"batch_size": 20}
         yield {"batch_size": 20, "max_variables": 2, "starts": 2, "averaging": "optima", "refresh": None}
 
-    def reset(self, n_variables: int, n_classes: int, seed: int | None = None) -> None:
-        super().reset(n_variables, n_classes, seed)
-        self._best = np.zeros(self._n_variables)  # (K,) the best subset of the last search
+    def _reset_family(self) -> None:
+        super()._reset_family()
+        self._subset = np.zeros(self._n_variables)  # (K,) 0/1: the best subset of the last search
         self._models = 0
 
     @property
     def best_subset(self) -> np.ndarray:
         """``(K,)`` 0/1 weights of the best subset the last search found (its MAP model)."""
-        return self._best.copy() if self._ready else np.zeros(0)
+        return self._subset.copy() if self._ready else np.zeros(0)
 
     @property
     def n_models(self) -> int:
@@ -111,19 +111,19 @@ class SNB(WindowSearch):
         return self._models if self._ready else 0
 
     def _grow(self, extra: int) -> None:
-        self._best = np.concatenate([self._best, np.zeros(extra)])
+        self._subset = np.concatenate([self._subset, np.zeros(extra)])
 
     def _search(self, history: Batch, prior_costs: np.ndarray, active: np.ndarray) -> None:
         selection = ms_ffwbw(
             history, prior_costs, active, self._rng, self.penalty, self.max_variables, self.starts, self.averaging
         )
-        self._weights = selection.weights
-        self._best = selection.best
+        self._best = selection.weights
+        self._subset = selection.best
         self._models = selection.models
         self._value = selection.best_value
 
     def _check(self) -> None:
         super()._check()
         if self._ready:
-            assert self._best.shape == (self._n_variables,)
-            assert np.all((self._best == 0.0) | (self._best == 1.0))
+            assert self._subset.shape == (self._n_variables,)
+            assert np.all((self._subset == 0.0) | (self._subset == 1.0))
