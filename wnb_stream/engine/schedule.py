@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-__all__ = ["Schedule", "CLASS_SPREAD", "STEP_GROWTH"]
+__all__ = ["CLASS_SPREAD", "STEP_GROWTH", "Schedule"]
 
 #: A class's growth rebuilds every variable at most once per ⌊J / CLASS_SPREAD⌋ of its examples
 #: (``Schedule.class_gap``); 32 keeps the rule of every model with fewer than 64 classes.
