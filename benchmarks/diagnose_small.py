@@ -12,7 +12,10 @@ end, the test fold is predicted with
   the end), found by L-BFGS-B in [0, 1]^K from 0.5, weights below 1e-3 set to 0;
 - ``optimum_nll``: the same without the regulariser;
 - ``replay``: one more replay session of the model's own learner on that window (warm, from its
-  weights).
+  weights);
+- ``ones_t``: plain naive Bayes tempered, t·1 with the t in [0, 1] of least NLL on the window
+  (the ranking of plain naive Bayes, calibrated by one parameter);
+- ``mid`` and ``mid_opt``: the average of ``ones_t`` with ``online`` and with ``replay``.
 
 ``online`` below ``optimum`` measures the loss from weights fitted on an older level 2 and window;
 ``optimum`` below ``ones`` the loss from the criterion itself. Means over folds, then seeds.
@@ -35,7 +38,7 @@ from quality_small import CUTS, load, row_proba, scores
 
 from wnb_stream import WeightedNaiveBayes
 from wnb_stream.weights import Batch
-from wnb_stream.weights.criterion import criterion
+from wnb_stream.weights.criterion import criterion, negative_log_likelihood
 
 
 def window(model) -> Batch:
@@ -67,7 +70,7 @@ def replayed(model, data: Batch, context) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    from scipy.optimize import minimize
+    from scipy.optimize import minimize, minimize_scalar
     from sklearn.model_selection import StratifiedKFold
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -94,6 +97,10 @@ def main(argv=None) -> int:
                                     method="L-BFGS-B", bounds=[(0.0, 1.0)] * A)  # fmt: skip
                     candidates[label] = np.where(best.x < 1e-3, 0.0, best.x)
                 candidates["replay"] = replayed(model, data, context)
+                t = minimize_scalar(lambda t, data=data, A=A: negative_log_likelihood(np.full(A, t), data.log_lik, data.y, data.log_prior, data.sample_weight), bounds=(0.0, 1.0), method="bounded").x
+                candidates["ones_t"] = np.full(A, t)
+                candidates["mid"] = (candidates["online"] + candidates["ones_t"]) / 2
+                candidates["mid_opt"] = (candidates["replay"] + candidates["ones_t"]) / 2
                 for label, w in candidates.items():
                     twin = with_weights(model, w)
                     proba = np.array([row_proba(twin, table.X[i], column, len(classes)) for i in test])

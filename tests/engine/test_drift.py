@@ -380,13 +380,16 @@ def test_a_batch_search_refits_before_the_detector_forgets(monkeypatch, optimize
     """The error of stale searched weights rises on the second part; the detector asks the
     learner to search the rows before the rise again, judges the rows after it with the refitted
     weights, and forgets nothing (before this, FNB and SGCF forgot all but the last few hundred
-    rows, where VNS, stepping on every batch, detects nothing)."""
+    rows, where VNS, stepping on every batch, detects nothing). The first part ends just after
+    the scheduled search at about row 1,540 (the learner is stepped each time the window has
+    grown by half, and searches when its rows have doubled since the last search): the next one
+    is due near row 3,050, so the rise between comes before it."""
     calls = spy_forget(monkeypatch)
     refits = []
     original = core.Engine._refit
     monkeypatch.setattr(core.Engine, "_refit", lambda self, since: refits.append(self.history.stored) or original(self, since))
     model = WeightedNaiveBayes(optimizer=optimizer(), seed=1)
-    for x, y in stale_rows(800, 1600, 0.6):
+    for x, y in stale_rows(1550, 1200, 0.5):
         model.learn_one(x, y)
     model._check()
     assert refits, "the error rose: the detector should have asked for a refit"

@@ -17,7 +17,7 @@ from wnb_stream import summaries
 from wnb_stream.engine.classes import Classes
 from wnb_stream.engine.registry import Registry
 from wnb_stream.engine.rows import feature_order
-from wnb_stream.engine.schedule import Schedule
+from wnb_stream.engine.schedule import STEP_GROWTH, Schedule
 
 
 def check(schedule, registry):
@@ -167,16 +167,17 @@ def test_rebuilt_sets_the_next_threshold():
 
 
 # ---------------------------------------------------------------------- learner steps
-def step_sizes(target: int, rows: int) -> list:
+def step_sizes(target: int, rows: int, history_size: int = 5000) -> list:
+    """The sizes of the steps of ``rows`` rows, a window of ``history_size`` rows."""
     schedule = Schedule(growth=0.5, every=100)
     sizes = []
-    for _ in range(rows):
+    for seen in range(1, rows + 1):
         schedule.pending += 1
         m = schedule.step_due(target)
         if m:
             assert m == schedule.pending
             sizes.append(m)
-            schedule.stepped(target)
+            schedule.stepped(target, min(seen, history_size), full=seen >= history_size)
             assert schedule.pending == 0
     return sizes
 
@@ -184,24 +185,35 @@ def step_sizes(target: int, rows: int) -> list:
 @pytest.mark.parametrize(
     "target, expected",
     [
-        (1000, [32, 64, 128, 256, 512, 1000, 1000]),
-        (100, [32, 64] + [100] * 29),
-        (50, [32] + [50] * 59),
+        (1000, [32, 32, 32, 48, 72, 108, 162, 243, 365, 547, 821]),
+        (100, [32, 32, 32, 48, 72] + [100] * 27),
+        (50, [32, 32, 32, 48] + [50] * 57),
         (32, [32] * 93),
         (20, [20] * 150),
         (2, [2] * 1500),
         (1, [1] * 3000),
     ],
 )
-def test_step_sizes_double_from_32_up_to_the_batch_size(target, expected):
+def test_step_sizes_grow_with_the_window_up_to_the_batch_size(target, expected):
     assert step_sizes(target, 3000) == expected
 
 
-@given(st.integers(1, 5000))
-def test_step_sizes_property(target):
-    sizes = step_sizes(target, 4 * target + 200)
-    assert sizes[0] == (min(target, 32) if target > 1 else 1)
-    assert all(b == min(target, 2 * a) for a, b in zip(sizes, sizes[1:]))
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 2000), st.integers(1, 5000))
+def test_step_sizes_property(target, history_size):
+    """Each step falls due once the window has grown by half (at least the first size), until the
+    size is the batch size: weights are never fitted on a window of less than 2/3 of the rows.
+    A full window grows no more: the size doubles up to the batch size."""
+    sizes = step_sizes(target, 4 * target + 200, history_size)
+    first = min(target, 32) if target > 1 else 1
+    assert sizes[0] == first
+    seen = np.cumsum(sizes)
+    for a, size, b in zip(seen, sizes, sizes[1:]):
+        if a < history_size:
+            assert b == min(target, max(first, math.ceil(STEP_GROWTH * a)))
+            assert a + b <= max(a + first, math.ceil((1 + STEP_GROWTH) * a))  # the window grew by half at most
+        else:
+            assert b == min(target, 2 * size)
     assert sizes[-1] == target
 
 
@@ -213,6 +225,7 @@ class Model:
     def __init__(self, growth, every, target):
         self.classes, self.registry, self.schedule = Classes(), Registry(), Schedule(growth, every)
         self.target = target
+        self.held = 0  # rows learned: the window's rows (the engine's window is at least this long here)
         self.weight: list[float] = []  # summary.n of each variable
         self.log: list = []
 
@@ -236,7 +249,7 @@ class Model:
         m = self.schedule.step_due(self.target)
         if m:
             self.log.append((row, "step", m))
-            self.schedule.stepped(self.target)
+            self.schedule.stepped(self.target, self.held)
 
     def learn_one(self, row, y, w, new, present):
         """Row ``row``: class ``y``, weight ``w``; features ``new`` created, ``present`` counted."""
@@ -254,6 +267,7 @@ class Model:
             self.weight[k] += w
         self.schedule.rebuild_due(self.registry, self.classes, self.rebuild(row))
         self.schedule.pending += 1
+        self.held += 1
         self.step(row)
 
     def learn_batch(self, labels, weights, columns, batch_columns):
@@ -287,6 +301,7 @@ class Model:
                     self.weight[k] += float(np.sum(weights[since:hi]))
             self.schedule.rebuild_due(self.registry, self.classes, self.rebuild(hi - 1))
             self.schedule.pending += hi - lo
+            self.held += hi - lo
             self.step(hi - 1)
             ends.append(end)
             t = hi

@@ -390,7 +390,8 @@ class Engine:
         m = self.schedule.step_due(target)
         if m:
             self._step(m)
-            self.schedule.stepped(target)
+            h = self.history
+            self.schedule.stepped(target, h.size, full=h.size >= h.capacity)
 
     def context(self) -> Context:
         """The slots' variables' prior costs and activity, cached until the next rebuild or slot."""

@@ -53,7 +53,7 @@ class VNS(PGDMB):
     multi_start
         If True, every restart is a uniform point of [0, 1]^K (PGDMB-MS, for comparison).
     replay_level
-        Each time the number of rows seen has doubled (from 32 rows on), run
+        Each time the number of rows seen has grown by half (from 32 rows on), run
         ``session_budget(K, N, replay_level)`` extra steps on mini-batches drawn without
         replacement from the history window (HBL17 §1.4 reuses instances across shuffled
         mini-batches when the data is shorter than the budget). Short streams thus get optimised
@@ -81,10 +81,14 @@ class VNS(PGDMB):
     >>> model.weights.round(1).tolist()
     [1.0, 1.0, 1.0, 0.1, 0.1, 0.0]
     >>> model.n_sessions, model.n_descents
-    (5, 10)
+    (6, 15)
     """
 
     _REPLAY_START = 32  # rows seen before the first replay session
+    # A session each time the rows seen have grown by half: level 2 is rebuilt on the same growth
+    # (``rebuild_growth`` 0.5), and weights fitted on partitions of n rows must not serve a model
+    # whose partitions hold 2n or more (the last session of a 216-row stream was at its 96th row).
+    _REPLAY_GROWTH = 1.5
 
     def __init__(
         self,
@@ -169,7 +173,7 @@ class VNS(PGDMB):
         super().reset(n_variables, n_classes, seed)
 
     def learn(self, batch: Batch, history: Batch | None = None, context=None) -> None:
-        """One PGDMB iteration on ``batch``, then a replay session if the rows seen have doubled.
+        """One PGDMB iteration on ``batch``, then a replay session if the rows seen have grown by half.
 
         Cost O(L·K·J + N·K·J) per iteration; a replay session costs its budget in iterations
         (O(log n) sessions over a stream of n rows).
@@ -179,7 +183,7 @@ class VNS(PGDMB):
         if self.replay_level is None or history is None or not self._ready:
             return
         self._rows_seen += len(batch)
-        if self._rows_seen < self._REPLAY_START or self._rows_seen < 2 * self._replayed_at:
+        if self._rows_seen < self._REPLAY_START or self._rows_seen < self._REPLAY_GROWTH * self._replayed_at:
             return
         self._replayed_at = self._rows_seen
         n = len(history)
