@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import pickle
+import struct
 
 import numpy as np
 from hypothesis import strategies as st
@@ -115,8 +115,35 @@ def moments_rtol(summary: Summary) -> float:
 
 
 def dumps(summary: Summary) -> bytes:
-    """The whole state of a summary, caches included, as bytes to compare (its pickle)."""
-    return pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
+    """The whole state of a summary, caches included, as bytes to compare.
+
+    Not its pickle: a pickle also records which attributes share one object (its memo), so two
+    equal states built in different orders can pickle differently. Arrays count by dtype, shape
+    and values, floats by ``repr`` (so −0.0 and 0.0 differ)."""
+    return repr(_state(summary)).encode()
+
+
+def _state(value, depth: int = 0):
+    if depth > 50:
+        raise RecursionError("summary state nested deeper than 50")
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, np.ascontiguousarray(value).tobytes())
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, [_state(v, depth + 1) for v in value])
+    if isinstance(value, dict):
+        return ("dict", [(repr(k), _state(v, depth + 1)) for k, v in value.items()])
+    fields = {}
+    if hasattr(value, "__dict__"):
+        fields.update(vars(value))
+    for cls in type(value).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if name not in ("__dict__", "__weakref__") and hasattr(value, name):
+                fields[name] = getattr(value, name)
+    if fields:
+        return (type(value).__qualname__, sorted((name, _state(v, depth + 1)) for name, v in fields.items()))
+    if isinstance(value, struct.Struct):  # a cached packer: its format is its state
+        return ("Struct", value.format)
+    return (type(value).__qualname__, repr(value))
 
 
 def _truth(rows: list, kind: str):
