@@ -472,14 +472,14 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         >>> for x, y in datasets.Phishing().take(500): model.learn_one(x, y)
         >>> terms = model.explain(x)
         >>> terms.round(3).head(3)
-                                    True  False
+                                   True   False
         prior + bias              -0.872 -0.541
-        empty_server_form_handler -1.665 -0.086
-        popup_window              -1.046 -0.658
+        empty_server_form_handler -1.632 -0.084
+        popup_window              -0.919 -0.578
         >>> import numpy as np
         >>> scores = terms.sum().to_numpy()
         >>> round(float(np.exp(scores[0]) / np.exp(scores).sum()), 4), round(model.predict_proba_one(x)[True], 4)
-        (0.0538, 0.0538)
+        (0.0583, 0.0583)
         """
         import pandas as pd
 
@@ -541,10 +541,10 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         >>> model = WeightedNaiveBayes(seed=42)
         >>> for x, y in datasets.Phishing().take(500): model.learn_one(x, y)
         >>> print(model.summary().round(3).head(4).to_string())
-                                     kind  summary  parts  level  weight  kept  importance
-        empty_server_form_handler  numeric  GKClass      2  0.408   1.000  True       0.639
+                                      kind  summary  parts  level  weight  kept  importance
+        empty_server_form_handler  numeric  GKClass      2  0.408   0.980  True       0.633
         https                      numeric  GKClass      2  0.174   1.000  True       0.418
-        popup_window               numeric  GKClass      3  0.166   1.000  True       0.407
+        popup_window               numeric  GKClass      3  0.166   0.879  True       0.382
         anchor_from_other_domain   numeric  GKClass      2  0.043   0.546  True       0.153
         """
         import pandas as pd
