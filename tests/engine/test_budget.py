@@ -211,16 +211,15 @@ def test_an_evicted_feature_seen_again_starts_afresh(absent):
     model._check()
 
 
-def test_learn_many_is_a_learn_one_loop_when_variables_are_evicted():
-    rng = np.random.default_rng(7)  # 300 words as categorical features, 3 a row: the budget evicts most of them
-    rows = [({f"w{k}": "yes" for k in rng.integers(0, 300, size=3).tolist()}, "ab"[i % 2]) for i in range(320)]
-    a = WeightedNaiveBayes(memory_budget=2**14, optimizer=weights.Uniform(), seed=3, drift_delta=None)
-    b = WeightedNaiveBayes(memory_budget=2**14, optimizer=weights.Uniform(), seed=3, drift_delta=None)
-    for start in range(0, len(rows), 320):  # (one batch: its evicted features come back within it)
-        part = rows[start : start + 320]
-        a.learn_many([x for x, _ in part], [y for _, y in part])
-        for x, y in part:
-            b.learn_one(x, y)
+@pytest.mark.parametrize("absent", [None, 0.0])  # categorical words (dense window), counts (sparse window)
+def test_learn_many_is_a_learn_one_loop_when_variables_are_evicted(absent):
+    rng = np.random.default_rng(7)  # words as features, 3 a row: the budget evicts most of them
+    vocabulary, value = (120, "yes") if absent is None else (300, 1)
+    rows = [({f"w{k}": value for k in rng.integers(0, vocabulary, size=3).tolist()}, "ab"[i % 2]) for i in range(300)]
+    a, b = (WeightedNaiveBayes(memory_budget=2**13, absent=absent, optimizer=weights.Uniform(), seed=3, drift_delta=None) for _ in range(2))
+    a.learn_many([x for x, _ in rows], [y for _, y in rows])  # (one batch: its evicted features come back within it)
+    for x, y in rows:
+        b.learn_one(x, y)
     assert len(a._engine.registry) < len({name for x, _ in rows for name in x})  # (evicted: some never came back)
     assert_same_model(a, b, [x for x, _ in rows[-20:]])
     a._check()

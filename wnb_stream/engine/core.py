@@ -438,19 +438,20 @@ class Engine:
         What the budget cannot bound is left as it is: the variables in level 3 (their summaries,
         level 2 and lookups), what every class holds, and ``MIN_WINDOW`` rows of the window.
         """
-        self._cut_window(budget)
-        if self.history.capacity <= MIN_WINDOW and self.memory_usage() > budget:
-            self._evict_to(budget)
+        total = self._cut_window(budget)
+        if self.history.capacity <= MIN_WINDOW and total > budget:
+            self._evict_to(budget, total - self.history.memory_usage() - self.lookup.memory_usage())
 
-    def _cut_window(self, budget: int) -> None:
+    def _cut_window(self, budget: int) -> int:
         """Cut the history window to the most recent rows that bring ``memory_usage()`` within
         ``budget`` bytes (at least ``MIN_WINDOW`` rows; it never grows back). The numeric
-        summaries take the rows that go first (as before the ring overwrites a row)."""
+        summaries take the rows that go first (as before the ring overwrites a row). Returns
+        ``memory_usage()`` after the cut."""
         h, registry = self.history, self.registry
         while True:
             total = self.memory_usage()
             if total <= budget or h.capacity <= MIN_WINDOW:
-                return
+                return total
             window = h.memory_usage()
             rows = int((budget - (total - window)) // (window / h.capacity))
             rows = max(MIN_WINDOW, min(rows, h.capacity - 1))
@@ -460,33 +461,40 @@ class Engine:
             # the summaries take those rows first; they grow, so measure again
             registry.feed(np.flatnonzero(registry.synced < dropped), h, self.classes)
         h.shrink(rows)
+        return total - window + h.memory_usage()
 
-    def _evict_to(self, budget: int) -> None:
+    def _evict_to(self, budget: int, held: int) -> None:
         """Evict the least useful variables outside level 3 (``eviction_order``) until
-        ``memory_usage()`` is within ``budget``, or none is left to evict.
+        ``memory_usage()`` is within ``budget``, or none is left to evict; ``held`` is the
+        registry's ``memory_usage()`` (the variables' bytes, an O(K) walk made once).
 
-        Each pass evicts the first variables of the order whose estimated bytes cover the
-        excess, then measures again (the estimates leave out the containers' headroom, which
-        the removal frees too). Cost O(K + window) per pass, a few passes per check point that
-        finds the model over its budget.
+        Each pass evicts the first variables of the order whose estimated bytes (their own, their
+        raw column in the window, their lookup rows) cover the excess, then measures the window
+        and the lookups again (the estimates leave out the containers' headroom, which the
+        removal frees too); the registry's bytes go down by exactly the evicted variables'.
+        Cost O(K + window) per pass, a few passes per check point that finds the model over its
+        budget with its window at the floor.
         """
+        h, lookup = self.history, self.lookup
         self.evict(np.zeros(0, dtype=np.intp))  # the window's raw blocks without headroom first
         for _ in range(8):
-            excess = self.memory_usage() - budget
+            excess = held + h.memory_usage() + lookup.memory_usage() - budget
             if excess <= 0:
                 return
             order = self.eviction_order()
             if not len(order):
                 return  # what is left is what the budget cannot bound
-            variables, h, lookup = self.registry.variables, self.history, self.lookup
-            freed, n = 0, 0
+            variables = self.registry.variables
+            freed, own, n = 0, 0, 0
             for k in order.tolist():
-                numeric = variables[k].kind == "numeric"
-                freed += variables[k].memory_usage() + 64 + h.column_bytes(numeric) + lookup.variable_bytes(k)
+                size = variables[k].memory_usage() + 64  # (``Registry.memory_usage``'s share)
+                own += size
+                freed += size + h.column_bytes(variables[k].kind == "numeric") + lookup.variable_bytes(k)
                 n += 1
                 if freed >= excess:
                     break
             self.evict(order[:n])
+            held -= own
 
     def eviction_order(self) -> np.ndarray:
         """The variables a memory budget may evict, the least useful first: ``(m,)`` indices.
