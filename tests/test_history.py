@@ -142,6 +142,26 @@ def test_sparse_layout_reads_what_the_dense_one_reads(rows, capacity, split, kee
     _same_reads(dense, sparse, a, c)
 
 
+@settings(max_examples=examples(40), deadline=None)
+@given(rows=_sparse_rows(), capacity=st.integers(1, 12), split=st.integers(0, 30), seed=st.integers(0, 2**16))
+def test_removing_variables_leaves_the_rows_a_history_without_them_holds(rows, capacity, split, seed):
+    """``remove`` (a memory budget's eviction) in either layout: the history of the same rows
+    filled without the removed variables, row for row in the same places."""
+    a, c, present, values, categories, y, w = rows
+    keep = np.random.default_rng(seed).random(a + c) < 0.5
+    new_index = np.where(keep, np.cumsum(keep) - 1, -1)
+    numeric_columns, categorical_columns = np.flatnonzero(keep[:a]), np.flatnonzero(keep[a:])
+    a2, c2 = len(numeric_columns), len(categorical_columns)
+    without = (a2, c2, present[:, keep], values[:, numeric_columns], categories[:, categorical_columns], y, w)
+    expected = History(capacity)
+    _fill(expected, *without, split)
+    for h in (History(capacity), SparseHistory(capacity)):
+        _fill(h, *rows, split)
+        h.remove(new_index, numeric_columns, categorical_columns)
+        assert (h.n_variables, h.n_numeric, h.n_categorical) == (a2 + c2, a2, c2)
+        _same_reads(expected, h, a2, c2)
+
+
 def test_sparse_layout_memory_grows_with_the_entries_not_the_variables():
     """A row of 3 entries among 100,000 variables costs its entries, not a column per variable."""
     h = SparseHistory(100)

@@ -99,12 +99,13 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         value's mass from the class counts, and a row costs in proportion to its other entries
         when it is scored. Categorical features absent from a row stay missing.
     memory_budget
-        None (default), or a number of bytes that ``memory_usage()`` should not exceed: every 256
+        None (default), or a number of bytes that ``memory_usage()`` should not exceed. Every 256
         rows the history window is cut to the most recent rows that fit (it never grows back,
-        and keeps at least 32 rows). It bounds the window only: each variable's summary and
-        level 2 (some 700 bytes for a variable seen once) and each class's columns are not cut,
-        so a stream whose vocabulary keeps growing passes any budget in the end; at every check
-        point the model is within it or its window is down to 32 rows
+        and keeps at least 32 rows); with the window at 32 rows, the variables outside level 3
+        (whose level 2 is flat: they change no score) are evicted, those not seen lately and
+        with the fewest observations first; a feature evicted and seen again starts afresh.
+        It cannot bound the variables in level 3, what each class holds, nor 32 rows of the
+        window: at every check point the model is within the budget, or holds only these
         (``docs/algorithms/prediction.md#memory-budget``).
 
     Notes

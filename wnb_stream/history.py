@@ -246,6 +246,26 @@ class History:
         self.capacity, self.size = capacity, m
         self.cursor = m % capacity
 
+    def remove(self, new_index: np.ndarray, numeric_columns: np.ndarray, categorical_columns: np.ndarray) -> None:
+        """Drop the raw columns of evicted variables (``Registry.remove``'s results: ``new_index
+        (n_variables,)`` each variable's index after the removal, −1 for a dropped one, and the
+        raw ``numeric_columns`` and ``categorical_columns`` kept, increasing). Every row keeps its
+        place; the blocks are reallocated without headroom, so their memory is freed. The
+        encoded block is the slots' and does not change (an evicted variable has no slot).
+        Cost O(capacity · columns)."""
+        keep = new_index >= 0
+        self.categorical = np.ascontiguousarray(self.categorical[:, categorical_columns])
+        self._remove_raw(keep, new_index, numeric_columns)
+        self.n_variables, self.n_numeric, self.n_categorical = int(keep.sum()), len(numeric_columns), len(categorical_columns)
+
+    def _remove_raw(self, keep: np.ndarray, new_index: np.ndarray, numeric_columns: np.ndarray) -> None:
+        self.numeric = np.ascontiguousarray(self.numeric[:, numeric_columns])
+        self.present = np.ascontiguousarray(self.present[:, : len(keep)][:, keep])
+
+    def column_bytes(self, numeric: bool) -> int:
+        """Bytes of the window's raw blocks that one variable of that kind holds."""
+        return self.capacity * (self.numeric.itemsize if numeric else self.categorical.itemsize) + self.capacity * self.present.itemsize
+
     def order(self) -> np.ndarray:
         """Row indices from the oldest to the most recent, ``(size,)``."""
         start = (self.cursor - self.size) % self.capacity
@@ -447,6 +467,29 @@ class SparseHistory(History):
             array[rows[r], slot] = value
         self.entry_count[rows] = count
         self._write_rest(rows, skip, categorical, log_lik, np.asarray(y), np.asarray(sample_weight))
+
+    def _remove_raw(self, keep: np.ndarray, new_index: np.ndarray, numeric_columns: np.ndarray) -> None:
+        """The entries of evicted variables leave their rows; the others move up, in order."""
+        variable = self.entry_variable[:, : self.width]
+        index = np.append(new_index, -1)  # (the −1 past a row's entries stays −1)
+        renamed = index[variable]  # (capacity, width)
+        held = renamed >= 0
+        order = np.argsort(~held, axis=1, kind="stable")  # a row's kept entries first, in order
+        column_index = np.full(self.n_numeric + 1, -1, dtype=np.intp)
+        column_index[numeric_columns] = np.arange(len(numeric_columns))
+        count = held.sum(axis=1)
+        width = int(count.max()) if len(count) else 0
+        rows = np.arange(self.capacity)[:, None]
+        columns = order[:, :width]
+        kept = held[rows, columns]
+        self.entry_variable = np.where(kept, renamed[rows, columns], -1)
+        self.entry_column = np.where(kept, column_index[self.entry_column[:, : self.width][rows, columns]], -1)
+        self.entry_value = np.where(kept, self.entry_value[:, : self.width][rows, columns], np.nan)
+        self.entry_count = count.astype(np.intp)
+        self.width = width
+
+    def column_bytes(self, numeric: bool) -> int:
+        return 0 if numeric else self.capacity * self.categorical.itemsize  # (a row's entries are per row)
 
     # ------------------------------------------------------------------ reading
     def _entries(self, rows) -> tuple[np.ndarray, np.ndarray]:

@@ -258,3 +258,19 @@ def test_check_catches_broken_states():
         breakage(broken)
         with pytest.raises(AssertionError):
             broken._check()
+
+
+def test_remove_renumbers_the_variables_and_their_raw_columns():
+    registry = Registry()
+    kinds = ["numeric", "categorical", "numeric", "numeric", "categorical", "categorical"]
+    registry.add_many([(f"f{k}", kind, summaries.GKClass() if kind == "numeric" else summaries.Categorical()) for k, kind in enumerate(kinds)], 5)
+    registry.count[:] = np.arange(6)
+    registry.synced[:] = [5, 4, 3, 5, 2, 5]
+    new_index, numeric_columns, categorical_columns = registry.remove(np.array([0, 4]))
+    assert new_index.tolist() == [-1, 0, 1, 2, -1, 3]
+    assert numeric_columns.tolist() == [1, 2] and categorical_columns.tolist() == [0, 2]  # the raw columns kept
+    assert list(registry.index) == ["f1", "f2", "f3", "f5"] and registry.column.tolist() == [0, 0, 1, 1]
+    assert registry.count.tolist() == [1, 2, 3, 5] and registry.synced.tolist() == [4, 3, 5, 5] and registry.synced_min == 3
+    registry._check()
+    assert registry.add("f0", "numeric", summaries.GKClass(), 6) == 4  # a removed feature comes back as a new variable
+    registry._check()

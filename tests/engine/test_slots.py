@@ -207,3 +207,12 @@ def test_a_merge_hands_out_the_slots_again_and_encodes_their_columns(absent):
         left.learn_one(x, y)
     left._check()
     np.testing.assert_array_equal(e.encoding(), _dense_encoding(e, absent))
+
+
+def test_remove_renumbers_the_slots_variables():
+    slots = Slots()
+    slots.enter(np.array([3, 1]), n_variables=5)
+    slots.step()  # variables 0, 2 and 4 passed without a slot
+    slots.remove(np.array([-1, 0, -1, 1, 2]))  # variables 0 and 2 leave
+    assert slots.variable.tolist() == [1, 0] and slots.of.tolist() == [1, 0, -1] and slots.passed.tolist() == [False, False, True]
+    slots._check(3)

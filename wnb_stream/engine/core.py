@@ -102,7 +102,8 @@ class Engine:
     memory_budget
         None, or bytes: at every check point (``drift.EVERY`` rows) the history window is cut to
         the most recent rows that keep ``memory_usage()`` within it (never below ``MIN_WINDOW``
-        rows; ``docs/algorithms/prediction.md#memory-budget``).
+        rows), then variables outside level 3 are evicted (``keep_budget``;
+        ``docs/algorithms/prediction.md#memory-budget``).
     collect
         Level 1 only (the delta of a training round, ``docs/algorithms/merge.md#rounds``): rows
         are counted, summarised and stored raw in the history; nothing is rebuilt, encoded,
@@ -111,6 +112,7 @@ class Engine:
 
     absent = None  # (class defaults: engines pickled before these parameters existed)
     memory_budget = None
+    _evicted = False  # a check point evicted variables since ``learn_frame`` last looked
 
     def __init__(self, numeric, categorical, optimizer, history_size, batch_size, rebuild_growth, rebuild_every,
                  on_type_change, drift_delta=None, half_life=None, seed=None, absent=None, memory_budget=None,
@@ -430,19 +432,27 @@ class Engine:
             self.keep_budget(self.memory_budget)
 
     def keep_budget(self, budget: int) -> None:
-        """Cut the history window to the most recent rows that bring ``memory_usage()`` within
-        ``budget`` bytes (at least ``MIN_WINDOW`` rows; it never grows back).
+        """Bring ``memory_usage()`` within ``budget`` bytes: first cut the history window, then,
+        with the window at its floor, evict variables outside level 3
+        (``docs/algorithms/prediction.md#memory-budget``).
 
-        The window is what grows with the number of variables (rows × variables × classes); the
-        summaries are bounded by their own parameters and the lookups by level 2, so they are
-        not touched, and a budget below them plus ``MIN_WINDOW`` rows is not reached. The
-        numeric summaries take the rows that go first (as before the ring overwrites a row).
+        What the budget cannot bound is left as it is: the variables in level 3 (their summaries,
+        level 2 and lookups), what every class holds, and ``MIN_WINDOW`` rows of the window.
         """
+        total = self._cut_window(budget)
+        if self.history.capacity <= MIN_WINDOW and total > budget:
+            self._evict_to(budget, total - self.history.memory_usage() - self.lookup.memory_usage())
+
+    def _cut_window(self, budget: int) -> int:
+        """Cut the history window to the most recent rows that bring ``memory_usage()`` within
+        ``budget`` bytes (at least ``MIN_WINDOW`` rows; it never grows back). The numeric
+        summaries take the rows that go first (as before the ring overwrites a row). Returns
+        ``memory_usage()`` after the cut."""
         h, registry = self.history, self.registry
         while True:
             total = self.memory_usage()
             if total <= budget or h.capacity <= MIN_WINDOW:
-                return
+                return total
             window = h.memory_usage()
             rows = int((budget - (total - window)) // (window / h.capacity))
             rows = max(MIN_WINDOW, min(rows, h.capacity - 1))
@@ -452,6 +462,77 @@ class Engine:
             # the summaries take those rows first; they grow, so measure again
             registry.feed(np.flatnonzero(registry.synced < dropped), h, self.classes)
         h.shrink(rows)
+        return total - window + h.memory_usage()
+
+    def _evict_to(self, budget: int, held: int) -> None:
+        """Evict the least useful variables outside level 3 (``eviction_order``) until
+        ``memory_usage()`` is within ``budget``, or none is left to evict; ``held`` is the
+        registry's ``memory_usage()`` (the variables' bytes, an O(K) walk made once).
+
+        Each pass evicts the first variables of the order whose estimated bytes (their own, their
+        raw column in the window, their lookup rows) cover the excess, then measures the window
+        and the lookups again (the estimates leave out the containers' headroom, which the
+        removal frees too); the registry's bytes go down by exactly the evicted variables'.
+        Cost O(K + window) per pass, a few passes per check point that finds the model over its
+        budget with its window at the floor.
+        """
+        h, lookup = self.history, self.lookup
+        self.evict(np.zeros(0, dtype=np.intp))  # the window's raw blocks without headroom first
+        for _ in range(8):
+            excess = held + h.memory_usage() + lookup.memory_usage() - budget
+            if excess <= 0:
+                return
+            order = self.eviction_order()
+            if not len(order):
+                return  # what is left is what the budget cannot bound
+            variables = self.registry.variables
+            freed, own, n = 0, 0, 0
+            for k in order.tolist():
+                size = variables[k].memory_usage() + 64  # (``Registry.memory_usage``'s share)
+                own += size
+                freed += size + h.column_bytes(variables[k].kind == "numeric") + lookup.variable_bytes(k)
+                n += 1
+                if freed >= excess:
+                    break
+            self.evict(order[:n])
+            held -= own
+
+    def eviction_order(self) -> np.ndarray:
+        """The variables a memory budget may evict, the least useful first: ``(m,)`` indices.
+
+        Only variables without a level-3 slot are candidates: their level 2 is flat (one part,
+        or not built yet), so they add ℓ = 0 to every score and evicting them changes no
+        prediction; what is lost is the evidence their summaries gathered. Among them, those
+        absent from the rows of the window go first (not seen lately), then the fewest
+        observations (``Registry.count``: the least evidence, the least likely to become
+        informative), then the oldest (a variable that has had longer to show something).
+        """
+        registry, h = self.registry, self.history
+        K = len(registry)
+        self.slots.grow(K)
+        free = np.flatnonzero(self.slots.of[:K] < 0)
+        if not len(free):
+            return free
+        seen = h.counts(h.filled(), K)[free] > 0
+        return free[np.lexsort((free, registry.count[free], seen))]
+
+    def evict(self, gone: np.ndarray) -> None:
+        """Remove the variables ``gone`` (none with a level-3 slot) from every part: the registry
+        and its columns, the window's raw columns, the slots' numbering, the compiled lookups
+        (compiled again, for the variables left). An evicted feature seen again is a new
+        variable, with a fresh summary. With ``gone`` empty, the window's raw blocks lose their
+        headroom. Cost O(K + capacity · columns) and a full compilation of the lookups."""
+        registry = self.registry
+        self._resize()
+        new_index, numeric_columns, categorical_columns = registry.remove(gone)
+        self.history.remove(new_index, numeric_columns, categorical_columns)
+        self.slots.remove(new_index)
+        if len(gone):
+            self._evicted = True  # (``learn_frame`` re-enters the batch's evicted columns)
+            self.parser.plan = None  # (a cache of variable indices)
+            self._context = None
+            self.lookup.invalidate()
+            self.refresh()  # compiled for the variables left, so that their memory is measured
 
     def fade(self, factor: float) -> None:
         """Multiply the weight of everything learned so far by ``factor`` (0 < factor ≤ 1).
@@ -676,6 +757,33 @@ class Engine:
                 end = min(end, t + EVERY - 1 - self.n_seen % EVERY)
             self._learn_chunk(frame, columns, labels, codes, uniques, sample_weight, t, end + 1)
             t = end + 1
+            if self._evicted:
+                self._evicted = False
+                columns = self._reenter(frame, columns, t)
+
+    def _reenter(self, frame: Frame, columns: list, t: int) -> list:
+        """``columns`` after an eviction (a memory budget's): a column of the batch whose variable
+        left starts again at its next value from row ``t`` (−1: none), where a loop of
+        ``learn_one`` would create it anew."""
+        index, a = self.registry.index, len(frame.numeric_names)
+        out = list(columns)
+        for i, (name, start) in enumerate(columns):
+            if not 0 <= start < t or name in index:
+                continue
+            if i < a:
+                values = frame.numeric[t:, i]
+                held = ~np.isnan(values)
+                if self.absent is not None:
+                    held &= values != self.absent
+                if frame.numeric_absent is not None:
+                    held &= ~frame.numeric_absent[t:, i]
+            else:
+                held = np.array([value is not None for value in frame.categorical[i - a][1][t:].tolist()], dtype=bool)
+                absent = frame.categorical_absent[i - a] if frame.categorical_absent else None
+                if absent is not None:
+                    held &= ~absent[t:]
+            out[i] = (name, t + int(np.argmax(held)) if held.any() else -1)
+        return out
 
     def _learn_chunk(self, frame: Frame, columns: list, labels, codes, uniques, sample_weight, lo: int, hi: int) -> None:
         """Rows ``lo:hi`` in bulk; only the last row may trigger a class, a rebuild or a step."""

@@ -512,6 +512,13 @@ class Lookup:
     def memory_usage(self) -> int:
         return int(self.table.nbytes + self.weighted.nbytes + self.cuts.nbytes + self.coef.nbytes)
 
+    def variable_bytes(self, k: int) -> int:
+        """Bytes of the compiled arrays that variable ``k`` holds (its table and weighted rows,
+        its cut row, its coefficients): what compiling without it saves, about."""
+        row = self.table.shape[1] * self.table.itemsize
+        rows = int(self.size[k]) if k < len(self.size) else 0
+        return 2 * rows * row + self.cuts.shape[1] * self.cuts.itemsize + row
+
     def _check(self, n_variables: int, n_classes: int) -> None:
         K, J = n_variables, n_classes
         if self.stale:

@@ -191,6 +191,36 @@ class Registry:
         if kept > self.synced_min:
             self.feed(np.flatnonzero(self.synced < kept), history, classes)
 
+    def remove(self, gone: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Drop the variables ``gone`` (indices; a memory budget evicts them, ``Engine.evict``).
+
+        The others keep their order and are numbered ``0 … K' − 1`` again, as are their raw
+        columns within each kind; their columns here follow them. Returns ``new_index (K,)``,
+        each variable's index after the removal (−1: dropped), and the raw numeric and
+        categorical columns kept, increasing (``History.remove``). A dropped feature seen again
+        is a new variable. Cost O(K).
+        """
+        K = len(self.variables)
+        keep = np.ones(K, dtype=bool)
+        keep[gone] = False
+        new_index = np.full(K, -1, dtype=np.intp)
+        new_index[keep] = np.arange(int(keep.sum()))
+        numeric = np.array([v.kind == "numeric" for v in self.variables], dtype=bool)
+        kept_columns = []
+        column = self.column.copy()
+        for mask in (numeric, ~numeric):
+            held = keep & mask
+            old = np.sort(self.column[held])  # the raw columns kept, in their order
+            column[held] = np.searchsorted(old, self.column[held])
+            kept_columns.append(old)
+        self.variables = [v for v, held in zip(self.variables, keep.tolist()) if held]
+        self.index = {v.name: k for k, v in enumerate(self.variables)}
+        self.column = column[keep]
+        self.n_numeric, self.n_categorical = len(kept_columns[0]), len(kept_columns[1])
+        self.count, self.next_rebuild, self.synced = self.count[keep], self.next_rebuild[keep], self.synced[keep]
+        self.synced_min = int(self.synced.min()) if len(self.synced) else 0
+        return new_index, kept_columns[0], kept_columns[1]
+
     # ------------------------------------------------------------------ queries
     def prior_costs(self) -> np.ndarray:
         """``(K,)`` each variable's MODL prior cost B(X_k)."""

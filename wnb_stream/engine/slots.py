@@ -84,6 +84,16 @@ class Slots:
         self.variable = np.concatenate([self.variable, new])
         return True
 
+    def remove(self, new_index: np.ndarray) -> None:
+        """Renumber after evicted variables left (``new_index (K,)``: each variable's index after
+        the removal, −1 for a dropped one, which must have no slot)."""
+        self.grow(len(new_index))
+        keep = new_index >= 0
+        assert np.all(keep[self.variable]), "a variable with a slot is not evicted"
+        self.variable = new_index[self.variable]
+        self.of = self.of[: len(keep)][keep]
+        self.passed = self.passed[: len(keep)][keep]
+
     def clear(self) -> None:
         """No variable has a slot, and none was passed (the learner restarts)."""
         self.variable = np.zeros(0, dtype=np.intp)
