@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import gzip
 import json
 import os
@@ -19,6 +18,7 @@ from consumer_process import Consumer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
+from stream_cases import Trusted, saved
 
 from wnb_stream import checkpoints, io
 from wnb_stream import stream as stream_module
@@ -53,18 +53,6 @@ class Recorder:
 
 Recorder.__module__ = FIXTURES.__name__
 FIXTURES.Recorder = Recorder
-
-
-#: A runner whose checkpoint may hold a pickle (the Recorder has no saved-model record).
-Trusted = functools.partial(StreamRunner, trusted_checkpoint=True)
-
-
-def saved(path) -> checkpoints.StreamCheckpoint:
-    """The checkpoint at ``path``, its model unpickled (our own file)."""
-    checkpoint = checkpoints.read(path, checkpoints.StreamCheckpoint)
-    if isinstance(checkpoint.model, checkpoints.Pickled):
-        checkpoint.model = checkpoint.model.load(True, path)
-    return checkpoint
 
 
 @pytest.fixture(autouse=True, scope="module")

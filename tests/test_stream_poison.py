@@ -4,7 +4,6 @@ twice across crashes and restarts."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import pathlib
@@ -17,8 +16,9 @@ import types
 import numpy as np
 import pytest
 from consumer_process import Consumer
+from stream_cases import Trusted, saved
 
-from wnb_stream import WeightedNaiveBayes, checkpoints, io
+from wnb_stream import WeightedNaiveBayes, io
 from wnb_stream import stream as stream_module
 from wnb_stream.stream import DeadLetter, DeadLetters, JSONLinesSource, ListSource, Malformed, StreamRunner
 
@@ -76,18 +76,6 @@ class Interrupting(Touchy):
 for cls in (Touchy, Interrupting):
     cls.__module__ = FIXTURES.__name__
     setattr(FIXTURES, cls.__name__, cls)
-
-
-#: A runner whose checkpoint may hold a pickle (these recording models have no saved-model record).
-Trusted = functools.partial(StreamRunner, trusted_checkpoint=True)
-
-
-def saved(path) -> checkpoints.StreamCheckpoint:
-    """The checkpoint at ``path``, its model unpickled (our own file)."""
-    checkpoint = checkpoints.read(path, checkpoints.StreamCheckpoint)
-    if isinstance(checkpoint.model, checkpoints.Pickled):
-        checkpoint.model = checkpoint.model.load(True, path)
-    return checkpoint
 
 
 @pytest.fixture(autouse=True, scope="module")
