@@ -9,8 +9,11 @@ checksummed envelope (``files``).
 
 Modules: ``values`` (plain values ↔ JSON), ``schema`` (field kinds, ``Schema``, ``Fields``),
 ``registry`` (``register``, ``to_record``, ``from_record``, the ``Record`` kind), ``files``
-(envelope, versions, migrations, atomic write), and the records of the components:
-``summaries``, ``partitions``, ``learners``.
+(envelope, versions, migrations, atomic write). These helpers import no component, so the
+components below them (the summaries, the weight learners) hold their own records: each class
+states its schema and builds itself from a record next to its code. The records of the parts
+not yet moved into their classes are in ``partitions``, ``learners`` and ``engine``, imported by
+the classifier (their record kinds are registered when ``wnb_stream`` is imported).
 
 Every failure to load raises ``ModelFileError`` (a ``ValueError``) naming the field at fault.
 Loading never imports a module or calls a function named by the file: record type names select
@@ -28,7 +31,6 @@ Examples
 (('red', 'blue'), [[2.0, 0.0], [0.0, 1.0]])
 """
 
-from . import engine, learners, partitions, summaries
 from .errors import LegacyFormatError, ModelFileError
 from .files import FORMAT, MIGRATIONS, VERSION, atomic_write, dumps, load, loads, pack, save, unpack
 from .registry import Entry, Record, entry, from_record, register, registered, to_record
@@ -69,8 +71,4 @@ __all__ = [
     "Optional",
     "Record",
     "key_problem",
-    "engine",
-    "learners",
-    "partitions",
-    "summaries",
 ]
