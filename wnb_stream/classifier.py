@@ -22,7 +22,6 @@ from .delta import Delta
 from .engine import Engine, frames, merge, rows
 from .engine.drift import EVERY
 from .history import SparseHistory
-from .io import learners as _learner_records  # noqa: F401  (registers the weight learners' record kinds)
 from .io import partitions as _partition_records  # noqa: F401  (registers the level-2 record kinds)
 from .io.engine import check_parts
 
