@@ -9,7 +9,8 @@ object is built, then asks the object for its broken invariants (``problems()``,
 
 Modules: ``values`` (plain values ↔ JSON), ``schema`` (field kinds, ``Schema``, ``Fields``),
 ``registry`` (``register``, ``to_record``, ``from_record``, the ``Record`` kind), ``files``
-(envelope, versions, migrations, atomic write). These helpers import no component, so the
+(envelope, versions, migrations, atomic write), ``generators`` (the saved form of a NumPy
+generator). These helpers import no component, so the
 components (the summaries, the weight learners) hold their own records: each class states its
 schema, builds itself from a record and lists its broken invariants (``problems()``) next to
 its code. The records of the parts not yet moved into their classes are in ``partitions`` and
@@ -34,9 +35,9 @@ Examples
 
 from .errors import LegacyFormatError, ModelFileError
 from .files import FORMAT, MIGRATIONS, VERSION, atomic_write, dumps, load, loads, pack, save, unpack
+from .generators import GENERATOR, generator_from_state, generator_state
 from .registry import Entry, Record, entry, from_record, register, registered, to_record
 from .schema import (
-    GENERATOR,
     Array,
     Bool,
     Fields,
@@ -51,8 +52,6 @@ from .schema import (
     Str,
     Struct,
     Value,
-    generator_from_state,
-    generator_state,
     key_problem,
 )
 

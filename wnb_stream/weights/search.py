@@ -42,8 +42,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.generators import GENERATOR, generator_from_state, generator_state
 from ..io.registry import Record
-from ..io.schema import GENERATOR, Array, Bool, Fields, Int, Optional, Struct, generator_from_state, generator_state
+from ..io.schema import Array, Bool, Fields, Int, Optional, Struct
 from .base import SIZES, WEIGHT_RANGE, Batch, Context, pinned
 from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB

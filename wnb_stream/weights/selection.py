@@ -47,7 +47,8 @@ import math
 
 import numpy as np
 
-from ..io.schema import GENERATOR, Array, Fields, Float, Int, Optional, generator_from_state, generator_state
+from ..io.generators import GENERATOR, generator_from_state, generator_state
+from ..io.schema import Array, Fields, Float, Int, Optional
 from ..modl.costs import universal_code_length
 from .base import WEIGHT_RANGE, Batch
 from .criterion import _log_normaliser, negative_log_likelihood

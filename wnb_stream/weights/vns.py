@@ -31,8 +31,9 @@ import math
 
 import numpy as np
 
+from ..io.generators import GENERATOR, generator_from_state, generator_state
 from ..io.registry import register
-from ..io.schema import GENERATOR, Bool, Fields, Float, Int, Optional, Schema, Struct, generator_from_state, generator_state
+from ..io.schema import Bool, Fields, Float, Int, Optional, Schema, Struct
 from .base import SIZES, Batch
 from .pgdmb import PARAMS, PGDMB, RUN
 from .regularizers import DEFAULT_DELTA
