@@ -22,6 +22,8 @@ from .delta import Delta
 from .engine import Engine, frames, merge, rows
 from .engine.drift import EVERY
 from .history import SparseHistory
+from .io import partitions as _partition_records  # noqa: F401  (registers the level-2 record kinds)
+from .io.engine import check_parts
 
 __all__ = ["WeightedNaiveBayes"]
 
@@ -669,7 +671,7 @@ def _model_check(fields: io.Fields) -> None:
     monitor = s["monitor"]
     if (monitor is None) != (p["drift_delta"] is None) or (monitor is not None and monitor.delta != p["drift_delta"]):
         fields.fail("monitor", "must be null exactly when drift_delta is, with delta = drift_delta")
-    io.engine.check_parts(fields, classes, registry, history, schedule, s["learner"], s["slots"], faded=p["half_life"] is not None)
+    check_parts(fields, classes, registry, history, schedule, s["learner"], s["slots"], faded=p["half_life"] is not None)
 
 
 def _model_build(fields: io.Fields) -> WeightedNaiveBayes:

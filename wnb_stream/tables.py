@@ -28,7 +28,7 @@ from typing import Any, Hashable, Iterable
 
 import numpy as np
 
-__all__ = ["Batch", "Bins", "Categories", "ClassIndex", "Context", "Moments", "python_scalar"]
+__all__ = ["Batch", "Bins", "Categories", "ClassIndex", "Context", "MAX_KEY_DEPTH", "Moments", "key_depth", "python_scalar"]
 
 
 def _align_columns(counts: np.ndarray, source: tuple, target: Iterable[Hashable]) -> np.ndarray:
@@ -296,6 +296,14 @@ class ClassIndex:
         self.labels: list = []
         self.position: dict = {}
 
+    @classmethod
+    def of(cls, labels) -> ClassIndex:
+        """The index of ``labels`` (distinct), column ``i`` holding ``labels[i]``. O(len(labels))."""
+        index = cls()
+        for label in labels:
+            index.encode(label)
+        return index
+
     def __len__(self) -> int:
         return len(self.labels)
 
@@ -368,6 +376,26 @@ class ClassIndex:
     def __setstate__(self, state):
         self.labels = list(state["labels"])
         self.position = {c: i for i, c in enumerate(self.labels)}
+
+
+#: Deepest nesting of tuples in a key: deeper ones are refused (reading, hashing and saving a key
+#: recurse once per level; a key is a value, a name or a label, never a deep structure).
+MAX_KEY_DEPTH = 32
+
+
+def key_depth(x: Any) -> int:
+    """How deep tuples nest in ``x`` (0 for a non-tuple), counted iteratively up to
+    ``MAX_KEY_DEPTH + 1`` (so that a tuple nested a million deep costs no recursion)."""
+    deepest, stack = 0, [(x, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if type(node) is tuple or isinstance(node, tuple):
+            depth += 1
+            deepest = max(deepest, depth)
+            if depth > MAX_KEY_DEPTH:
+                return depth
+            stack.extend((item, depth) for item in node)
+    return deepest
 
 
 #: ``ClassIndex.lookup_many`` compares typed label arrays class by class up to this many classes.

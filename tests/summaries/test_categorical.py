@@ -102,7 +102,7 @@ def test_exact_counts_match_a_counter(stream, batch):
         summary.update_many(values, labels, weights)
     else:
         _feed_loop(summary, values, labels, weights)
-    summary._check()
+    assert not summary.problems()
     counts, missing, totals = _oracle(values, labels, weights)
     table = summary.table()
     assert summary.mode == "exact"
@@ -159,7 +159,7 @@ def test_switch_to_sketch_mode_past_max_values():
     assert summary.mode == "exact"
     summary.update("new", 1)
     assert summary.mode == "sketch"
-    summary._check()
+    assert not summary.problems()
     table = summary.table()
     # the heaviest exact values were kept with their exact counts; "new" replaced the lightest
     # (v6, count 7) as SpaceSaving does, and its counts come from the count-min sketch
@@ -183,7 +183,7 @@ def test_heavy_hitters_are_found():
     values, labels, ranks = _zipf_stream(0)
     summary = Categorical(max_values=100, top_k=50, epsilon=0.005)
     summary.update_many(values, labels)
-    summary._check()
+    assert not summary.problems()
     table = summary.table()
     assert summary.mode == "sketch" and len(table.values) == 50
     truth = collections.Counter(values.tolist())
@@ -208,7 +208,7 @@ def test_count_min_guarantee(stream, seed, epsilon):
     delta = 0.05
     summary = Categorical(max_values=5, top_k=3, epsilon=epsilon, delta=delta, seed=seed)
     summary.update_many([x for x, _ in stream], [y for _, y in stream])
-    summary._check()
+    assert not summary.problems()
     counts, _, totals = _oracle([x for x, _ in stream], [y for _, y in stream], [1] * len(stream))
     if summary.mode == "exact":
         return
@@ -239,7 +239,7 @@ def test_star_is_non_negative_and_columns_sum_to_class_totals(stream, max_values
         summary.update_many(values, labels, weights)
     else:
         _feed_loop(summary, values, labels, weights)
-    summary._check()
+    assert not summary.problems()
     table = summary.table()
     _, _, totals = _oracle(values, labels, weights)
     assert np.all(table.star >= 0) and np.all(table.counts >= 0)
@@ -270,7 +270,7 @@ def test_update_many_equals_loop_across_the_switch_and_in_sketch_mode():
     _feed_loop(loop, values.tolist(), labels.tolist(), weights.tolist())
     for start in range(0, len(values), 1000):
         batch.update_many(values[start : start + 1000], labels[start : start + 1000], weights[start : start + 1000])
-    batch._check()
+    assert not batch.problems()
     assert batch.mode == loop.mode == "sketch"
     assert batch.classes == loop.classes
     # the same state: count-min table, totals, missing counts and heavy hitters
@@ -297,7 +297,7 @@ def test_merge_exact_equals_one_summary_fed_both():
     both.update_many(*first)
     both.update_many(*second)
     a.merge(b)
-    a._check()
+    assert not a.problems()
     assert _as_dict(a.table()) == _as_dict(both.table().aligned(a.classes))
     assert a.table().missing.tolist() == both.table().aligned(a.classes).missing.tolist()
 
@@ -311,7 +311,7 @@ def test_merge_of_sketches_adds_tables_and_merges_heavy_hitters():
     both.update_many(values[:10000], labels[:10000])
     both.update_many(values[10000:], (labels[10000:] + 1) % 4)
     a.merge(b)
-    a._check()
+    assert not a.problems()
     assert a.classes == both.classes
     assert np.allclose(a._sketch._table, both._sketch._table, rtol=1e-12)
     assert a._totals == both._totals
@@ -332,7 +332,7 @@ def test_merge_mixed_modes_and_switching_by_merge():
     for left, right in ((exact, sketched), (sketched, exact)):
         merged = copy.deepcopy(left)
         merged.merge(right)
-        merged._check()
+        assert not merged.problems()
         assert merged.mode == "sketch"
         order = [merged.classes.index(c) for c in both.classes]
         assert np.allclose(merged._sketch._table[:, order], both._sketch._table)
@@ -343,7 +343,7 @@ def test_merge_mixed_modes_and_switching_by_merge():
     b.update_many(list("cdef"), [1, 0, 1, 0])
     one.update_many(list("abcd") + list("cdef"), [0, 0, 1, 1, 1, 0, 1, 0])
     a.merge(b)
-    a._check()
+    assert not a.problems()
     assert a.mode == "sketch"
     assert np.allclose(a._sketch._table, one._sketch._table)
 
@@ -373,7 +373,7 @@ def test_merge_with_itself_doubles():
     summary.update_many(list("aabcdd"), [0, 1, 0, 1, 0, 1])
     table = summary.table()
     summary.merge(summary)
-    summary._check()
+    assert not summary.problems()
     doubled = summary.table()
     assert np.allclose(doubled.counts.sum(axis=0) + doubled.star, 2 * (table.counts.sum(axis=0) + table.star))
 
@@ -423,7 +423,7 @@ def test_pickle_round_trip_in_both_modes():
         summary = Categorical(max_values=max_values, top_k=2, epsilon=0.1)
         summary.update_many(list("abcdeab"), [0, 1, 0, 1, 0, 1, 0])
         restored = pickle.loads(pickle.dumps(summary))
-        restored._check()
+        assert not restored.problems()
         assert _state(restored) == _state(summary)
         restored.update("f", 1)
         summary.update("f", 1)
@@ -451,7 +451,7 @@ def test_space_saving_guarantee(stream, capacity):
     for value, w in stream:
         heavy.update(value, float(w), 0)
         truth[value] += w
-        heavy._check()
+        assert not heavy.problems()
     total = sum(truth.values())
     for value, slot in heavy.items():
         assert slot.count - slot.error <= truth[value] <= slot.count
@@ -475,7 +475,7 @@ def test_space_saving_merge_keeps_the_guarantee(first, second, capacity):
             summary.update(value, float(w), value % 2)
             truth[value] += w
     a.merge(b)
-    a._check()
+    assert not a.problems()
     for value, slot in a.items():
         assert slot.count - slot.error <= truth[value] <= slot.count
 

@@ -4,7 +4,7 @@ For each configuration: ``update_many`` leaves the state of a loop of ``update``
 with one summary fed both streams (exactly for counts, within float rounding for moments, within
 the stated bound for GK's ranks, cPiD's re-binning and the sketches); a saved-model round trip (``io``)
 gives a summary with the same table that goes on learning identically; bad input raises the
-documented exception and leaves the summary byte for byte as it was; ``_check`` holds after random
+documented exception and leaves the summary byte for byte as it was; ``problems()`` is empty after random
 updates and merges; and the numeric summaries give one answer to one input
 (``docs/algorithms/summaries.md#input-policy``, ``#merge``).
 
@@ -49,7 +49,7 @@ def test_update_many_equals_a_loop_of_update(name, data):
         assert batched._sketch.counts.tobytes() == loop._sketch.counts.tobytes()
         slots = [[(v, s.count, s.error) for v, s in c._heavy.items()] for c in (batched, loop)]
         assert slots[0] == slots[1]
-    batched._check()
+    assert not batched.problems()
 
 
 def test_categorical_sketch_update_many_is_a_loop_even_when_evictions_depend_on_order():
@@ -80,8 +80,8 @@ def test_merge_agrees_with_one_summary_fed_both_streams(name, data):
     feed(b, second, "arrays")
     feed(one, first + second, "loop")
     a.merge(b)
-    a._check()
-    b._check()
+    assert not a.problems()
+    assert not b.problems()
     assert a.classes == one.classes  # the other stream's new classes, in its order
     assert a.n == one.n
     merged, single = a.table(), one.table()
@@ -143,7 +143,7 @@ def test_a_saved_round_trip_keeps_the_table_and_learns_identically(name, data):
     feed(summary, first, data.draw(st.sampled_from(["loop", "lists"])))
     copy = io.loads(io.dumps(summary))
     assert type(copy) is type(summary) and copy is not summary
-    copy._check()
+    assert not copy.problems()
     assert io.dumps(copy) == io.dumps(summary)
     for target in (summary, copy):
         feed(target, second[: len(second) // 2], "loop")
@@ -263,7 +263,7 @@ def test_invariants_hold_after_random_updates_and_merges(name, data):
             assert summary.table().n == pytest.approx(summary.n, rel=1e-12, abs=1e-9)
         else:
             feed(summary, data.draw(streams(summary.kind)), operation)
-        summary._check()
+        assert not summary.problems()
 
 
 def test_check_can_fail():
@@ -271,7 +271,7 @@ def test_check_can_fail():
     summary._flush()
     summary._g[1] += 1.0  # Σ g no longer equals the weight seen
     with pytest.raises(AssertionError):
-        summary._check()
+        assert not summary.problems()
 
 
 # --------------------------------------------------------------------------------------------
@@ -344,6 +344,6 @@ def test_one_input_gets_one_answer_in_every_numeric_summary(x, expected):
                 assert "x " in str(error) and "real number" in str(error)
                 answers.append((name, form, "error"))
                 continue
-            summary._check()
+            assert not summary.problems()
             answers.append((name, form, _answer(summary)))
     assert {answer for _, _, answer in answers} == {expected}, answers

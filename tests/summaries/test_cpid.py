@@ -91,7 +91,7 @@ def test_warm_up_table_is_exact():
     assert table.upper_bounds.tolist() == [1.0, 2.0, 3.0]
     assert table.counts.tolist() == [[1.0, 1.0], [0.0, 1.0], [2.0, 0.0]]
     assert table.missing.tolist() == [1.0, 0.0]
-    summary._check()
+    assert not summary.problems()
 
 
 def test_number_of_bins_is_fixed_after_warm_up():
@@ -101,7 +101,7 @@ def test_number_of_bins_is_fixed_after_warm_up():
         summary.update(x, i % 3)
         if i >= 19:
             assert len(summary._counts) == 50 and len(summary.breaks) == 49
-    summary._check()
+    assert not summary.problems()
 
 
 # -- property test: random operations then _check ---------------------------------------------
@@ -145,7 +145,7 @@ def test_random_streams_keep_invariants_and_conserve_counts(plan, seed, tail_spl
             summary.update_many(values, labels, weights)
         else:
             _feed_loop(summary, values, labels, weights)
-        summary._check()
+        assert not summary.problems()
         if summary._started:
             assert len(summary._counts) == summary.n_bins
         all_values.extend(values.tolist())
@@ -192,7 +192,7 @@ def test_update_many_equals_loop(tail_split):
     for start in range(0, len(values), 777):
         chunks.update_many(values[start : start + 777], labels[start : start + 777], weights[start : start + 777])
     for other in (batch, chunks):
-        other._check()
+        assert not other.problems()
         assert other._breaks == loop._breaks
         assert other._counts == loop._counts
         assert other._class_counts == loop._class_counts
@@ -209,7 +209,7 @@ def test_shifted_stream_gets_bins_where_its_mass_is(tail_split):
     summary = CPiD(tail_split=tail_split)
     summary.update_many(rng.normal(size=20000), np.zeros(20000, dtype=int))
     summary.update_many(rng.normal(10, 1, size=100000), np.ones(100000, dtype=int))
-    summary._check()
+    assert not summary.problems()
     table = summary.table()
     assert len(table.upper_bounds) == summary.n_bins
     new_region = table.upper_bounds > 5
@@ -241,7 +241,7 @@ def test_constant_stream_does_not_blow_up():
     summary = CPiD()
     for _ in range(20000):
         summary.update(3.0, "a")
-    summary._check()
+    assert not summary.problems()
     table = summary.table()
     assert np.all(np.isfinite(table.upper_bounds)) and np.all(np.diff(table.upper_bounds) > 0)
     home = np.searchsorted(table.upper_bounds, 3.0)  # the bin holding 3.0
@@ -255,7 +255,7 @@ def test_constant_warm_up_then_other_values():
     summary = CPiD(n_bins=20, warm_up=10)
     summary.update_many(np.zeros(10), np.zeros(10, dtype=int))
     summary.update_many(np.ones(2000), np.ones(2000, dtype=int))
-    summary._check()
+    assert not summary.problems()
     table = summary.table()
     # a cut separates the two values: no bin holds both classes
     assert np.all((table.counts[:, 0] == 0) | (table.counts[:, 1] == 0))
@@ -270,17 +270,17 @@ def test_a_warm_up_range_below_the_float_step_keeps_breaks_distinct(values, tail
     summary = CPiD(n_bins=5, warm_up=3, tail_split=tail_split)
     for x in values:
         summary.update(x, "x")
-    summary._check()
+    assert not summary.problems()
     table = summary.table()
     assert np.all(np.diff(table.upper_bounds) > 0) and table.counts.sum() == 3.0
     summary.update_many(np.array([1e-300, -1.0, 2.0]), np.zeros(3, dtype=int))
-    summary._check()
+    assert not summary.problems()
 
 
 def test_extreme_magnitudes_keep_breaks_distinct():
     summary = CPiD(n_bins=10, warm_up=5)
     summary.update_many(np.array([1e16, 1e16 + 2, 1e16 + 4, 1e16, 1e16 + 8, 1e300, -1e300]), np.zeros(7, dtype=int))
-    summary._check()
+    assert not summary.problems()
     assert np.all(np.diff(summary.table().upper_bounds) > 0)
 
 
@@ -293,7 +293,7 @@ def test_missing_values_are_counted_per_class_apart():
     table = summary.table()
     assert table.missing.tolist() == [2.0, 2.0]
     assert table.counts.sum(axis=0).tolist() == [2.0, 2.0]
-    summary._check()
+    assert not summary.problems()
 
 
 def test_new_class_mid_stream_gets_a_zero_column():
@@ -306,7 +306,7 @@ def test_new_class_mid_stream_gets_a_zero_column():
     assert table.classes == (0, "late")
     assert table.counts[:, 1].sum() == 1.0
     assert before.aligned(table.classes).counts.shape[1] == 2
-    summary._check()
+    assert not summary.problems()
 
 
 @pytest.mark.parametrize(
@@ -360,7 +360,7 @@ def test_merge_approximates_one_summary_fed_both_streams():
     both.update_many(first, first_labels)
     both.update_many(second, second_labels)
     a.merge(b)
-    a._check()
+    assert not a.problems()
     merged = a.table()
     assert set(merged.classes) == {0, 1, 2}
     single = both.table().aligned(merged.classes)
@@ -386,7 +386,7 @@ def test_merge_with_warm_up_summaries_replays_them():
     assert _state(merged) == _state(reference)
     adopted = copy.deepcopy(warming)
     adopted.merge(started)  # adopts the grid, then replays its own buffer
-    adopted._check()
+    assert not adopted.problems()
     assert math.isclose(adopted.n, 3000) and len(adopted._counts) == 30
     assert _cdf_distance(adopted.table(), reference.table()) < 0.02
 
@@ -400,7 +400,7 @@ def test_merge_with_different_numbers_of_bins():
     a.merge(b)
     warming.merge(b)
     for summary, total in ((a, 10000), (warming, 5010)):
-        summary._check()
+        assert not summary.problems()
         assert math.isclose(summary.n, total, rel_tol=1e-12)
     assert len(warming._counts) == 20
 
@@ -411,7 +411,7 @@ def test_merge_with_itself_doubles_and_wrong_type_fails():
     summary.update_many(rng.normal(size=1000), rng.integers(0, 2, size=1000))
     table = summary.table()
     summary.merge(summary)
-    summary._check()
+    assert not summary.problems()
     assert np.allclose(summary.table().counts.sum(axis=0), 2 * table.counts.sum(axis=0))
     with pytest.raises(TypeError, match="CPiD"):
         summary.merge(object())

@@ -68,7 +68,7 @@ def test_moments_match_numpy():
     values, labels, weights = _stream(0)
     summary = Gaussian()
     _feed_loop(summary, values, labels, weights)
-    summary._check()
+    assert not summary.problems()
     table = summary.table()
     expected = _numpy_moments(values, labels, weights, table.classes)
     assert np.allclose(table.weights, expected[:, 0], rtol=1e-12)
@@ -94,7 +94,7 @@ def test_update_many_equals_loop():
         chunks.update_many(values[start : start + 500], labels[start : start + 500], weights[start : start + 500])
     expected = loop.table()
     for other in (batch, chunks):
-        other._check()
+        assert not other.problems()
         table = other.table()
         assert table.classes == expected.classes
         for name in ("weights", "means", "variances", "missing"):
@@ -112,7 +112,7 @@ def test_merge_equals_one_summary_fed_both_streams():
     both.update_many(values[:1500][first], labels[:1500][first], weights[:1500][first])
     both.update_many(values[1500:], labels[1500:], weights[1500:])
     a.merge(b)
-    a._check()
+    assert not a.problems()
     merged, single = a.table(), both.table().aligned(a.table().classes)
     for name in ("weights", "means", "variances", "missing"):
         assert np.allclose(getattr(merged, name), getattr(single, name), rtol=1e-9), name
@@ -132,7 +132,7 @@ def test_new_class_mid_stream():
     assert table.means.tolist() == [2.0, 10.0, 0.0]
     assert table.missing.tolist() == [0.0, 0.0, 1.0]
     assert np.all(np.isfinite(log_likelihood(table, [0.0, 10.0, 1e6])))
-    summary._check()
+    assert not summary.problems()
 
 
 def test_zero_weights_register_the_class_but_change_nothing():

@@ -89,7 +89,7 @@ def feed(model, seed, batches=15, batch_size=40):
         batch = make_rows(rng, batch_size, n_informative=3, n_noise=5)
         window = (window + [batch])[-10:]
         model.learn(batch, concat(window), context_for(8))
-        model._check()
+        assert not model.problems()
     return model
 
 

@@ -78,7 +78,7 @@ def stream(model, seed, batches=12, k_noise=3, active=None, history_rows=400, ba
     k = 3 + k_noise
     for _ in range(batches):
         model.learn(make_rows(rng, batch_rows, 3, k_noise), history, context_for(k, active))
-        model._check()
+        assert not model.problems()
     return model
 
 
@@ -191,7 +191,7 @@ def test_a_budget_takes_the_strong_variables_that_come_last_in_the_random_order(
     model.learn(data, data, context)
     assert model.n_searches == 1
     assert np.flatnonzero(model.weights).tolist() == [6, 7]
-    model._check()
+    assert not model.problems()
 
 
 def test_each_entry_is_the_best_given_those_already_in():
@@ -268,7 +268,7 @@ def test_refine_restarts_the_learner_from_each_search_result():
     )
     np.testing.assert_array_equal(model.weights, refiner.weights)
     np.testing.assert_array_equal(model.coefficients(8, 2)[0][:, 0], refiner.weights)
-    model._check()
+    assert not model.problems()
 
 
 def test_refine_follows_refits_resizes_and_is_deterministic():
@@ -281,7 +281,7 @@ def test_refine_follows_refits_resizes_and_is_deterministic():
         assert np.array_equal(model._refiner._best, np.where(model._best < 1e-3, 0.0, model._best))
         model.resize(8, 3)
         assert model.weights.shape == (8,) and model._refiner._n_variables == 8
-        model._check()
+        assert not model.problems()
         runs.append(model.weights.tolist())
     assert runs[0] == runs[1]
 

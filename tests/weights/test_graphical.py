@@ -42,7 +42,7 @@ def test_reduces_the_log_loss_on_a_stream(params, n_classes):
     before = mean_log_loss(model, test)
     for lo in range(0, 4000, 500):  # the classifier's batches
         model.learn(Batch(train.log_lik[lo : lo + 500], train.y[lo : lo + 500], train.sample_weight[lo : lo + 500], train.log_prior))
-        model._check()
+        assert not model.problems()
     after = mean_log_loss(model, test)
     assert after < before - 0.02
     assert model.n_examples == 4000
@@ -126,7 +126,7 @@ def test_resize_keeps_weights_and_new_classes_start_as_nb():
     model.learn(data)
     w, b = model.class_weights, model.bias
     model.resize(10, 3)
-    model._check()
+    assert not model.problems()
     np.testing.assert_array_equal(model.class_weights[:9, :2], w)
     np.testing.assert_array_equal(model.bias[:2], b)
     np.testing.assert_array_equal(model.class_weights[:, 2], 1.0)
@@ -146,7 +146,7 @@ def test_a_new_class_without_examples_makes_no_nan():
         data = problem(10, 100, 2)
         log_lik = np.concatenate([data.log_lik, np.full((100, 9, 1), np.log(0.2))], axis=2)
         model.learn(Batch(log_lik, data.y, data.sample_weight, np.append(data.log_prior, third)))  # no resize call
-        model._check()
+        assert not model.problems()
         s = model.scores(log_lik, np.append(data.log_prior, third))
         assert np.all(np.isfinite(s[:, :2]))
 
@@ -213,7 +213,7 @@ def test_large_sample_weights_keep_the_parameters_finite_and_each_step_bounded(p
     for i in range(200):
         w, b = model.class_weights, model.bias
         model.learn(Batch(data.log_lik[i : i + 1], data.y[i : i + 1], sample_weight[i : i + 1], data.log_prior))
-        model._check()
+        assert not model.problems()
         step = np.sqrt(np.sum((model.class_weights - w) ** 2) + np.sum((model.bias - b) ** 2))
         if not params.get("adaptive"):
             assert step <= MAX_STEP * (1 + 1e-9)
@@ -229,5 +229,5 @@ def test_extreme_log_likelihoods_and_weights_make_no_nan():
     model.reset(2, 2)
     log_lik = np.array([[[-1e150, -1.0], [0.5, -1e150]]] * 20)
     model.learn(Batch(log_lik, np.array([0, 1] * 10), np.full(20, 1e300), np.log([0.5, 0.5])))
-    model._check()
+    assert not model.problems()
     assert np.isfinite(model.scores(log_lik, np.log([0.5, 0.5]))).all()

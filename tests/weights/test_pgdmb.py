@@ -24,7 +24,7 @@ def run_stream(model, seed, n_classes, steps=60, batch_size=1000, depth=10, **ro
         n_variables = batch.log_lik.shape[1]
         window = (window + [batch])[-depth:]
         model.learn(batch, concat(window), context_for(n_variables))
-        model._check()
+        assert not model.problems()
     return make_rows(rng, 5000, n_classes=n_classes, **rows_kwargs)
 
 
@@ -83,7 +83,7 @@ def test_kept_criterion_never_increases_on_a_fixed_batch(seed, params, n_classes
     previous = np.inf
     for _ in range(40):
         model.learn(data, data, context)
-        model._check()
+        assert not model.problems()
         w = model.weights
         assert np.all((w >= 0) & (w <= 1))
         assert not np.any((w > 0) & (w < 1e-3))
@@ -115,7 +115,7 @@ def test_scaled_step_lowers_the_criterion_and_separates_the_variables(regularize
     model.reset(10, 2)
     for _ in range(40):
         model.learn(make_rows(rng, 200, n_informative=5, n_noise=5), history, context)
-        model._check()
+        assert not model.problems()
     reg = Regularizer(regularizer)
 
     def value(w):
@@ -195,7 +195,7 @@ def test_inactive_variables_are_pinned_at_zero_and_wake_up_at_the_start_weight()
     for _ in range(10):
         model.learn(make_rows(rng, 200, n_informative=3, n_noise=3), None, context)
         assert np.all(model.weights[~active] == 0) and np.all(model.iterate[~active] == 0)
-        model._check()
+        assert not model.problems()
     woken = Context(np.full(6, np.log(6) + 1), np.ones(6, bool))
     model.learn(make_rows(rng, 200, n_informative=3, n_noise=3), None, woken)
     # variable 1 is informative: after waking it moves away from 0 in the iterate
@@ -213,7 +213,7 @@ def test_resize_keeps_the_weights_and_starts_new_variables_at_w0():
         model.learn(make_rows(rng, 200, n_informative=2, n_noise=2), None, None)
     weights, iterate = model.weights, model.iterate
     model.resize(6, 3)
-    model._check()
+    assert not model.problems()
     np.testing.assert_array_equal(model.weights[:4], weights)
     np.testing.assert_array_equal(model.iterate[:4], iterate)
     np.testing.assert_array_equal(model.weights[4:], [0.5, 0.5])
@@ -235,7 +235,7 @@ def test_a_new_class_without_examples_makes_no_nan():
         log_prior = np.append(batch.log_prior, third)
         grown = Batch(log_lik, batch.y, batch.sample_weight, log_prior)
         model.learn(grown, grown, None)
-        model._check()
+        assert not model.problems()
         assert np.all(np.isfinite(model.weights))
         s = model.scores(log_lik, log_prior)
         assert np.all(np.isfinite(s[:, :2]))
@@ -320,6 +320,6 @@ def test_random_operations_keep_the_invariants(ops):
             active = np.append(active, np.ones(a, bool))
         else:
             active = np.random.default_rng(a).random(k) < 0.7
-        model._check()
+        assert not model.problems()
         w = model.weights
         assert w.shape == (k,) and np.all((w >= 0) & (w <= 1))

@@ -167,7 +167,7 @@ def feed(model, seed: int, batches: int, batch_size: int = 20, k_informative: in
         while sum(len(b) for b in window) > depth:
             window = window[1:]
         model.learn(batch, concat(window), context_for(k))
-        model._check()
+        assert not model.problems()
     return model
 
 
@@ -203,7 +203,7 @@ def test_inactive_variables_keep_weight_zero():
     for _ in range(6):
         model.learn(make_rows(rng, 50, n_informative=3, n_noise=5), history, context_for(8, active))
         assert model.weights[0] == 0.0 and model.weights[6] == 0.0
-        model._check()
+        assert not model.problems()
 
 
 def test_noise_is_dropped_and_informative_variables_kept():
@@ -223,7 +223,7 @@ def test_max_variables_is_respected_by_every_hand_over(seed, budget, learner):
     for _ in range(8):
         batch = make_rows(rng, 40, n_informative=3, n_noise=5, duplicates=0)
         model.learn(batch, concat([batch, make_rows(rng, 200, 3, 5)]), context_for(8))
-        model._check()
+        assert not model.problems()
         if model.n_searches:
             assert np.count_nonzero(model.weights) <= budget
 
@@ -269,7 +269,7 @@ def test_refine_restarts_vns_from_the_search_result():
         value(refiner.weights, history, context_for(8).prior_costs) < value(solution, history, context_for(8).prior_costs)
     )
     np.testing.assert_array_equal(model.weights, refiner.weights)
-    model._check()
+    assert not model.problems()
 
 
 def test_parameters_are_checked_once():
@@ -288,7 +288,7 @@ def test_same_seed_same_weights_and_resize_keeps_learning():
     np.testing.assert_array_equal(a.weights, b.weights)
     a.resize(10, 3)
     assert a.weights.shape == (10,) and np.all(a.weights[8:] == 0.0)
-    a._check()
+    assert not a.problems()
 
 
 @pytest.mark.slow  # River's whole estimator check: CI runs it (--run-slow)

@@ -90,7 +90,7 @@ def stream(model: SNB | None, seed: int, batches: int = 12, k_noise: int = 3, ac
     k = 3 + k_noise
     for _ in range(batches):
         model.learn(make_rows(rng, 40, 3, k_noise), history, context_for(k, active))
-        model._check()
+        assert not model.problems()
     return model
 
 

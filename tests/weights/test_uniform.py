@@ -28,7 +28,7 @@ def test_sizes_follow_resize_and_learn():
     assert model.weights.shape == (3,)
     model.learn(make_rows(np.random.default_rng(1), 5, n_informative=2, n_noise=3), None, None)
     assert model.weights.shape == (5,)
-    model._check()
+    assert not model.problems()
 
 
 def test_clone_and_repr():

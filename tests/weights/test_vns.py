@@ -46,7 +46,7 @@ def stream(model, seed, steps, batch_size=200, depth=5, n_informative=3, n_noise
         batch = make_rows(rng, batch_size, n_informative=n_informative, n_noise=n_noise, n_classes=n_classes)
         window = (window + [batch])[-depth:]
         model.learn(batch, concat(window), context_for(k))
-        model._check()
+        assert not model.problems()
         yield model
 
 
@@ -58,7 +58,7 @@ def test_neighbourhood_and_budget_follow_the_seed_schedule(multi_start):
     data = make_rows(np.random.default_rng(0), 300, n_informative=3, n_noise=5)
     for _ in range(300):
         model.learn(data, data, context_for(8))
-        model._check()
+        assert not model.problems()
     log = model.log
     assert len(log) > 10 and any(r["sessions_after"] > r["sessions"] for r in log)
     s0 = 1 / 16
@@ -151,7 +151,7 @@ def test_kept_criterion_never_increases_on_a_fixed_batch(seed, multi_start, n_cl
     previous = np.inf
     for _ in range(50):
         model.learn(data, data, context)
-        model._check()
+        assert not model.problems()
         value = criterion(model.weights, data, context.prior_costs, Regularizer("r2"))
         assert value <= previous + 1e-9
         previous = value
@@ -176,7 +176,7 @@ def test_resize_keeps_the_weights():
         pass
     weights = model.weights
     model.resize(10, 2)
-    model._check()
+    assert not model.problems()
     np.testing.assert_array_equal(model.weights[:8], weights)
     assert model.weights.shape == (10,)
 
@@ -199,7 +199,7 @@ def test_replay_runs_one_session_each_time_the_rows_seen_have_grown_by_half():
         window = Batch(data.log_lik[start:end], data.y[start:end], data.sample_weight[start:end], data.log_prior)
         batch = Batch(data.log_lik[end - 32 : end], data.y[end - 32 : end], data.sample_weight[end - 32 : end], data.log_prior)
         model.learn(batch, window, context)
-        model._check()
+        assert not model.problems()
         if i in (1, 2, 3, 5, 8, 12, 18):  # 32, 64, 96, 160, 256, 384, 576 rows seen (≥ 1.5× the last)
             total += budget(end - start)
         expected.append(total)

@@ -31,7 +31,7 @@ def test_a_stream_that_grows_from_nothing(cls, params):
         model.resize(k, j)
         data = make_rows(rng, 40, n_informative=2, n_noise=k - 2, n_classes=j)
         model.learn(data, data, context_for(k))
-        model._check()
+        assert not model.problems()
         w = model.weights
         assert w.shape == (k,) and np.all(np.isfinite(w))
         log_lik = data.log_lik
@@ -48,7 +48,7 @@ def test_a_batch_encoded_before_the_last_resize_is_accepted(cls):
     model.reset(6, 2, seed=0)
     data = make_rows(np.random.default_rng(1), 30, n_informative=2, n_noise=2)  # 4 of the 6 variables
     model.learn(data, data, context_for(4))
-    model._check()
+    assert not model.problems()
     assert model.weights.shape == (6,)
 
 
@@ -97,7 +97,7 @@ def test_refit_searches_the_window_now_or_does_nothing(cls):
     searches, weights = getattr(model, "n_searches", None), model.weights
     window = make_rows(rng, 400, n_informative=2, n_noise=3)
     done = model.refit(window, context_for(5))
-    model._check()
+    assert not model.problems()
     if cls in (FNB, SNB, SGCF, Direct):
         assert model.n_searches == searches + 1
         # FNB and SNB always take the search's result; SGCF and Direct only one not worse on the window
@@ -151,6 +151,6 @@ def test_enter_is_resize_for_variables_not_asleep(cls):
     for model in models[1:3]:
         np.testing.assert_array_equal(model.weights, models[0].weights)
     for model in models:
-        model._check()
+        assert not model.problems()
     if hasattr(models[3], "_apply_active"):  # the learners that pin inactive variables at 0
         assert models[3].weights[3] == 0.0

@@ -40,7 +40,7 @@ def test_the_shared_state_has_one_set_of_names_and_one_first_search(cls):
     model.learn(make_rows(rng, 1, n_informative=2, n_noise=4), window, context_for(6))
     assert model.n_searches == 1 and model._rows_at_search == model._rows_seen == cls.FIRST_SEARCH
     assert model.weights.tolist() == model._best.tolist() != [1.0] * 6
-    model._check()
+    assert not model.problems()
     model.resize(7, 2)  # a variable that appears after a hand-over: 0 in w*
     assert model._best[-1] == (1.0 if model._incumbent_is_nb else 0.0)
     back = io.loads(io.dumps(model))  # the saved fields keep their names; the state comes back whole

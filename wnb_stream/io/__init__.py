@@ -4,13 +4,18 @@ A saved object is a *record*, ``{"type": <name>, "params": {...}, "state": {...}
 constructor's parameters and what the object needs to predict and keep learning, no caches. A
 parent's record holds its children's records. Each record type has a ``Schema`` that states the
 kind, dtype, shape and range of every field; loading checks a record against it before the
-object is built, then runs the object's own ``_check()``. Files wrap the record in a versioned,
-checksummed envelope (``files``).
+object is built, then asks the object for its broken invariants (``problems()``, else its
+``_check()``). Files wrap the record in a versioned, checksummed envelope (``files``).
 
 Modules: ``values`` (plain values ↔ JSON), ``schema`` (field kinds, ``Schema``, ``Fields``),
 ``registry`` (``register``, ``to_record``, ``from_record``, the ``Record`` kind), ``files``
-(envelope, versions, migrations, atomic write), and the records of the components:
-``summaries``, ``partitions``, ``learners``.
+(envelope, versions, migrations, atomic write), ``generators`` (the saved form of a NumPy
+generator). These helpers import no component, so the
+components (the summaries, the weight learners) hold their own records: each class states its
+schema, builds itself from a record and lists its broken invariants (``problems()``) next to
+its code. The records of the parts not yet moved into their classes are in ``partitions`` and
+``engine``, imported by the classifier (every record kind is registered once ``wnb_stream`` is
+imported).
 
 Every failure to load raises ``ModelFileError`` (a ``ValueError``) naming the field at fault.
 Loading never imports a module or calls a function named by the file: record type names select
@@ -28,11 +33,27 @@ Examples
 (('red', 'blue'), [[2.0, 0.0], [0.0, 1.0]])
 """
 
-from . import engine, learners, partitions, summaries
 from .errors import LegacyFormatError, ModelFileError
 from .files import FORMAT, MIGRATIONS, VERSION, atomic_write, dumps, load, loads, pack, save, unpack
+from .generators import GENERATOR, generator_from_state, generator_state
 from .registry import Entry, Record, entry, from_record, register, registered, to_record
-from .schema import Array, Bool, Fields, Float, Int, Key, Keys, Kind, List, Optional, Schema, Str, Struct, Value, key_problem
+from .schema import (
+    Array,
+    Bool,
+    Fields,
+    Float,
+    Int,
+    Key,
+    Keys,
+    Kind,
+    List,
+    Optional,
+    Schema,
+    Str,
+    Struct,
+    Value,
+    key_problem,
+)
 
 __all__ = [
     "ModelFileError",
@@ -69,8 +90,7 @@ __all__ = [
     "Optional",
     "Record",
     "key_problem",
-    "engine",
-    "learners",
-    "partitions",
-    "summaries",
+    "GENERATOR",
+    "generator_state",
+    "generator_from_state",
 ]

@@ -18,10 +18,10 @@ import numpy as np
 from ..modl import discretization, grouping
 from ..modl._common import METHODS
 from ..modl.partition import COST_TOLERANCE, MISSING, STAR, Groups, Intervals
+from ..summaries.base import CLASSES
 from .errors import ModelFileError, join, where
 from .registry import register
 from .schema import Array, Fields, Float, Int, Kind, List, Schema, Str, _dump_key, _load_key
-from .summaries import CLASSES
 
 __all__ = ["Member"]
 

@@ -8,9 +8,10 @@ state fields, child objects included) and ``build(fields) -> obj`` (the object f
 - ``to_record(obj)`` writes ``params`` (the constructor's arguments, read as attributes unless the
   entry gives its own ``params`` function) and ``state`` through the schema's kinds;
 - ``from_record(record)`` checks the record against the schema (child records are rebuilt by the
-  same path, through the ``Record`` kind), runs the schema's checks, calls ``build``, then the
-  rebuilt object's own ``_check()`` where it has one. Every failure is a ``ModelFileError``
-  naming the record's path.
+  same path, through the ``Record`` kind), runs the schema's checks, calls ``build``, then asks
+  the rebuilt object for its broken invariants: ``problems()`` (a list of ``"field: what is
+  wrong"``, the same list the tests assert empty after every operation) where the class has it,
+  else its ``_check()``. Every failure is a ``ModelFileError`` naming the record's path.
 
 Names are looked up in this registry only: a name in a file selects one of the registered
 entries, or is refused. Nothing is imported or called by a name read from a file.
@@ -134,7 +135,7 @@ def from_record(node: Any, path: str = "", *, expected: tuple[str, ...] | None =
 
     ``expected`` restricts the record types accepted at this place. ``ModelFileError`` naming the
     path of the first field at fault for anything the schema, the record's checks or the rebuilt
-    object's ``_check()`` does not accept.
+    object (its first ``problems()``, else its ``_check()``) does not accept.
     """
     if not isinstance(node, dict) or "$" in node:
         raise ModelFileError(f"{where(path)}: expected a record, got {describe(node)}")
@@ -157,6 +158,14 @@ def from_record(node: Any, path: str = "", *, expected: tuple[str, ...] | None =
         raise
     except Exception as error:  # a constructor refusing a parameter, say: one error type for the caller
         raise ModelFileError(f"{where(path)}: cannot rebuild {name}: {error}") from error
+    if hasattr(obj, "problems"):  # the class's own list of broken invariants, empty when sound
+        try:
+            problems = obj.problems()
+        except Exception as error:  # values it cannot even compare: refused all the same
+            raise ModelFileError(f"{where(path)}: the rebuilt {name} breaks an invariant: {_failure(error)}") from error
+        if problems:
+            raise ModelFileError(join(path, problems[0]))
+        return obj
     check = getattr(obj, "_check", None)
     if check is not None:
         try:

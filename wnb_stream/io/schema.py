@@ -43,7 +43,7 @@ from typing import Any, Callable, NoReturn
 
 import numpy as np
 
-from ..summaries.policy import MAX_KEY_DEPTH, _key_depth
+from ..tables import MAX_KEY_DEPTH, key_depth
 from . import values
 from .errors import ModelFileError, join, where
 from .values import describe
@@ -273,7 +273,7 @@ def key_problem(value: Any, *, missing: bool = False) -> str | None:
 
 
 def _key_problem(value: Any, top: bool) -> str | None:
-    if type(value) is tuple and _key_depth(value) > MAX_KEY_DEPTH:  # (before the recursion below)
+    if type(value) is tuple and key_depth(value) > MAX_KEY_DEPTH:  # (before the recursion below)
         return f"a tuple nested too deeply (more than MAX_KEY_DEPTH = {MAX_KEY_DEPTH} levels)"
     return _item_problem(value, top)
 

@@ -17,7 +17,11 @@ A summary keeps, for one variable, class counts in bounded memory and offers one
 - ``table()``: a frozen value of ``wnb_stream.tables`` (``Bins``, ``Categories`` or ``Moments``)
   that level 2 reads; ``n``: the total weight seen (missing values included);
   ``memory_usage()``: bytes held;
-- ``_check()``: asserts the summary's invariants (for tests).
+- ``problems()``: the summary's broken invariants, a list of ``"field: what is wrong"`` (empty when
+  sound), which the tests assert empty after every operation and a load raises as a
+  ``ModelFileError``; ``_check()`` asserts it empty;
+- its saved record (``docs/saved-model.md``), registered in its module: ``record_state()`` and
+  ``from_record(fields)``, on the schema helpers of ``wnb_stream.io``.
 
 Classes may appear at any time: each summary keeps its class labels in order of first appearance
 (``classes``), and every count array grows a zero column when a class is registered. Tables
@@ -86,6 +90,9 @@ import abc
 import numpy as np
 from river import base
 
+from ..io.registry import register
+from ..io.schema import Keys, Schema
+
 # The tables live in ``wnb_stream.tables``; they (and their helpers) are re-exported here for the
 # callers that import them from this module.
 from ..tables import (  # noqa: F401
@@ -120,8 +127,9 @@ class Summary(base.Base, abc.ABC):
     """Abstract base of level-1 summaries (the module docstring states the contract).
 
     Subclasses implement ``update``, ``update_many``, ``merge``, ``decay``, ``table``, ``n``,
-    ``memory_usage`` and ``_check``, validate their input with ``policy``, and keep their class
-    labels in ``self._classes`` (a ``ClassIndex``).
+    ``memory_usage`` and ``problems``, validate their input with ``policy``, and keep their class
+    labels in ``self._classes`` (a ``ClassIndex``). Each also owns its saved record (registered
+    in its module with ``io.register``): a schema, ``record_state()`` and ``from_record(fields)``.
     """
 
     #: "numeric" or "categorical": which kind of variable the summary is for.
@@ -202,8 +210,16 @@ class Summary(base.Base, abc.ABC):
         """Bytes held (an estimate)."""
 
     @abc.abstractmethod
+    def problems(self) -> list[str]:
+        """Every broken invariant of the state, each ``"field: what is wrong"`` (field: the name
+        in the saved record); empty when the state is sound. The tests assert it empty after
+        every operation; a load refuses a record whose rebuilt summary has one (a
+        ``ModelFileError`` naming the field). It raises nothing, whatever the state holds."""
+
     def _check(self) -> None:
-        """Assert every invariant of the state (``AssertionError`` when one fails)."""
+        """Assert that ``problems()`` is empty (``AssertionError`` listing them otherwise)."""
+        found = self.problems()
+        assert not found, "; ".join(found)
 
 
 #: The smallest positive float: what a positive weight that ``decay`` would round to 0 becomes.
@@ -222,6 +238,24 @@ def all_close(found, expected, rtol: float, atol: float) -> bool:
     return bool(np.allclose(found, expected, rtol=rtol, atol=atol))
 
 
+def padded(values, shape: tuple) -> np.ndarray:
+    """``values`` (a list, list of rows or array, maybe shorter on its last axis) zero-padded to
+    ``shape``: the class-count rows a summary pads lazily, as its record holds them.
+
+    >>> padded([[1.0], [2.0, 3.0]], (2, 3)).tolist()
+    [[1.0, 0.0, 0.0], [2.0, 3.0, 0.0]]
+    """
+    out = np.zeros(shape)
+    if len(shape) == 1:
+        source = np.asarray(values, dtype=float).reshape(-1)
+        out[: len(source)] = source
+        return out
+    for i, row in enumerate(values):
+        row = np.asarray(row, dtype=float).reshape(-1)
+        out[i, : len(row)] = row
+    return out
+
+
 def decayed(weights: np.ndarray, factor: float) -> np.ndarray:
     """``weights × factor`` (a new float array of the same shape), each positive entry kept at
     least ``SMALLEST_WEIGHT``, so that a weight a summary needs positive does not underflow to 0.
@@ -232,3 +266,18 @@ def decayed(weights: np.ndarray, factor: float) -> np.ndarray:
     weights = np.asarray(weights, dtype=np.float64)
     scaled = weights * factor
     return np.where(weights > 0.0, np.maximum(scaled, SMALLEST_WEIGHT), scaled)
+
+
+# ------------------------------------------------------------------------------------------------
+# Records (docs/saved-model.md)
+
+#: The class labels field of every summary's record: binds ``n_classes``.
+CLASSES = Keys(length="n_classes", doc="class labels in order of first appearance (column order)")
+
+register(
+    "ClassIndex",
+    ClassIndex,
+    Schema(state={"labels": Keys(length="n_classes", doc="class labels, column i is labels[i]")}, doc="Class labels"),
+    state=lambda index: {"labels": list(index.labels)},
+    build=lambda fields: ClassIndex.of(fields.state["labels"]),
+)

@@ -18,7 +18,9 @@ import sys
 
 import numpy as np
 
-from .base import Categories, ClassIndex, Summary
+from ..io.registry import Record, register
+from ..io.schema import Array, Fields, Float, Int, Keys, Optional, Schema, Struct
+from .base import CLASSES, Categories, ClassIndex, Summary, all_close, padded
 from .policy import (
     as_weights,
     category_batch,
@@ -416,28 +418,129 @@ class Categorical(Summary):
 
     # -- invariants ---------------------------------------------------------------------------
 
-    def _check(self) -> None:
-        n_classes = len(self._classes)
-        assert len(self._missing) == n_classes and len(self._totals) == n_classes
-        assert all(v >= 0 for v in self._missing) and all(v >= 0 for v in self._totals)
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. Exact mode: at most ``max_values`` values whose class counts add up to the
+        totals. Sketch mode: a sketch of the parameters' dimensions, sound itself, each row of
+        which holds the totals, and sound heavy hitters of ``top_k`` slots whose cached cells are
+        their values' cells in the sketch. O(values·J), or O(depth·width·J + top_k·J)."""
+        n_classes, found = len(self._classes), []
+        if len(self._missing) != n_classes or len(self._totals) != n_classes:
+            return [f"totals: expected n_classes = {n_classes} missing and non-missing totals"]
+        if not (all(v >= 0 for v in self._missing) and all(v >= 0 for v in self._totals)):
+            found.append("totals: weights must be >= 0")
         if self._counts is not None:
-            assert self._sketch is None and self._heavy is None
-            assert len(self._counts) <= self.max_values
+            if self._sketch is not None or self._heavy is not None:
+                return found + ["sketch: must be null in exact mode"]
+            if len(self._counts) > self.max_values:
+                found.append(f"exact.values: {len(self._counts)} values exceed max_values {self.max_values}")
             sums = np.zeros(n_classes)
             for value, row in self._counts.items():
-                assert not _missing(value)
-                assert len(row) <= n_classes and all(c >= 0 for c in row)
+                if _missing(value):
+                    found.append(f"exact.values: {value!r} is a missing value")
+                if len(row) > n_classes or not all(c >= 0 for c in row):
+                    found.append(f"exact.counts: the counts of {value!r} must be at most n_classes = {n_classes} counts >= 0")
+                    return found
                 sums[: len(row)] += row
-            assert np.allclose(sums, self._totals, rtol=1e-9, atol=1e-9)
-            return
-        assert self._sketch.n_classes == n_classes
-        self._sketch._check()
-        self._heavy._check()
-        for value, slot in self._heavy.items():  # a slot caches its value's cells in our sketch
-            assert not _missing(value) and tuple(slot.cells) == self._sketch.cells(value)
+            if not all_close(sums, self._totals, 1e-9, 1e-9):
+                found.append("exact.counts: the counts of the values must add up to totals")
+            return found
+        sketch, heavy = self._sketch, self._heavy
+        if sketch is None or heavy is None:
+            return found + [("sketch" if sketch is None else "heavy") + ": exact, or both sketch and heavy, must be given"]
+        if (sketch.width, sketch.depth, sketch.seed) != (self._width, self._depth, self.seed):
+            return found + [f"sketch: expected (width, depth, seed) = {(self._width, self._depth, self.seed)} from the parameters"]
+        if sketch.n_classes != n_classes:
+            return found + [f"sketch.table: expected {n_classes} class columns (n_classes), got {sketch.n_classes}"]
+        if heavy.capacity != self.top_k:
+            found.append(f"heavy.capacity: expected top_k = {self.top_k}, got {heavy.capacity}")
+        found += ["sketch." + problem for problem in sketch.problems()]
+        found += ["heavy." + problem for problem in heavy.problems()]
+        for value, slot in heavy._slots.items():  # a slot caches its value's cells in our sketch
+            if len(slot.class_counts) > n_classes:
+                found.append(f"heavy.class_counts: more class columns than n_classes = {n_classes}")
+                break
+            if _missing(value) or tuple(slot.cells) != sketch.cells(value):
+                found.append(f"heavy.values: {value!r} is missing, or its cached cells are not its cells in the sketch")
+                break
         # each row of the sketch holds every non-missing weight once
-        per_row = self._sketch.counts.sum(axis=1)  # (depth, n_classes)
-        assert np.allclose(per_row, np.asarray(self._totals)[None, :], rtol=1e-9, atol=1e-9)
+        per_row = sketch.counts.sum(axis=1)  # (depth, n_classes)
+        if not all_close(per_row, np.asarray(self._totals)[None, :], 1e-9, 1e-9):
+            found.append("sketch.table: every row of the sketch must hold the totals")
+        return found
+
+    # -- saved record (docs/saved-model.md) ---------------------------------------------------
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the exact counts, or the count-min sketch and the
+        heavy hitters (the sketch's width and depth are rebuilt from ``epsilon`` and ``delta``,
+        each heavy hitter's cells from the sketch)."""
+        n_classes = len(self._classes)
+        exact = None
+        if self._counts is not None:
+            rows = list(self._counts.values())
+            exact = {"values": list(self._counts), "counts": padded(rows, (len(rows), n_classes))}
+        return {
+            "classes": list(self._classes.labels),
+            "missing": padded(self._missing, (n_classes,)),
+            "totals": padded(self._totals, (n_classes,)),
+            "exact": exact,
+            "sketch": self._sketch,
+            "heavy": self._heavy,
+        }
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Categorical:
+        """The summary a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        state = fields.state
+        summary = cls(**fields.params)
+        summary._classes = ClassIndex.of(state["classes"])
+        summary._missing = state["missing"].tolist()
+        summary._totals = state["totals"].tolist()
+        exact = state["exact"]
+        if exact is not None:
+            summary._counts = dict(zip(exact["values"], exact["counts"].tolist()))
+        else:
+            summary._counts = None
+        summary._sketch, summary._heavy = state["sketch"], state["heavy"]
+        if exact is None and summary._sketch is not None and summary._heavy is not None:
+            for value, slot in summary._heavy._slots.items():
+                slot.cells = summary._sketch.cells(value)
+        return summary
+
+
+register(
+    "Categorical",
+    Categorical,
+    Schema(
+        params={
+            "max_values": Int(doc="distinct values counted exactly"),
+            "top_k": Int(doc="heavy hitters kept in sketch mode"),
+            "epsilon": Float(doc="count-min accuracy ε"),
+            "delta": Float(doc="count-min failure probability δ"),
+            "seed": Int(doc="key of the stable hash"),
+        },
+        state={
+            "classes": CLASSES,
+            "missing": Array("float64", ("n_classes",), low=0.0, doc="weight of missing values per class"),
+            "totals": Array("float64", ("n_classes",), low=0.0, doc="weight of the non-missing values per class"),
+            "exact": Optional(
+                Struct(
+                    {
+                        "values": Keys(length="n_values", doc="values in order of first appearance"),
+                        "counts": Array("float64", ("n_values", "n_classes"), low=0.0, doc="class counts of each value"),
+                    }
+                ),
+                doc="exact mode: values and their class counts; null in sketch mode",
+            ),
+            "sketch": Optional(Record("CountMinSketch"), doc="sketch mode: the count-min sketch"),
+            "heavy": Optional(Record("SpaceSaving"), doc="sketch mode: the heavy hitters"),
+        },
+        doc="Per-class counts of category values, exact then sketched",
+    ),
+    state=Categorical.record_state,
+    build=Categorical.from_record,
+)
 
 
 def _factorize_present(array: np.ndarray) -> tuple[list, np.ndarray, np.ndarray]:

@@ -30,7 +30,9 @@ from bisect import bisect_left
 
 import numpy as np
 
-from .base import Bins, ClassIndex, Summary
+from ..io.registry import register
+from ..io.schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str
+from .base import CLASSES, Bins, ClassIndex, Summary, padded
 from .policy import (
     as_weights,
     check_factor,
@@ -561,25 +563,119 @@ class CPiD(Summary):
 
     # -- invariants ---------------------------------------------------------------------------
 
-    def _check(self) -> None:
-        n_classes = len(self._classes)
-        assert len(self._missing) == n_classes
-        assert all(value >= 0 for value in self._missing)
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. The warm-up buffer adds up to the total; once started, the grid has
+        ``n_bins`` intervals whose class counts add up to their counts, which add up to the
+        total. O(n_bins·J + buffered)."""
+        n_classes, found = len(self._classes), []
+        if len(self._missing) != n_classes or not all(value >= 0 for value in self._missing):
+            found.append(f"missing: must hold n_classes = {n_classes} counts, each >= 0")
+        total = float(self._total)
         if not self._started:
-            assert len(self._buffer) < self.warm_up
-            assert math.isclose(self._total, math.fsum(w for _, _, w in self._buffer), rel_tol=1e-12, abs_tol=1e-12)
-            assert all(0 <= j < n_classes for _, j, _ in self._buffer)
-            return
-        assert len(self._counts) == self.n_bins
-        assert len(self._breaks) == self.n_bins - 1
-        assert len(self._class_counts) == self.n_bins
-        assert all(math.isfinite(b) for b in self._breaks)
-        assert all(a < b for a, b in zip(self._breaks, self._breaks[1:])), "breaks must increase strictly"
-        scale = max(1.0, self._total)
-        for count, row in zip(self._counts, self._class_counts):
-            assert len(row) == n_classes
-            assert count >= 0 and all(value >= -1e-12 * scale for value in row)
-            assert math.isclose(count, math.fsum(row), rel_tol=1e-9, abs_tol=1e-9 * scale)
-        assert math.isclose(math.fsum(self._counts), self._total, rel_tol=1e-9, abs_tol=1e-9)
-        if self._total > 0:
-            assert self._min_seen <= self._max_seen
+            if self._breaks or self._counts or self._class_counts:
+                found.append("breaks: must be empty during the warm-up")
+            if len(self._buffer) >= self.warm_up:
+                found.append(f"buffer_values: holds {len(self._buffer)} values, the warm-up ends at {self.warm_up}")
+            if not all(0 <= j < n_classes for _, j, _ in self._buffer):
+                found.append(f"buffer_classes: must be < n_classes = {n_classes}")
+            if not math.isclose(total, math.fsum(w for _, _, w in self._buffer), rel_tol=1e-12, abs_tol=1e-12):
+                found.append("total: must be the weight of the buffered values during the warm-up")
+            return found
+        if len(self._breaks) != self.n_bins - 1:
+            return found + [f"breaks: expected {self.n_bins - 1} breaks (n_bins - 1) once started, got {len(self._breaks)}"]
+        if len(self._counts) != self.n_bins or len(self._class_counts) != self.n_bins:
+            return found + [f"counts: expected {self.n_bins} intervals (n_bins) once started, got {len(self._counts)}"]
+        if self._buffer:
+            found.append("buffer_values: must be empty once started")
+        if not all(math.isfinite(b) for b in self._breaks) or not all(a < b for a, b in zip(self._breaks, self._breaks[1:])):
+            found.append("breaks: must be finite and increase strictly")
+        scale = max(1.0, total)
+        for i, (count, row) in enumerate(zip(self._counts, self._class_counts)):
+            if len(row) != n_classes:
+                found.append(f"class_counts: interval {i} holds {len(row)} class counts, expected n_classes = {n_classes}")
+            elif not (count >= 0 and all(value >= -1e-12 * scale for value in row)):
+                found.append(f"class_counts: the counts of interval {i} must be >= 0")
+            elif not math.isclose(count, math.fsum(row), rel_tol=1e-9, abs_tol=1e-9 * scale):
+                found.append(f"class_counts: the class counts of interval {i} do not add up to its count {count!r}")
+        if not math.isclose(math.fsum(self._counts), total, rel_tol=1e-9, abs_tol=1e-9):
+            found.append(f"counts: must add up to total = {total!r}")
+        if total > 0 and not self._min_seen <= self._max_seen:
+            found.append("min_seen: must be <= max_seen once values were seen")
+        return found
+
+    # -- saved record (docs/saved-model.md) ---------------------------------------------------
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the warm-up buffer or the intervals (breaks, counts,
+        class counts), the totals and the grid step (``alpha``'s default is rebuilt from
+        ``n_bins``)."""
+        n_classes = len(self._classes)
+        buffered = self._buffer
+        return {
+            "classes": list(self._classes.labels),
+            "missing": padded(self._missing, (n_classes,)),
+            "buffer_values": np.array([x for x, _, _ in buffered], dtype=np.float64),
+            "buffer_classes": np.array([j for _, j, _ in buffered], dtype=np.int64),
+            "buffer_weights": np.array([w for _, _, w in buffered], dtype=np.float64),
+            "started": self._started,
+            "breaks": np.array(self._breaks, dtype=np.float64),
+            "counts": np.array(self._counts, dtype=np.float64),
+            "class_counts": padded(self._class_counts, (len(self._counts), n_classes)),
+            "total": self._total,
+            "step": self._step,
+            "min_split_width": self._min_split_width,
+            "min_seen": self._min_seen,
+            "max_seen": self._max_seen,
+        }
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> CPiD:
+        """The summary a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        state = fields.state
+        summary = cls(**fields.params)
+        summary._classes = ClassIndex.of(state["classes"])
+        summary._missing = state["missing"].tolist()
+        summary._buffer = list(zip(state["buffer_values"].tolist(), state["buffer_classes"].tolist(), state["buffer_weights"].tolist()))
+        summary._started = state["started"]
+        summary._breaks = state["breaks"].tolist()
+        summary._counts = state["counts"].tolist()
+        summary._class_counts = state["class_counts"].tolist()
+        summary._total, summary._step, summary._min_split_width, summary._min_seen, summary._max_seen = (
+            float(state[name]) for name in ("total", "step", "min_split_width", "min_seen", "max_seen")
+        )
+        return summary
+
+
+register(
+    "CPiD",
+    CPiD,
+    Schema(
+        params={
+            "n_bins": Int(doc="intervals kept, tails included"),
+            "alpha": Optional(Float(), doc="split threshold (null: 2 / n_bins)"),
+            "warm_up": Int(doc="values buffered to find the initial range"),
+            "min_width": Float(doc="minimum-width guard, a share of the initial range"),
+            "tail_split": Str(choices=("step", "halfway"), doc="where a tail split puts its break"),
+        },
+        state={
+            "classes": CLASSES,
+            "missing": Array("float64", ("n_classes",), low=0.0, doc="weight of missing values per class"),
+            "buffer_values": Array("float64", ("n_buffered",), doc="warm-up values, in arrival order"),
+            "buffer_classes": Array("int64", ("n_buffered",), low=0, below="n_classes", doc="their class columns"),
+            "buffer_weights": Array("float64", ("n_buffered",), low=0.0, doc="their weights"),
+            "started": Bool(doc="the warm-up is over (the grid exists)"),
+            "breaks": Array("float64", ("n_breaks",), increasing=True, doc="breaks b_1 < … < b_{m−1} (empty in the warm-up)"),
+            "counts": Array("float64", ("n_intervals",), low=0.0, doc="total count of each interval (empty in the warm-up)"),
+            "class_counts": Array("float64", ("n_intervals", "n_classes"), doc="class counts of each interval"),
+            "total": Float(low=0.0, doc="weight of the non-missing values N"),
+            "step": Float(low=0.0, doc="width of the initial grid's intervals"),
+            "min_split_width": Float(low=0.0, doc="inner intervals narrower than this never split"),
+            "min_seen": Float(finite=False, doc="smallest value seen (+inf before any)"),
+            "max_seen": Float(finite=False, doc="largest value seen (−inf before any)"),
+        },
+        doc="Constant-memory PiD histogram with class counts",
+    ),
+    state=CPiD.record_state,
+    build=CPiD.from_record,
+)

@@ -22,7 +22,9 @@ import sys
 
 import numpy as np
 
-from .base import Bins, ClassIndex, Moments, Summary
+from ..io.registry import register
+from ..io.schema import Array, Fields, Schema
+from .base import CLASSES, Bins, ClassIndex, Moments, Summary
 from .policy import (
     as_weights,
     check_factor,
@@ -229,15 +231,60 @@ class Gaussian(Summary):
         # four lists of floats (24 bytes per float object + 8 per slot) and the class index
         return int(4 * sys.getsizeof([]) + 32 * 4 * n_classes + sys.getsizeof(self._classes.labels))
 
-    def _check(self) -> None:
-        n_classes = len(self._classes)
-        for state in (self._weights, self._means, self._m2, self._missing):
-            assert len(state) == n_classes
-        assert all(v >= 0.0 for v in self._weights) and all(v >= 0.0 for v in self._missing)
-        # M2 ≥ 0 up to rounding
-        for total, m2 in zip(self._weights, self._m2):
-            assert m2 >= -1e-9 * max(1.0, abs(m2)), (total, m2)
-        assert all(m2 <= _M2_MAX for m2 in self._m2), "M2 is finite"
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound: one entry per class in each list, weights >= 0, M2 >= 0 up to rounding and
+        finite. O(J)."""
+        n_classes, found = len(self._classes), []
+        for name in ("weights", "means", "m2", "missing"):
+            if len(getattr(self, "_" + name)) != n_classes:
+                found.append(f"{name}: expected n_classes = {n_classes} entries, got {len(getattr(self, '_' + name))}")
+        if found:
+            return found
+        if not (all(v >= 0.0 for v in self._weights) and all(v >= 0.0 for v in self._missing)):
+            found.append("weights: weights and missing weights must be >= 0")
+        if not all(m2 >= -1e-9 * max(1.0, abs(m2)) for m2 in self._m2):
+            found.append("m2: sums of squared deviations must be >= 0")
+        if not all(m2 <= _M2_MAX for m2 in self._m2):
+            found.append("m2: sums of squared deviations must be finite")
+        return found
+
+    # -- saved record (docs/saved-model.md) ---------------------------------------------------
+
+    def record_state(self) -> dict:
+        """The state fields of the record: per-class weights, means, M2 and missing counts (the
+        pooled moments derive from them)."""
+        return {"classes": list(self._classes.labels), **{k: np.array(getattr(self, "_" + k), dtype=np.float64) for k in _LISTS}}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Gaussian:
+        """The summary a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        state = fields.state
+        summary = cls()
+        summary._classes = ClassIndex.of(state["classes"])
+        summary._weights, summary._means, summary._m2, summary._missing = (state[k].tolist() for k in _LISTS)
+        return summary
+
+
+#: The per-class lists of a ``Gaussian``, as its record names them.
+_LISTS = ("weights", "means", "m2", "missing")
+
+register(
+    "Gaussian",
+    Gaussian,
+    Schema(
+        state={
+            "classes": CLASSES,
+            "weights": Array("float64", ("n_classes",), low=0.0, doc="total weight W_j of each class's non-missing values"),
+            "means": Array("float64", ("n_classes",), finite=False, doc="weighted mean μ_j"),
+            "m2": Array("float64", ("n_classes",), finite=False, doc="sum of squared deviations M2_j"),
+            "missing": Array("float64", ("n_classes",), low=0.0, doc="weight of missing values per class"),
+        },
+        doc="Per-class Gaussian moments",
+    ),
+    state=Gaussian.record_state,
+    build=Gaussian.from_record,
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -436,7 +483,18 @@ class GaussianDensity:
 
     def __init__(self, moments: Moments, var_smoothing: float = 1e-9, max_variance: float | None = None):
         means, variances = smoothed_parameters(moments, var_smoothing, max_variance)
-        self.classes = moments.classes
+        self._set(moments.classes, means, variances)
+
+    @classmethod
+    def of_parameters(cls, classes: tuple, means: np.ndarray, variances: np.ndarray) -> GaussianDensity:
+        """The density of these smoothed ``means`` and floored ``variances`` ``(n_classes,)`` as
+        they are (a saved density); ``problems()`` says whether they are a density's. O(J)."""
+        density = cls.__new__(cls)
+        density._set(tuple(classes), means, variances)
+        return density
+
+    def _set(self, classes: tuple, means: np.ndarray, variances: np.ndarray) -> None:
+        self.classes = classes
         self.means = means  # (n_classes,)
         self.variances = variances  # (n_classes,)
         self._log_normalizers = -0.5 * (_LOG_2PI + np.log(variances))  # (n_classes,)
@@ -480,6 +538,52 @@ class GaussianDensity:
             out.append(value if value > LOG_DENSITY_FLOOR else LOG_DENSITY_FLOOR)
         return np.array(out)
 
+
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"``; empty when sound: one mean and
+        one variance per class, and parameters that smoothing leaves as they are (weights >= 2,
+        no smoothing: the variances are above the floor of their means). O(J)."""
+        n_classes = len(self.classes)
+        if self.means.shape != (n_classes,) or self.variances.shape != (n_classes,):
+            return [f"means: expected a mean and a variance for each of the n_classes = {n_classes} classes"]
+        if not (self.variances > 0.0).all():
+            return ["variances: must be > 0"]
+        moments = Moments(np.full(n_classes, 2.0), self.means, self.variances, self.classes, np.zeros(n_classes))
+        means, variances = smoothed_parameters(moments, var_smoothing=0.0, max_variance=0.0)
+        if not (np.array_equal(means, self.means) and np.array_equal(variances, self.variances)):
+            return ["variances: below the variance floor of their means (not the parameters of a density)"]
+        return []
+
+    def _check(self) -> None:
+        """Assert that ``problems()`` is empty."""
+        found = self.problems()
+        assert not found, "; ".join(found)
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the smoothed means and variances (a snapshot of the
+        summary at the last level-2 rebuild); the normalisers are rebuilt."""
+        return {"classes": list(self.classes), "means": self.means, "variances": self.variances}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> GaussianDensity:
+        state = fields.state
+        return cls.of_parameters(tuple(state["classes"]), state["means"], state["variances"])
+
+
+register(
+    "GaussianDensity",
+    GaussianDensity,
+    Schema(
+        state={
+            "classes": CLASSES,
+            "means": Array("float64", ("n_classes",), finite=False, doc="smoothed mean of each class"),
+            "variances": Array("float64", ("n_classes",), above=0.0, doc="floored variance of each class"),
+        },
+        doc="Class-conditional Gaussian log densities (a snapshot of the summary at the last rebuild)",
+    ),
+    state=GaussianDensity.record_state,
+    build=GaussianDensity.from_record,
+)
 
 def prior_cost(moments: Moments) -> float:
     """BIC-like prior cost of a Gaussian variable: ``J · log N`` nats (``docs/algorithms/summaries.md#gaussian``).

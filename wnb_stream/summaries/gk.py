@@ -81,9 +81,11 @@ import sys
 
 import numpy as np
 
+from ..io.registry import register
+from ..io.schema import Array, Fields, Float, Int, Optional, Schema
 from ..tables import _align_columns, _same_order
 from . import _gk_kernels
-from .base import Bins, ClassIndex, Summary, all_close, decayed
+from .base import CLASSES, Bins, ClassIndex, Summary, all_close, decayed, padded
 from .policy import (
     as_weights,
     check_codes,
@@ -606,7 +608,7 @@ class GKClass(Summary):
         """Elementary bins ``(v_{i−1}, v_i]`` with class counts (``docs/algorithms/summaries.md#gk``). Cost O(s·J).
 
         Bounds are the tuple values (distinct by construction); no bin is empty, as every tuple
-        holds a positive weight (``g > 0``, checked by ``_check``); missing values are counted
+        holds a positive weight (``g > 0``, checked by ``problems``); missing values are counted
         apart. The table is a frozen copy.
         """
         self._flush()
@@ -803,33 +805,128 @@ class GKClass(Summary):
 
     # -- invariants ---------------------------------------------------------------------------
 
-    def _check(self) -> None:
-        """Assert the invariants of the design note on the flushed tuples (does not flush)."""
-        s = len(self._values)
-        n_classes = len(self._classes)
-        for name in ("_g", "_delta", "_at_value"):
-            assert getattr(self, name).shape == (s,), name
-        assert self._counts.shape[0] == s and self._counts.shape[1] <= n_classes
-        assert self._missing.shape[0] <= n_classes and (self._missing >= 0.0).all()
-        assert len(self._buffer_values) == len(self._buffer_classes) == len(self._buffer_weights)
-        assert len(self._buffer_values) < self._buffer_limit
-        assert all(0 <= j < n_classes for j in self._buffer_classes)
-        assert all(w > 0.0 and w < _INF for w in self._buffer_weights)
-        assert all(x - x == 0.0 for x in self._buffer_values)
+    def problems(self) -> list[str]:
+        """The broken invariants of the design note on the flushed tuples (does not flush), each
+        ``"field: what is wrong"`` with the field's name in the record; empty when sound. O(s + J
+        + buffered)."""
+        s, n_classes = len(self._values), len(self._classes)
+        if any(getattr(self, name).shape != (s,) for name in ("_g", "_delta", "_at_value")):
+            return ["g: g, delta and at_value must hold one entry per tuple"]
+        if self._counts.ndim != 2 or self._counts.shape[0] != s or self._counts.shape[1] > n_classes:
+            return [f"counts: expected {s} rows of at most n_classes = {n_classes} columns, got shape {self._counts.shape}"]
+        if self._missing.shape[0] > n_classes or not (self._missing >= 0.0).all():
+            return ["missing: must hold at most n_classes counts, each >= 0"]
+        if (self._epsilon is None) != (self.max_tuples is not None):
+            return ["guaranteed_epsilon: must be null exactly when max_tuples is set (budget mode)"]
+        found = []
+        n_buffered = len(self._buffer_values)
+        if not n_buffered == len(self._buffer_classes) == len(self._buffer_weights):
+            return ["buffer_values: the buffer's values, classes and weights must have one length"]
+        if n_buffered >= self._buffer_limit:
+            found.append(f"buffer_values: holds {n_buffered} values, the buffer flushes at {self._buffer_limit}")
+        if not all(0 <= j < n_classes for j in self._buffer_classes):
+            found.append(f"buffer_classes: must be < n_classes = {n_classes}")
+        if not all(w > 0.0 and w < _INF for w in self._buffer_weights):
+            found.append("buffer_weights: must be > 0 and finite")
+        if not all(x - x == 0.0 for x in self._buffer_values):
+            found.append("buffer_values: must be finite")
         if not s:
-            assert self._weight == 0.0
-            return
-        tolerance = 1e-9 * max(1.0, self._weight)
-        assert np.isfinite(self._values).all() and (self._values[1:] > self._values[:-1]).all(), "values sorted, distinct"
-        assert (self._g > 0.0).all() and (self._delta >= 0.0).all()
-        assert (self._at_value > 0.0).all() and (self._at_value <= self._g + tolerance).all()
-        assert (self._counts >= -tolerance).all()
-        assert all_close(self._counts.sum(axis=1), self._g, 1e-9, tolerance), "Σ_j c_ij = g_i"
-        assert abs(self._g.sum() - self._weight) <= tolerance, "Σ g = n"
-        assert self._delta[0] == 0.0 and self._delta[-1] == 0.0, "min and max are exact"
-        assert abs(self._g[0] - self._at_value[0]) <= tolerance, "nothing merges into the minimum"
+            if self._weight != 0.0:
+                found.append(f"weight: must be 0 without tuples, got {self._weight!r}")
+            return found
+        v, g, delta, e, counts, weight = self._values, self._g, self._delta, self._at_value, self._counts, self._weight
+        tolerance = 1e-9 * max(1.0, weight)
+        if not (np.isfinite(v).all() and (v[1:] > v[:-1]).all()):
+            found.append("values: must be finite and increase strictly")
+        if not (g > 0.0).all():
+            found.append("g: every tuple carries weight (g > 0)")
+        if not (delta >= 0.0).all():
+            found.append("delta: must be >= 0")
+        if not ((e > 0.0).all() and (e <= g + tolerance).all()):
+            found.append("at_value: must lie in (0, g] (the weight at a value is part of its tuple's)")
+        if not (counts >= -tolerance).all():
+            found.append("counts: class counts must be >= 0")
+        if not all_close(counts.sum(axis=1), g, 1e-9, tolerance):
+            found.append("counts: the class counts of a tuple must add up to its g (Σ_j c_ij = g_i)")
+        if not abs(float(g.sum()) - weight) <= tolerance:
+            found.append(f"weight: must be Σ g = {float(g.sum())!r}, got {weight!r}")
+        if delta[0] != 0.0 or delta[-1] != 0.0:
+            found.append("delta: the first and last tuples (the minimum and maximum) are exact (Δ = 0)")
+        if not abs(float(g[0]) - float(e[0])) <= tolerance:
+            found.append("at_value: nothing merges into the minimum (g_0 = e_0)")
         if self._epsilon is not None:
-            width = self._g + self._delta - self._at_value
-            assert (width <= 2.0 * self._epsilon * self._weight + tolerance).all(), "ε-invariant"
-        else:
-            assert s <= self.max_tuples, "budget"
+            if not (g + delta - e <= 2.0 * self._epsilon * weight + tolerance).all():
+                found.append("delta: breaks the ε-invariant g + Δ − e <= 2εn")
+        elif s > self.max_tuples:
+            found.append(f"values: holds {s} tuples, the budget is max_tuples = {self.max_tuples}")
+        return found
+
+    # -- saved record (docs/saved-model.md) ---------------------------------------------------
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the tuples, the maintained ε, the flushed weight, the
+        missing counts and the pending buffer (flushing it at save time would move the later
+        flush points, hence the tuples). Class-count rows are padded to the number of classes."""
+        n_tuples, n_classes = len(self._values), len(self._classes)
+        return {
+            "classes": list(self._classes.labels),
+            "guaranteed_epsilon": self._epsilon,
+            "values": self._values,
+            "g": self._g,
+            "delta": self._delta,
+            "at_value": self._at_value,
+            "counts": padded(self._counts, (n_tuples, n_classes)),
+            "weight": self._weight,
+            "missing": padded(self._missing, (n_classes,)),
+            "buffer_values": np.array(self._buffer_values, dtype=np.float64),
+            "buffer_classes": np.array(self._buffer_classes, dtype=np.int64),
+            "buffer_weights": np.array(self._buffer_weights, dtype=np.float64),
+        }
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> GKClass:
+        """The summary a loaded, schema-checked record describes (its ``problems()`` not yet
+        asked: the registry does). The buffer limit is rebuilt from ``buffer_size``."""
+        state = fields.state
+        gk = cls(**fields.params)
+        gk._classes = ClassIndex.of(state["classes"])
+        gk._epsilon = None if state["guaranteed_epsilon"] is None else float(state["guaranteed_epsilon"])
+        gk._values, gk._g, gk._delta, gk._at_value = (state[k] for k in ("values", "g", "delta", "at_value"))
+        gk._counts = state["counts"]
+        gk._weight = float(state["weight"])
+        gk._missing = state["missing"]
+        gk._buffer_values = array.array("d", state["buffer_values"].tobytes())
+        gk._buffer_classes = array.array("q", state["buffer_classes"].tobytes())
+        gk._buffer_weights = array.array("d", state["buffer_weights"].tobytes())
+        return gk
+
+
+register(
+    "GKClass",
+    GKClass,
+    Schema(
+        params={
+            "epsilon": Optional(Float(), doc="rank error bound ε (constructor parameter)"),
+            "quantiles": Optional(Int(), doc="number of equal-frequency bins to resolve"),
+            "max_tuples": Optional(Int(), doc="budget mode: most tuples kept"),
+            "buffer_size": Optional(Int(), doc="values buffered between two flushes (null: 1000)"),
+        },
+        state={
+            "classes": CLASSES,
+            "guaranteed_epsilon": Optional(Float(above=0.0), doc="ε maintained (merge keeps the largest); null in budget mode"),
+            "values": Array("float64", ("n_tuples",), increasing=True, doc="tuple values v_i"),
+            "g": Array("float64", ("n_tuples",), low=0.0, doc="weight charged to each tuple g_i"),
+            "delta": Array("float64", ("n_tuples",), low=0.0, doc="rank uncertainty Δ_i"),
+            "at_value": Array("float64", ("n_tuples",), low=0.0, doc="weight exactly at v_i, e_i"),
+            "counts": Array("float64", ("n_tuples", "n_classes"), doc="class counts c_ij (Σ_j c_ij = g_i)"),
+            "weight": Float(low=0.0, doc="weight of the flushed non-missing values (Σ g)"),
+            "missing": Array("float64", ("n_classes",), low=0.0, doc="weight of missing values per class"),
+            "buffer_values": Array("float64", ("n_buffered",), doc="pending values, in arrival order"),
+            "buffer_classes": Array("int64", ("n_buffered",), low=0, below="n_classes", doc="their class columns"),
+            "buffer_weights": Array("float64", ("n_buffered",), above=0.0, doc="their weights"),
+        },
+        doc="Greenwald–Khanna summary with class counts",
+    ),
+    state=GKClass.record_state,
+    build=GKClass.from_record,
+)

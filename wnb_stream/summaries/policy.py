@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tables import ClassIndex, _python_scalar
+from ..tables import MAX_KEY_DEPTH, ClassIndex, _python_scalar, key_depth
 
 __all__ = [
     "MAX_TOTAL_WEIGHT",
@@ -531,29 +531,9 @@ def _plain_item(x: Any) -> Any:
     raise _not_saveable(x)
 
 
-#: Deepest nesting of tuples in a key: deeper ones are refused (reading, hashing and saving a key
-#: recurse once per level; a key is a value, a name or a label, never a deep structure).
-MAX_KEY_DEPTH = 32
-
-
-def _key_depth(x: Any) -> int:
-    """How deep tuples nest in ``x`` (0 for a non-tuple), counted iteratively up to
-    ``MAX_KEY_DEPTH + 1`` (so that a tuple nested a million deep costs no recursion)."""
-    deepest, stack = 0, [(x, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if type(node) is tuple or isinstance(node, tuple):
-            depth += 1
-            deepest = max(deepest, depth)
-            if depth > MAX_KEY_DEPTH:
-                return depth
-            stack.extend((item, depth) for item in node)
-    return deepest
-
-
 def _hash_problem(x: Any) -> str | None:
     """Why ``x`` cannot be a dict key (unhashable, or its ``__hash__`` raises), or None."""
-    if _key_depth(x) > MAX_KEY_DEPTH:
+    if key_depth(x) > MAX_KEY_DEPTH:
         return f"a tuple nested too deeply (more than MAX_KEY_DEPTH = {MAX_KEY_DEPTH} levels)"
     try:
         hash(x)

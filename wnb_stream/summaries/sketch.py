@@ -31,7 +31,9 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from .base import SMALLEST_WEIGHT
+from ..io.registry import register
+from ..io.schema import Array, Fields, Int, Keys, Schema
+from .base import SMALLEST_WEIGHT, all_close, padded
 from .policy import check_factor
 
 __all__ = ["canonical_bytes", "stable_hash", "CountMinSketch", "SpaceSaving"]
@@ -262,12 +264,62 @@ class CountMinSketch:
         self.__init__(state["width"], state["depth"], state["seed"], 0)
         self._set_table(np.asarray(state["table"], dtype=float))
 
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound: ``width · depth`` rows of counters >= 0, every row holding the same class
+        totals (each update adds its weight once per row). O(depth·width·J)."""
+        if self._table.ndim != 2 or self._table.shape[0] != self.depth * self.width:
+            return [f"table: expected width · depth = {self.depth * self.width} rows, got {self._table.shape[0]}"]
+        if not (self._table >= 0).all():
+            return ["table: counters must be >= 0"]
+        per_row = self._table.reshape(self.depth, self.width, -1).sum(axis=1)  # (depth, n_classes)
+        if not all_close(per_row, per_row[0], 1e-9, 1e-9):
+            return ["table: every row of the sketch must hold the same class totals"]
+        return []
+
     def _check(self) -> None:
-        assert self._table.shape[0] == self.depth * self.width
-        assert np.all(self._table >= 0)
-        # every update adds its weight once per row: the rows hold the same class totals
-        per_row = self._table.reshape(self.depth, self.width, -1).sum(axis=1)
-        assert np.allclose(per_row, per_row[0], rtol=1e-9, atol=1e-9)
+        """Assert that ``problems()`` is empty."""
+        found = self.problems()
+        assert not found, "; ".join(found)
+
+    # -- saved record (docs/saved-model.md): the table; the hash keys and row offsets are rebuilt
+
+    def record_state(self) -> dict:
+        return {"table": self._table}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> CountMinSketch:
+        sketch = cls(**fields.params)
+        sketch._set_table(fields.state["table"])
+        return sketch
+
+
+def _table_fits(fields: Fields) -> None:
+    """The table has ``width · depth`` rows: checked before the sketch is built, so that the
+    constructor never sizes its hashing for a ``depth`` the file's table does not back."""
+    params = fields.params
+    if params["width"] < 1 or params["depth"] < 1:
+        fields.fail("width", "width and depth must be >= 1")
+    if fields.scope["n_cells"] != params["width"] * params["depth"]:
+        fields.fail("table", f"expected width · depth = {params['width'] * params['depth']} rows, got {fields.scope['n_cells']}")
+
+
+register(
+    "CountMinSketch",
+    CountMinSketch,
+    Schema(
+        params={
+            "width": Int(doc="cells per row (⌈e/ε⌉)"),
+            "depth": Int(doc="rows (⌈ln 1/δ⌉)"),
+            "seed": Int(doc="key of the stable hash, in [0, 2^64)"),
+        },
+        state={"table": Array("float64", ("n_cells", "n_classes"), low=0.0, doc="counters, row r·width + h_r(v), one column per class")},
+        checks=(_table_fits,),
+        doc="Count-min sketch with per-class counters",
+    ),
+    state=CountMinSketch.record_state,
+    build=CountMinSketch.from_record,
+)
 
 
 @dataclasses.dataclass(slots=True)
@@ -465,17 +517,98 @@ class SpaceSaving:
         clone._rebuild_heap()
         return clone
 
-    def _check(self) -> None:
-        assert len(self._slots) <= self.capacity
-        assert len(self._heap) == len(self._slots)
-        assert {entry[2] for entry in self._heap} == set(self._slots)
-        for count, _, value in self._heap:
-            assert count <= self._slots[value].count
-        for slot in self._slots.values():
-            assert 0 <= slot.error <= slot.count
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound: at most ``capacity`` slots, each count over-estimating by at most its error
+        the class counts it received; the lazy heap holding every slot once, below its slot's
+        count, with distinct sequence numbers, in (count, sequence) min-heap order. O(k·J)."""
+        n_slots, found = len(self._slots), []
+        if n_slots > self.capacity:
+            found.append(f"values: {n_slots} slots exceed the capacity {self.capacity}")
+        for i, slot in enumerate(self._slots.values()):
+            if not 0 <= slot.error <= slot.count:
+                found.append(f"errors: slot {i}'s error must lie in [0, its count]")
+                continue
             # the class counts hold what the value received while monitored: count − error
             received = math.fsum(slot.class_counts)
-            assert math.isclose(received, slot.count - slot.error, rel_tol=1e-9, abs_tol=1e-9 * max(1.0, slot.count))
+            if not math.isclose(received, slot.count - slot.error, rel_tol=1e-9, abs_tol=1e-9 * max(1.0, slot.count)):
+                found.append(f"class_counts: slot {i} received {received!r}, its count − error is {slot.count - slot.error!r}")
+        heap = self._heap
+        if len(heap) != n_slots or {value for _, _, value in heap} != set(self._slots):
+            return found + ["heap_slots: must hold every slot once"]
+        sequences = {sequence for _, sequence, _ in heap}
+        if len(sequences) != n_slots or (n_slots and max(sequences) > self._sequence):
+            found.append("heap_sequences: must be distinct and at most sequence")
+        if any(count > self._slots[value].count for count, _, value in heap):
+            found.append("heap_counts: a heap entry is above its slot's count (counts only grow)")
+        for child in range(1, n_slots):
+            parent = heap[(child - 1) // 2]
+            if not heap[child][:2] > parent[:2]:
+                found.append(f"heap_counts: not a min-heap at entry {child}")
+                break
+        return found
+
+    def _check(self) -> None:
+        """Assert that ``problems()`` is empty."""
+        found = self.problems()
+        assert not found, "; ".join(found)
+
+    # -- saved record (docs/saved-model.md) ---------------------------------------------------
+
+    def record_state(self) -> dict:
+        """The slots in monitoring order and the lazy heap as it stands (its stale counts and
+        sequence numbers decide ties between equal counts, so rebuilding it would change later
+        evictions)."""
+        values = list(self._slots)
+        slots = list(self._slots.values())
+        position = {value: i for i, value in enumerate(values)}
+        width = max((len(slot.class_counts) for slot in slots), default=0)
+        return {
+            "values": values,
+            "counts": np.array([slot.count for slot in slots], dtype=np.float64),
+            "errors": np.array([slot.error for slot in slots], dtype=np.float64),
+            "class_counts": padded([slot.class_counts for slot in slots], (len(slots), width)),
+            "heap_slots": np.array([position[value] for _, _, value in self._heap], dtype=np.int64),
+            "heap_counts": np.array([count for count, _, _ in self._heap], dtype=np.float64),
+            "heap_sequences": np.array([sequence for _, sequence, _ in self._heap], dtype=np.int64),
+            "sequence": self._sequence,
+        }
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> SpaceSaving:
+        """The heavy hitters a loaded record describes; each slot's count-min cells (a cache of
+        its value's hash) are left empty for the owner (``Categorical``) to fill from its sketch."""
+        state = fields.state
+        heavy = cls(**fields.params)
+        values = state["values"]
+        rows = zip(state["counts"].tolist(), state["errors"].tolist(), state["class_counts"].tolist())
+        heavy._slots = {value: Slot(count, error, row, ()) for value, (count, error, row) in zip(values, rows)}
+        heap = zip(state["heap_counts"].tolist(), state["heap_sequences"].tolist(), state["heap_slots"].tolist())
+        heavy._heap = [(count, sequence, values[i]) for count, sequence, i in heap]
+        heavy._sequence = state["sequence"]
+        return heavy
+
+
+register(
+    "SpaceSaving",
+    SpaceSaving,
+    Schema(
+        params={"capacity": Int(doc="most values monitored")},
+        state={
+            "values": Keys(length="n_slots", doc="monitored values, in monitoring order"),
+            "counts": Array("float64", ("n_slots",), low=0.0, doc="over-estimated weight of each value"),
+            "errors": Array("float64", ("n_slots",), low=0.0, doc="bound of each over-estimate"),
+            "class_counts": Array("float64", ("n_slots", "n_columns"), low=0.0, doc="weight per class received while monitored"),
+            "heap_slots": Array("int64", ("n_slots",), low=0, below="n_slots", doc="lazy min-heap, in heap order: the slot of each entry"),
+            "heap_counts": Array("float64", ("n_slots",), low=0.0, doc="the count each entry was pushed with"),
+            "heap_sequences": Array("int64", ("n_slots",), low=1, doc="each entry's sequence number (breaks ties)"),
+            "sequence": Int(low=0, doc="last sequence number given"),
+        },
+        doc="SpaceSaving heavy hitters with class counts",
+    ),
+    state=SpaceSaving.record_state,
+    build=SpaceSaving.from_record,
+)
 
 
 def _decayed(value: float, factor: float) -> float:

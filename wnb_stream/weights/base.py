@@ -27,9 +27,18 @@ from __future__ import annotations
 import numpy as np
 from river import base
 
+from ..io.schema import Int
 from ..tables import Batch, Context
 
 __all__ = ["Batch", "Context", "Optimizer", "VectorWeights", "pinned"]
+
+#: The sizes a learner's record holds: binds ``n_variables``.
+SIZES = {
+    "n_variables": Int(low=0, binds="n_variables", doc="variables the learner is sized for (K)"),
+    "n_classes": Int(low=0, doc="classes the learner is sized for (J)"),
+}
+#: The range of a weight in a learner's record.
+WEIGHT_RANGE = {"low": 0.0, "high": 1.0}
 
 
 def pinned(active: np.ndarray, start: int, asleep: np.ndarray | None) -> np.ndarray | None:
@@ -68,6 +77,11 @@ class Optimizer(base.Base):
 
     ``batch_size`` is the number of rows the learner wants per ``learn`` call (the classifier may
     send smaller batches early in a stream); 1 means per-example updates.
+
+    Each learner also owns its saved record (``docs/saved-model.md``), registered in its module
+    with ``io.register``: ``record_state()``, a classmethod ``from_record(fields)``, and
+    ``problems()``, the list of its broken invariants that the tests assert empty and a load
+    refuses.
     """
 
     batch_size: int = 1
@@ -76,6 +90,17 @@ class Optimizer(base.Base):
     #: score: ``docs/algorithms/prediction.md#compact-window``). 0: it is not used. Plain naive
     #: Bayes (``Uniform``) says 1, as it weighs every variable 1.
     outside_weight: float = 0.0
+
+    def problems(self) -> list[str]:
+        """Every broken invariant of the state, each ``"field: what is wrong"`` (the field's name
+        in the saved record); empty when sound. The base holds no state of its own, so it lists
+        none; each learner lists its own. It raises nothing, whatever the state holds."""
+        return []
+
+    def _check(self) -> None:
+        """Assert that ``problems()`` is empty (``AssertionError`` listing them otherwise)."""
+        found = self.problems()
+        assert not found, "; ".join(found)
 
     def reset(self, n_variables: int, n_classes: int, seed: int | None = None) -> None:  # pragma: no cover
         raise NotImplementedError

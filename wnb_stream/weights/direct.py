@@ -41,9 +41,11 @@ import math
 
 import numpy as np
 
+from ..io.registry import register
+from ..io.schema import Float, Int, Schema
 from .base import Batch
 from .criterion import negative_log_likelihood_and_gradient
-from .search import WarmSearch
+from .search import PARAMS, STATE, WarmSearch
 
 __all__ = ["Direct", "DescentResult", "bimodal_prior", "bimodal_prior_gradient", "descent"]
 
@@ -248,3 +250,29 @@ class Direct(WarmSearch):
             if result.values[-1] < best.values[-1]:
                 best = result
         return best.weights
+
+
+register(
+    "Direct",
+    Direct,
+    Schema(
+        params={
+            "batch_size": PARAMS["batch_size"],
+            "penalty": Float(doc="multiplier of the bimodal prior term"),
+            "sigma": Float(doc="σ of the two modes"),
+            "n_starts": Int(doc="descents per search"),
+            "max_iterations": Int(doc="iterations per descent"),
+            "initial_rate": Float(doc="η0, initial per-coordinate rate"),
+            "rate_increase": Float(doc="rate factor when the sign is kept"),
+            "rate_decrease": Float(doc="rate factor otherwise"),
+            "rate_min": Float(doc="least rate"),
+            "rate_max": Float(doc="largest rate"),
+            "max_variables": PARAMS["max_variables"],
+            "refine": PARAMS["refine"],
+        },
+        state=STATE,
+        doc="Direct descent with a bimodal prior and multistarts (GB11)",
+    ),
+    state=Direct.record_state,
+    build=Direct.from_record,
+)

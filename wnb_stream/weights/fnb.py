@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Batch
+from ..io.registry import Record, register
+from ..io.schema import Fields, Float, Optional, Schema, Str, Struct
+from .base import SIZES, Batch
 from .pgdmb import PGDMB
-from .selection import DEFAULT_EXPONENT, SCHEDULES, SelectionSearch, fractional_search
+from .selection import DEFAULT_EXPONENT, PARAMS, RUN, SCHEDULE, SCHEDULES, SelectionSearch, fractional_search
 
 __all__ = ["FNB"]
 
@@ -131,3 +133,46 @@ class FNB(SelectionSearch):
         )
         self._best = search.weights.copy()
         self._value = float(search.value)
+
+    # -- saved record (docs/saved-model.md): SelectionSearch's, plus the refine learner
+
+    def record_state(self) -> dict:
+        state = super().record_state()
+        if state["run"] is not None:
+            state["run"]["refiner"] = self._refiner
+        return state
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> FNB:
+        model = super().from_record(fields)
+        if fields.state["run"] is not None:
+            model._refiner = fields.state["run"]["refiner"]
+        return model
+
+
+register(
+    "FNB",
+    FNB,
+    Schema(
+        params={
+            **PARAMS,
+            "exponent": Float(doc="p of the prior term Σ B_k w_k^p"),
+            "schedule": Str(choices=SCHEDULES, doc="increments and repetitions: HB24 or Khiops"),
+            **SCHEDULE,
+            "refine": Optional(Record("PGDMB", "VNS"), doc="learner restarted from each search's result (null: none)"),
+        },
+        state={
+            **SIZES,
+            "run": Optional(
+                Struct(
+                    {**RUN, "refiner": Optional(Record("PGDMB", "VNS"), doc="the refine learner's live copy (null without refine)")},
+                    doc="the search state, once reset",
+                ),
+                doc="null before reset",
+            ),
+        },
+        doc="Fractional naive Bayes (HB24 Algorithm 2)",
+    ),
+    state=FNB.record_state,
+    build=FNB.from_record,
+)

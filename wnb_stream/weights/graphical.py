@@ -44,6 +44,8 @@ import math
 
 import numpy as np
 
+from ..io.registry import register
+from ..io.schema import Array, Bool, Fields, Float, Int, Optional, Schema, Struct
 from .base import Batch, Context, Optimizer
 
 __all__ = ["Graphical"]
@@ -275,13 +277,82 @@ class Graphical(Optimizer):
             v += (1.0 - _ADAM_BETA2) * g * g
             theta -= rate * (m / correction1) / (np.sqrt(v / correction2) + _ADAM_EPSILON)
 
-    def _check(self) -> None:
-        """Assert the invariants of the state."""
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. Once reset: the arrays sized (K, J) and (J,) alike, finite weights and
+        biases, Adam's second moments >= 0. O(K·J)."""
         if not self._ready:
-            return
+            return []
+        if self._w.ndim != 2:
+            return ["run.w: expected a (n_variables, n_classes) array"]
         k, j = self._w.shape
-        assert self._b.shape == (j,) and self._updates.shape == (j,)
-        for array in (self._m_w, self._v_w):
-            assert array.shape == (k, j)
-        assert np.all(np.isfinite(self._w)) and np.all(np.isfinite(self._b))
-        assert np.all(self._v_w >= 0) and np.all(self._v_b >= 0)
+        for name, shape in (("b", (j,)), ("updates", (j,)), ("m_b", (j,)), ("v_b", (j,)), ("m_w", (k, j)), ("v_w", (k, j))):
+            if getattr(self, "_" + name).shape != shape:
+                return [f"run.{name}: expected shape {shape}, got {getattr(self, '_' + name).shape}"]
+        found = []
+        if not (np.all(np.isfinite(self._w)) and np.all(np.isfinite(self._b))):
+            found.append("run.w: weights and biases must be finite")
+        for name in ("v_w", "v_b"):
+            if not np.all(getattr(self, "_" + name) >= 0):
+                found.append(f"run.{name}: Adam's second moments must be >= 0")
+        return found
+
+    # -- saved record (docs/saved-model.md): once reset, the per-class weights and biases, Adam's
+    # moments and per-class step counts, and the number of updates
+
+    def record_state(self) -> dict:
+        if not self._ready:
+            return {"run": None}
+        return {"run": {**{name: getattr(self, "_" + name) for name in _ARRAYS}, "examples": self._examples}}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Graphical:
+        model = cls(**fields.params)
+        run = fields.state["run"]
+        if run is not None:
+            for name in _ARRAYS:
+                setattr(model, "_" + name, run[name])
+            model._examples = run["examples"]
+            model._ready = True
+        return model
+
+
+#: The arrays of a Graphical learner's record.
+_ARRAYS = ("w", "b", "m_w", "v_w", "m_b", "v_b", "updates")
+#: Bound of the magnitude of a weight, bias or first moment in a record: far beyond what a descent
+#: reaches, and small enough that a weight times a log-likelihood times the variables stays a
+#: finite score.
+_LARGE = 1e100
+_PARAMETER = {"low": -_LARGE, "high": _LARGE}
+
+register(
+    "Graphical",
+    Graphical,
+    Schema(
+        params={
+            "learning_rate": Optional(Float(), doc="η (null: the default of the update rule)"),
+            "adaptive": Bool(doc="Adam instead of the fixed rate"),
+            "clip": Optional(Float(), doc="L2 bound of each example's gradient"),
+        },
+        state={
+            "run": Optional(
+                Struct(
+                    {
+                        "w": Array("float64", ("n_variables", "n_classes"), **_PARAMETER, doc="per-class weights w_kj"),
+                        "b": Array("float64", ("n_classes",), **_PARAMETER, doc="per-class biases b_j"),
+                        "m_w": Array("float64", ("n_variables", "n_classes"), **_PARAMETER, doc="Adam first moments of w"),
+                        "v_w": Array("float64", ("n_variables", "n_classes"), low=0.0, high=_LARGE**2, doc="Adam second moments of w"),
+                        "m_b": Array("float64", ("n_classes",), **_PARAMETER, doc="Adam first moments of b"),
+                        "v_b": Array("float64", ("n_classes",), low=0.0, high=_LARGE**2, doc="Adam second moments of b"),
+                        "updates": Array("int64", ("n_classes",), low=0, doc="Adam steps of each class column"),
+                        "examples": Int(low=0, doc="updates made since reset"),
+                    }
+                ),
+                doc="null before reset",
+            )
+        },
+        doc="Per-class softmax weights by SGD (SLH15)",
+    ),
+    state=Graphical.record_state,
+    build=Graphical.from_record,
+)

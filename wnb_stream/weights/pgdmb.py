@@ -39,7 +39,9 @@ import dataclasses
 
 import numpy as np
 
-from .base import Batch, Context, VectorWeights, pinned
+from ..io.registry import register
+from ..io.schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str, Struct
+from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights, pinned
 from .criterion import criterion, criterion_gradient
 from .regularizers import DEFAULT_DELTA, Regularizer
 from .rprop import VARIANTS, RpropState, project, rprop_step
@@ -434,19 +436,146 @@ class PGDMB(VectorWeights):
         """PGDMB in an endless stream: start again from w*."""
         self._start_descent(self._best, from_best=True)
 
-    def _check(self) -> None:
-        """Assert the invariants of the state."""
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. Once reset: w*, the iterate and the descent's best are weights of [0, 1],
+        none in (0, zero_threshold), 0 for every inactive variable; the Rprop steps lie in
+        [step_min, step_max]; the descent's counters are below their limits, and its best is w*
+        when it started from w*. O(K)."""
         if not self._ready:
-            return
-        k = self._n_variables
-        for vector in (self._iterate, self._best, self._descent.best):
-            assert vector.shape == (k,)
-            assert np.all((vector >= 0.0) & (vector <= 1.0))
-            assert not np.any((vector > 0.0) & (vector < self.zero_threshold))
-            assert np.all(vector[~self._active] == 0.0)
-        assert np.all((self._rprop.step >= self.step_min) & (self._rprop.step <= self.step_max))
-        assert self._rprop.previous_gradient.shape == (k,)
-        assert 0 <= self._descent.degradations < self.tolerance
-        assert 0 <= self._descent.iterations < self.max_iterations
-        if self._descent.from_best:
-            assert np.array_equal(self._descent.best, self._best)
+            if self._n_variables or self._n_classes:
+                return ["run: a learner with sizes must have its run state (reset has sized it)"]
+            return []
+        k, found = self._n_variables, []
+        vectors = (("best", self._best), ("iterate", self._iterate), ("descent.best", self._descent.best))
+        arrays = (*vectors, ("active", self._active), ("rprop.step", self._rprop.step), ("rprop.previous_gradient", self._rprop.previous_gradient))
+        for name, vector in arrays:
+            if vector.shape != (k,):
+                return [f"run.{name}: expected shape ({k},) (n_variables), got {vector.shape}"]
+        for name, vector in vectors:
+            if not np.all((vector >= 0.0) & (vector <= 1.0)):
+                found.append(f"run.{name}: weights must lie in [0, 1]")
+            elif np.any((vector > 0.0) & (vector < self.zero_threshold)):
+                found.append(f"run.{name}: holds a weight in (0, zero_threshold = {self.zero_threshold!r}) (such weights are set to 0)")
+            if np.any(vector[~self._active] != 0.0):
+                found.append(f"run.{name}: holds a weight other than 0 for an inactive variable")
+        step = self._rprop.step
+        if not np.all((step >= self.step_min) & (step <= self.step_max)):
+            found.append(f"run.rprop.step: must lie in [step_min, step_max] = [{self.step_min!r}, {self.step_max!r}]")
+        descent = self._descent
+        if not 0 <= descent.degradations < self.tolerance:
+            found.append(f"run.descent.degradations: must be < tolerance = {self.tolerance!r}")
+        if not 0 <= descent.iterations < self.max_iterations:
+            found.append(f"run.descent.iterations: must be < max_iterations = {self.max_iterations!r}")
+        if descent.from_best and not np.array_equal(descent.best, self._best):
+            found.append("run.descent.best: must equal run.best when the descent starts from it")
+        return found
+
+    # -- saved record (docs/saved-model.md) ---------------------------------------------------
+    # The sizes, and once reset: w*, whether w* is still the plain naive Bayes start, the active
+    # mask, the step and descent counters, the iterate, the Rprop state and the running descent.
+    # The regularizer is rebuilt from the parameters; the criterion memo is a cache.
+
+    def record_state(self) -> dict:
+        state = {"n_variables": self._n_variables, "n_classes": self._n_classes, "run": None}
+        if self._ready:
+            descent = self._descent
+            state["run"] = {
+                "best": self._best,
+                "incumbent_is_nb": self._incumbent_is_nb,
+                "active": self._active,
+                "steps": self._steps,
+                "descents": self._descents,
+                "iterate": self._iterate,
+                "rprop": {"step": self._rprop.step, "previous_gradient": self._rprop.previous_gradient},
+                "descent": {
+                    "best": descent.best,
+                    "from_best": descent.from_best,
+                    "improved": descent.improved,
+                    "degradations": descent.degradations,
+                    "iterations": descent.iterations,
+                },
+            }
+        return state
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> PGDMB:
+        """The learner a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        model = cls(**fields.params)
+        state = fields.state
+        model._n_variables, model._n_classes = state["n_variables"], state["n_classes"]
+        run = state["run"]
+        if run is None:
+            return model
+        model._best = run["best"]
+        model._incumbent_is_nb = run["incumbent_is_nb"]
+        model._active = run["active"]
+        model._steps, model._descents = run["steps"], run["descents"]
+        model._iterate = run["iterate"]
+        model._rprop = RpropState(run["rprop"]["step"], run["rprop"]["previous_gradient"])
+        model._descent = _Descent(**run["descent"])
+        model._ready = True
+        return model
+
+
+#: The parameters of PGDMB's record (VNS adds its own).
+PARAMS = {
+    "batch_size": Int(doc="L, rows per learn call"),
+    "regularizer": Optional(Str(choices=("r1", "r2")), doc="r1, r2 or null"),
+    "penalty": Float(doc="λ"),
+    "exponent": Optional(Float(), doc="p of the penalty (null: the regularizer's default)"),
+    "tolerance": Int(doc="successive degradations that end a descent"),
+    "max_iterations": Int(doc="steps per descent"),
+    "epsilon": Float(doc="least decrease counted as an improvement"),
+    "initial_weight": Float(doc="w0, start of the first descent"),
+    "initial_step": Float(doc="η0, initial Rprop step"),
+    "step_increase": Float(doc="η+"),
+    "step_decrease": Float(doc="η−"),
+    "step_min": Float(doc="Δmin"),
+    "step_max": Float(doc="Δmax"),
+    "zero_threshold": Float(doc="weights below it are set to 0"),
+    "delta": Float(doc="δ of the ξ_δ smoothing"),
+    "rprop": Str(choices=VARIANTS, doc="Rprop variant"),
+}
+
+#: The optimisation state of PGDMB's record (VNS's too).
+RUN = Struct(
+    {
+        "best": Array("float64", ("n_variables",), **WEIGHT_RANGE, doc="w*, the anytime best weights"),
+        "incumbent_is_nb": Bool(doc="w* is still the plain naive Bayes start"),
+        "active": Array("bool", ("n_variables",), doc="variables not pinned at 0 (Level > 0)"),
+        "steps": Int(low=0, doc="Rprop steps since reset"),
+        "descents": Int(low=1, doc="descents started since reset"),
+        "iterate": Array("float64", ("n_variables",), **WEIGHT_RANGE, doc="w^t, the running descent's point"),
+        "rprop": Struct(
+            {
+                "step": Array("float64", ("n_variables",), above=0.0, doc="Δ_k (the learning rates η_k with rprop='scaled')"),
+                "previous_gradient": Array("float64", ("n_variables",), finite=False, doc="remembered derivative (±inf after an overflowing batch: only its sign is used)"),
+            },
+            doc="Rprop state",
+        ),
+        "descent": Struct(
+            {
+                "best": Array("float64", ("n_variables",), **WEIGHT_RANGE, doc="best point of the descent"),
+                "from_best": Bool(doc="that point is w*"),
+                "improved": Bool(doc="the descent improved w*"),
+                "degradations": Int(low=0, doc="successive non-improving steps"),
+                "iterations": Int(low=0, doc="steps of the descent"),
+            },
+            doc="the running descent",
+        ),
+    },
+    doc="the optimisation state, once reset",
+)
+
+register(
+    "PGDMB",
+    PGDMB,
+    Schema(
+        params=PARAMS,
+        state={**SIZES, "run": Optional(RUN, doc="null before reset")},
+        doc="Projected mini-batch Rprop (HBL17 Algorithm 1)",
+    ),
+    state=PGDMB.record_state,
+    build=PGDMB.from_record,
+)

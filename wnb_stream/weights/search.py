@@ -42,7 +42,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Batch, Context, pinned
+from ..io.generators import GENERATOR, generator_from_state, generator_state
+from ..io.registry import Record
+from ..io.schema import Array, Bool, Fields, Int, Optional, Struct
+from .base import SIZES, WEIGHT_RANGE, Batch, Context, pinned
 from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB
 from .refinement import Refinable
@@ -252,21 +255,38 @@ class WindowSearch(Refinable):
             return self._best[:n_variables]
         return np.concatenate([self._best, np.full(n_variables - self._n_variables, self._new_weight)])
 
-    def _check(self) -> None:
-        """Assert the invariants of the state."""
+    #: The names of the state's fields in the family's record (FNB and SNB keep those of format
+    #: version 2), used by ``problems``.
+    _FIELDS = {"best": "run.best", "rows_at_search": "run.rows_at_search"}
+
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. Once reset: w* holds weights of [0, 1], 0 for every inactive variable, and
+        (after a hand-over) at most ``max_variables`` non-zero ones; the search's row counter is
+        at most the rows seen; the refine learner is there exactly when ``refine`` is, and sound.
+        O(K)."""
         if not self._ready:
-            return
-        k = self._n_variables
-        assert self._best.shape == (k,) and self._active.shape == (k,)
-        assert np.all((self._best >= 0.0) & (self._best <= 1.0))
-        assert np.all(self._best[~self._active] == 0.0)
-        if self.max_variables is not None and not self._incumbent_is_nb:
-            assert np.count_nonzero(self._best) <= self.max_variables
-        assert 0 <= self._rows_at_search <= self._rows_seen
-        assert self._searches >= 0
-        assert (self._refiner is None) == (self.refine is None)
-        if self._refiner is not None:
-            self._refiner._check()
+            if self._n_variables or self._n_classes:
+                return ["run: a learner with sizes must have its run state (reset has sized it)"]
+            return []
+        k, best, found = self._n_variables, self._FIELDS["best"], []
+        if self._best.shape != (k,) or self._active.shape != (k,):
+            return [f"{best}: expected the weights and the active mask of n_variables = {k} variables"]
+        if not np.all((self._best >= 0.0) & (self._best <= 1.0)):
+            found.append(f"{best}: weights must lie in [0, 1]")
+        if np.any(self._best[~self._active] != 0.0):
+            found.append(f"{best}: holds a weight other than 0 for an inactive variable")
+        if self.max_variables is not None and not self._incumbent_is_nb and np.count_nonzero(self._best) > self.max_variables:
+            found.append(f"{best}: has more non-zero weights than max_variables = {self.max_variables!r}")
+        if not 0 <= self._rows_at_search <= self._rows_seen:
+            found.append(f"{self._FIELDS['rows_at_search']}: must be <= run.rows_seen")
+        if not self._searches >= 0:
+            found.append("run.searches: must be >= 0")
+        if (self._refiner is None) != (self.refine is None):
+            found.append("run.refiner: must be given exactly when the parameter refine is")
+        elif self._refiner is not None:
+            found += ["run.refiner." + problem for problem in self._refiner.problems()]
+        return found
 
 
 class WarmSearch(WindowSearch):
@@ -343,3 +363,75 @@ class WarmSearch(WindowSearch):
             self._restart_refiner(result)
             return True
         return False
+
+
+    # -- saved record (docs/saved-model.md) ---------------------------------------------------
+
+    def record_state(self) -> dict:
+        """The state fields of a ``WarmSearch``'s record (SGCF's, Direct's)."""
+        state = {"n_variables": self._n_variables, "n_classes": self._n_classes, "run": None}
+        if self._ready:
+            state["run"] = {
+                "best": self._best,
+                "incumbent_is_nb": self._incumbent_is_nb,
+                "active": self._active,
+                "rng": generator_state(self._rng, "run.rng"),
+                "rows_seen": self._rows_seen,
+                "rows_at_search": self._rows_at_search,
+                "window_at_search": self._window_at_search,
+                "searches": self._searches,
+                "refiner": self._refiner,
+            }
+        return state
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> WarmSearch:
+        """The ``cls`` (SGCF or Direct) a loaded, schema-checked record describes."""
+        model = cls(**fields.params)
+        state = fields.state
+        model._n_variables, model._n_classes = state["n_variables"], state["n_classes"]
+        run = state["run"]
+        if run is None:
+            return model
+        model._best, model._incumbent_is_nb, model._active = run["best"], run["incumbent_is_nb"], run["active"]
+        model._rng = generator_from_state(run["rng"])
+        model._rows_seen, model._rows_at_search = run["rows_seen"], run["rows_at_search"]
+        model._window_at_search, model._searches = run["window_at_search"], run["searches"]
+        model._refiner = run["refiner"]
+        model._ready = True
+        return model
+
+
+# ------------------------------------------------------------------------------------------------
+# The saved record of SGCF and Direct (docs/saved-model.md): once reset, w*, whether w* is still
+# the plain naive Bayes start, the active mask, the generator, the schedule's row counters, the
+# number of searches, and the refine learner (a PGDMB or VNS record) when ``refine`` is set.
+
+#: The parameters SGCF and Direct share in their records.
+PARAMS = {
+    "batch_size": Int(doc="rows per learn call"),
+    "max_variables": Optional(Int(), doc="most non-zero weights of a hand-over (null: no limit)"),
+    "refine": Optional(Record("PGDMB", "VNS"), doc="learner restarted from each hand-over (null: none)"),
+}
+
+#: The state fields of SGCF's and Direct's records.
+STATE = {
+    **SIZES,
+    "run": Optional(
+        Struct(
+            {
+                "best": Array("float64", ("n_variables",), **WEIGHT_RANGE, doc="w*, the anytime best weights"),
+                "incumbent_is_nb": Bool(doc="w* is still the plain naive Bayes start"),
+                "active": Array("bool", ("n_variables",), doc="variables not pinned at 0 (Level > 0)"),
+                "rng": GENERATOR,
+                "rows_seen": Int(low=0, doc="rows of the arriving batches"),
+                "rows_at_search": Int(low=0, doc="rows seen when the last search ran"),
+                "window_at_search": Int(low=0, doc="rows of the window the last search saw"),
+                "searches": Int(low=0, doc="searches run since reset"),
+                "refiner": Optional(Record("PGDMB", "VNS"), doc="the refine learner's live copy (null without refine)"),
+            },
+            doc="the search state, once reset",
+        ),
+        doc="null before reset",
+    ),
+}

@@ -47,8 +47,10 @@ import math
 
 import numpy as np
 
+from ..io.generators import GENERATOR, generator_from_state, generator_state
+from ..io.schema import Array, Fields, Float, Int, Optional
 from ..modl.costs import universal_code_length
-from .base import Batch
+from .base import WEIGHT_RANGE, Batch
 from .criterion import _log_normaliser, negative_log_likelihood
 from .search import WindowSearch
 
@@ -504,8 +506,71 @@ class SelectionSearch(WindowSearch):
         """CR of the last search's result on the window it searched (None before the first)."""
         return self._value if self._ready else None
 
-    def _check(self) -> None:
-        """Assert the invariants of the state."""
-        super()._check()
+    _FIELDS = {"best": "run.weights", "rows_at_search": "run.searched_at"}  # (format version 2's names)
+
+    def problems(self) -> list[str]:
+        """The window search's broken invariants, then the family's: the criterion value is
+        null, and the weights the plain naive Bayes, exactly before the first search. O(K)."""
+        found = super().problems()
+        if self._ready and not ((self._searches == 0) == (self._value is None) == self._incumbent_is_nb):
+            found.append("run.value: must be null exactly before the first search")
+        return found
+
+    # -- saved record (docs/saved-model.md): once reset, the weights of the last search (ones
+    # before the first), the active mask, the generator of the variable orders, the rows seen and
+    # seen at the last search, the number of searches and the criterion of the last result; FNB
+    # adds its refine learner, SNB the best subset and the number of models averaged.
+
+    def record_state(self) -> dict:
+        state = {"n_variables": self._n_variables, "n_classes": self._n_classes, "run": None}
         if self._ready:
-            assert (self._searches == 0) == (self._value is None) == self._incumbent_is_nb
+            state["run"] = {
+                "weights": self._best,  # (the saved names are those of format version 2)
+                "active": self._active,
+                "rng": generator_state(self._rng, "run.rng"),
+                "rows_seen": self._rows_seen,
+                "searched_at": self._rows_at_search,
+                "searches": self._searches,
+                "value": self._value,
+            }
+        return state
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> SelectionSearch:
+        """The learner a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        model = cls(**fields.params)
+        state = fields.state
+        model._n_variables, model._n_classes = state["n_variables"], state["n_classes"]
+        run = state["run"]
+        if run is None:
+            return model
+        model._best, model._active = run["weights"], run["active"]
+        model._rng = generator_from_state(run["rng"])
+        model._rows_seen, model._rows_at_search, model._searches = run["rows_seen"], run["searched_at"], run["searches"]
+        model._incumbent_is_nb = run["searches"] == 0  # (every search of FNB and SNB replaces the weights)
+        model._value = None if run["value"] is None else float(run["value"])
+        model._ready = True
+        return model
+
+
+#: The parameters FNB and SNB share in their records.
+PARAMS = {
+    "batch_size": Int(doc="rows per learn call"),
+    "penalty": Float(doc="λ, weight of the prior"),
+    "max_variables": Optional(Int(), doc="most non-zero weights (null: no limit)"),
+}
+#: The schedule's parameters of FNB and SNB.
+SCHEDULE = {
+    "growth": Float(doc="search when the rows seen have grown by this factor"),
+    "refresh": Optional(Float(), doc="search when this many windows of rows have come (null: off)"),
+}
+#: The search state FNB and SNB share in their records.
+RUN = {
+    "weights": Array("float64", ("n_variables",), **WEIGHT_RANGE, doc="weights of the last search (ones before the first)"),
+    "active": Array("bool", ("n_variables",), doc="variables that may enter a search (Level > 0)"),
+    "rng": GENERATOR,
+    "rows_seen": Int(low=0, doc="rows of the arriving batches"),
+    "searched_at": Int(low=0, doc="rows seen at the last search"),
+    "searches": Int(low=0, doc="searches since reset"),
+    "value": Optional(Float(), doc="criterion of the last search's result (null before the first)"),
+}

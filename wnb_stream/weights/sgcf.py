@@ -36,10 +36,12 @@ import dataclasses
 
 import numpy as np
 
+from ..io.registry import register
+from ..io.schema import Float, Int, Schema
 from .base import Batch
 from .criterion import negative_log_likelihood, negative_log_likelihood_and_gradient
 from .regularizers import DEFAULT_DELTA, _xi_constants, r2, xi_delta
-from .search import WarmSearch
+from .search import PARAMS, STATE, WarmSearch
 
 __all__ = [
     "SGCF",
@@ -345,3 +347,25 @@ class SGCF(WarmSearch):
             self.exponent, self.delta, movable, self.tolerance, self.max_iterations, first.lipschitz,
         )  # fmt: skip
         return second.weights
+
+
+register(
+    "SGCF",
+    SGCF,
+    Schema(
+        params={
+            "batch_size": PARAMS["batch_size"],
+            "penalty": Float(doc="λ"),
+            "exponent": Float(doc="α of ξ(τ) = τ^α"),
+            "delta": Float(doc="δ of the ξ_δ smoothing"),
+            "tolerance": Float(doc="a stage stops when the displacement norm is below it"),
+            "max_iterations": Int(doc="accepted steps per stage"),
+            "max_variables": PARAMS["max_variables"],
+            "refine": PARAMS["refine"],
+        },
+        state=STATE,
+        doc="Two-stage SG.CF search on the window (HB24 §3.2.2)",
+    ),
+    state=SGCF.record_state,
+    build=SGCF.from_record,
+)

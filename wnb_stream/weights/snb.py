@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Batch
-from .selection import AVERAGING, SelectionSearch, ms_ffwbw
+from ..io.registry import register
+from ..io.schema import Array, Fields, Int, Optional, Schema, Str, Struct
+from .base import SIZES, WEIGHT_RANGE, Batch
+from .selection import AVERAGING, PARAMS, RUN, SCHEDULE, SelectionSearch, ms_ffwbw
 
 __all__ = ["SNB"]
 
@@ -122,8 +124,61 @@ class SNB(SelectionSearch):
         self._models = selection.models
         self._value = selection.best_value
 
-    def _check(self) -> None:
-        super()._check()
+    def problems(self) -> list[str]:
+        """The selection search's broken invariants, then SNB's: the best subset of the last
+        search holds 0/1 weights, one per variable. O(K)."""
+        found = super().problems()
         if self._ready:
-            assert self._subset.shape == (self._n_variables,)
-            assert np.all((self._subset == 0.0) | (self._subset == 1.0))
+            if self._subset.shape != (self._n_variables,):
+                found.append(f"run.best: expected the 0/1 weights of n_variables = {self._n_variables} variables")
+            elif not np.all((self._subset == 0.0) | (self._subset == 1.0)):
+                found.append("run.best: must hold 0/1 weights")
+        return found
+
+    # -- saved record (docs/saved-model.md): SelectionSearch's, plus the best subset of the last
+    # search and the number of models averaged
+
+    def record_state(self) -> dict:
+        state = super().record_state()
+        if state["run"] is not None:
+            state["run"].update(best=self._subset, models=self._models)
+        return state
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> SNB:
+        model = super().from_record(fields)
+        run = fields.state["run"]
+        if run is not None:
+            model._subset, model._models = run["best"], run["models"]
+        return model
+
+
+register(
+    "SNB",
+    SNB,
+    Schema(
+        params={
+            **PARAMS,
+            "starts": Optional(Int(), doc="starts of MS(FFWBW) (null: ⌈log(K·N)⌉)"),
+            "averaging": Str(choices=AVERAGING, doc="subsets averaged: the trajectory or the local optima"),
+            **SCHEDULE,
+        },
+        state={
+            **SIZES,
+            "run": Optional(
+                Struct(
+                    {
+                        **RUN,
+                        "best": Array("float64", ("n_variables",), **WEIGHT_RANGE, doc="0/1 weights of the best subset of the last search"),
+                        "models": Int(low=0, doc="subsets averaged by the last search"),
+                    },
+                    doc="the search state, once reset",
+                ),
+                doc="null before reset",
+            ),
+        },
+        doc="Selective naive Bayes with compression-based averaging (HB24 Algorithm 1)",
+    ),
+    state=SNB.record_state,
+    build=SNB.from_record,
+)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.registry import register
+from ..io.schema import Fields, Int, Schema
 from .base import Batch, Context, Optimizer
 
 __all__ = ["Uniform"]
@@ -69,5 +71,33 @@ class Uniform(Optimizer):
         """``(K,)`` ones."""
         return np.ones(self._n_variables)
 
-    def _check(self) -> None:
-        assert self._n_variables >= 0 and self._n_classes >= 0
+    def problems(self) -> list[str]:
+        """The broken invariants (sizes >= 0), each ``"field: what is wrong"``; empty when sound."""
+        return [f"{name}: must be >= 0" for name in ("n_variables", "n_classes") if not getattr(self, "_" + name) >= 0]
+
+    # -- saved record (docs/saved-model.md): the sizes it has seen
+
+    def record_state(self) -> dict:
+        return {"n_variables": self._n_variables, "n_classes": self._n_classes}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Uniform:
+        model = cls(**fields.params)
+        model._n_variables, model._n_classes = fields.state["n_variables"], fields.state["n_classes"]
+        return model
+
+
+register(
+    "Uniform",
+    Uniform,
+    Schema(
+        params={"batch_size": Int(doc="rows per learn call asked of the classifier")},
+        state={
+            "n_variables": Int(low=0, doc="variables seen (K)"),
+            "n_classes": Int(low=0, doc="classes seen (J)"),
+        },
+        doc="All weights 1 (plain naive Bayes)",
+    ),
+    state=Uniform.record_state,
+    build=Uniform.from_record,
+)

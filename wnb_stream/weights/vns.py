@@ -31,8 +31,11 @@ import math
 
 import numpy as np
 
-from .base import Batch
-from .pgdmb import PGDMB
+from ..io.generators import GENERATOR, generator_from_state, generator_state
+from ..io.registry import register
+from ..io.schema import Bool, Fields, Float, Int, Optional, Schema, Struct
+from .base import SIZES, Batch
+from .pgdmb import PARAMS, PGDMB, RUN
 from .regularizers import DEFAULT_DELTA
 from .rprop import project
 
@@ -260,10 +263,92 @@ class VNS(PGDMB):
         start[~self._active] = 0.0
         self._start_descent(start, from_best=False)
 
-    def _check(self) -> None:
-        super()._check()
+    def problems(self) -> list[str]:
+        """PGDMB's broken invariants, then the session's: the neighbourhood size between the
+        parameter and 1, the steps spent >= 0, the budget (when set) >= 1. O(K)."""
+        found = super().problems()
         if not self._ready:
-            return
-        assert float(self.neighbourhood) <= self._neighbourhood <= 1.0
-        assert self._spent >= 0
-        assert self._budget is None or self._budget >= 1.0
+            return found
+        if not float(self.neighbourhood) <= self._neighbourhood <= 1.0:
+            found.append(f"session.neighbourhood: must be >= the parameter neighbourhood = {self.neighbourhood!r} and <= 1")
+        if not self._spent >= 0:
+            found.append("session.spent: must be >= 0")
+        if not (self._budget is None or self._budget >= 1.0):
+            found.append("session.budget: must be >= 1")
+        return found
+
+    # -- saved record (docs/saved-model.md): PGDMB's, plus the session (the generator's exact
+    # state, the budget, the steps spent, the neighbourhood size, the session and replay counters)
+
+    def record_state(self) -> dict:
+        state = super().record_state()
+        state["session"] = None
+        if self._ready:
+            state["session"] = {
+                "rng": generator_state(self._rng, "session.rng"),
+                "budget": self._budget,
+                "spent": self._spent,
+                "neighbourhood": self._neighbourhood,
+                "sessions": self._sessions,
+                "replayed_at": self._replayed_at,
+                "rows_seen": self._rows_seen,
+                "replay_steps": self._replay_steps,
+            }
+        return state
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> VNS:
+        model = super().from_record(fields)
+        session = fields.state["session"]
+        if session is not None:
+            model._rng = generator_from_state(session["rng"])
+            model._budget = None if session["budget"] is None else float(session["budget"])
+            model._neighbourhood = float(session["neighbourhood"])
+            model._spent, model._sessions, model._replayed_at = session["spent"], session["sessions"], session["replayed_at"]
+            model._rows_seen, model._replay_steps = session["rows_seen"], session["replay_steps"]
+        return model
+
+
+def _session_with_run(fields: Fields) -> None:
+    """The session is given exactly when the run is (a record's shape, checked before the build:
+    a run without its session would build a learner without its generator)."""
+    if (fields.state["session"] is None) != (fields.state["run"] is None):
+        fields.fail("session", "must be given exactly when run is")
+
+
+SESSION = Struct(
+    {
+        "rng": GENERATOR,
+        "budget": Optional(Float(low=1.0), doc="iteration budget T (null before the first history)"),
+        "spent": Int(low=0, doc="steps charged to the session"),
+        "neighbourhood": Float(above=0.0, high=1.0, doc="current neighbourhood size s"),
+        "sessions": Int(low=1, doc="sessions started"),
+        "replayed_at": Int(low=0, doc="rows seen at the last replay session"),
+        "rows_seen": Int(low=0, doc="rows of the arriving batches"),
+        "replay_steps": Int(low=0, doc="steps on replayed mini-batches"),
+    },
+    doc="the VNS session, once reset",
+)
+
+register(
+    "VNS",
+    VNS,
+    Schema(
+        params={
+            **PARAMS,
+            "opti_level": Int(doc="OptiLevel of the session budget"),
+            "neighbourhood": Float(doc="s0, the smallest neighbourhood size"),
+            "multi_start": Bool(doc="restart from uniform points of the cube"),
+            "replay_level": Optional(Int(), doc="budget level of replay sessions (null: no replay)"),
+        },
+        state={
+            **SIZES,
+            "run": Optional(RUN, doc="null before reset"),
+            "session": Optional(SESSION, doc="null before reset"),
+        },
+        checks=(_session_with_run,),
+        doc="PGDMB with variable-neighbourhood restarts (HBL17 Algorithm 2)",
+    ),
+    state=VNS.record_state,
+    build=VNS.from_record,
+)
