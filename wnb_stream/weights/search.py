@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Batch, Context, pinned
+from .base import Batch, Context
 from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB
 from .refinement import Refinable
@@ -114,8 +114,6 @@ class WindowSearch(Refinable):
     #: Rows seen before the first search (a search on fewer rows would fit noise; as VNS's first
     #: replay session).
     FIRST_SEARCH = FIRST_SEARCH
-    #: Whether ``enter`` pins the variables that enter asleep at 0 in w* (``Optimizer.enter``).
-    _pins_asleep = True
 
     # ------------------------------------------------------------------ family hooks
 
@@ -164,18 +162,6 @@ class WindowSearch(Refinable):
             self._n_variables = int(n_variables)
         self._n_classes = max(self._n_classes, int(n_classes))
         self._resize_refiner()
-
-    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
-        """As ``resize``, the new variables ``asleep`` pinned at 0 as inactive ones
-        (``Optimizer.enter``) where the family pins them, and in the refine learner."""
-        old = self._n_variables if self._ready else 0
-        self.resize(n_variables, n_classes)
-        if self._pins_asleep:
-            active = pinned(self._active, old, asleep)
-            if active is not None:
-                self._apply_active(active)
-        if self._refiner is not None:
-            self._refiner._sleep(old, asleep)
 
     def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
         """Count the batch's rows; search the window when the family's schedule says so; the
