@@ -425,3 +425,27 @@ def test_a_short_stream_keeps_the_variables_that_entered_after_the_first_fits(se
     w = model.weights
     assert sum(w[f"x{k}"] > 0 for k in range(6)) >= 3
     assert all(w[f"noise{k}"] == 0 for k in range(4))
+
+
+@pytest.mark.parametrize("seed", [0, 2, 4])
+def test_a_variable_that_enters_level_3_between_two_steps_predicts_at_once(seed):
+    """A variable whose level 2 first finds information after the learner's first step enters
+    level 3 as a new variable does: at the learner's initial weight (1 while the weights it predicts
+    with are still plain NB's), from that row on. It used to enter pinned at 0 until the next step (up to half
+    the window later), so between two steps the model ignored what plain naive Bayes already used:
+    on 300-row cuts of optdigits, 0.58 accuracy against plain NB's 0.74 on rows 33–64."""
+    model = WeightedNaiveBayes(seed=seed)
+    engine = model._engine
+    entered_late = 0
+    for x, y in _graded_stream(216, seed):
+        stepped = engine.optimizer.n_steps if hasattr(engine.optimizer, "n_steps") else None
+        before = set(engine.slots.variable.tolist())
+        model.learn_one(x, y)
+        after = set(engine.slots.variable.tolist())
+        if stepped is None or stepped == 0 or engine.optimizer.n_steps != stepped:
+            continue  # before the first step (plain NB), or a step at this row
+        w = model.weights
+        for k in after - before:
+            entered_late += 1
+            assert w[engine.registry.variables[k].name] > 0  # initial_weight, or 1 while w* is plain NB
+    assert entered_late >= 1

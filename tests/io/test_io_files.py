@@ -59,7 +59,7 @@ def test_the_envelope_holds_format_version_checksum_and_payload():
     data = io.dumps(gk_summary(), compress=False)
     document = json.loads(data)
     assert list(document) == ["format", "version", "checksum", "payload"]
-    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 6
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 7
     canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert document["payload"]["type"] == "GKClass"
@@ -72,8 +72,8 @@ def test_the_same_model_gives_the_same_bytes():
 
 def test_a_newer_version_is_refused_naming_the_version_read():
     document = json.loads(io.dumps(gk_summary(), compress=False))
-    document["version"] = 7
-    with pytest.raises(io.ModelFileError, match=r"version 7 is newer than this library reads \(version 6 and older\)"):
+    document["version"] = 8
+    with pytest.raises(io.ModelFileError, match=r"version 8 is newer than this library reads \(version 7 and older\)"):
         io.loads(json.dumps(document).encode())
 
 
@@ -93,20 +93,20 @@ def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
 
 
 def test_migrations_run_in_order_from_an_older_version(monkeypatch):
-    """A version-6 payload read by a library of version 7 goes through MIGRATIONS[6]; without it
+    """A version-7 payload read by a library of version 8 goes through MIGRATIONS[7]; without it
     the file is refused naming the missing step."""
     data = io.dumps(gk_summary(), compress=False)
-    monkeypatch.setattr(io.files, "VERSION", 7)
+    monkeypatch.setattr(io.files, "VERSION", 8)
     seen = []
 
-    def to_version_7(payload):
+    def to_version_8(payload):
         seen.append(payload["type"])
         return payload
 
-    monkeypatch.setitem(io.files.MIGRATIONS, 6, to_version_7)
+    monkeypatch.setitem(io.files.MIGRATIONS, 7, to_version_8)
     assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
-    monkeypatch.delitem(io.files.MIGRATIONS, 6)
-    with pytest.raises(io.ModelFileError, match="version 6 has no migration to version 7"):
+    monkeypatch.delitem(io.files.MIGRATIONS, 7)
+    with pytest.raises(io.ModelFileError, match="version 7 has no migration to version 8"):
         io.loads(data)
 
 
@@ -518,3 +518,28 @@ def test_two_damaged_version_5_pooled_moments_do_not_load_as_one_model():
     for factor in (0.5, 2.0, 1.01):
         with pytest.raises(io.ModelFileError, match=r"^Gaussian.pooled: its M2 must be Σ M2 \+ Σ W"):
             io.loads(_version_5_gaussian(lambda p, f=factor: p * [1, 1, f]))
+
+
+def test_a_version_6_model_drops_the_slots_passed_marks():
+    """Version 7 drops ``Slots.passed`` (a variable now enters level 3 as a new variable does) and
+    records its length as ``n_variables``: a version-6 model reads with the same slots, predicts as
+    saved (the fixture's facts) and keeps learning with its invariants."""
+    from wnb_stream import WeightedNaiveBayes
+
+    path = pathlib.Path(__file__).parent / "fixtures" / "v6" / "model-vns.json.gz"
+    document = json.loads(gzip.decompress(path.read_bytes()))
+    old = document["payload"]["state"]["slots"]["state"]
+    K = len(document["payload"]["state"]["registry"]["state"]["variables"])
+    assert values.decode_array(old["passed"]).shape == (K,)
+    migrated = io.files.MIGRATIONS[6](json.loads(json.dumps(document["payload"])))["state"]["slots"]["state"]
+    assert sorted(migrated) == ["n_variables", "variable"] and migrated["n_variables"] == K
+    assert migrated["variable"] == old["variable"]
+    model = io.loads(path.read_bytes())
+    assert isinstance(model, WeightedNaiveBayes)
+    assert model._engine.slots.variable.tolist() == values.decode_array(old["variable"]).tolist()
+    rng = np.random.default_rng(1)
+    kinds = {v.name: v.kind for v in model._engine.registry.variables}
+    for _ in range(200):
+        x = {name: float(rng.normal()) if kind == "numeric" else f"c{rng.integers(4)}" for name, kind in kinds.items()}
+        model.learn_one(x, model.classes[int(rng.integers(len(model.classes)))])
+    model._check()

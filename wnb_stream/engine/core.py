@@ -251,8 +251,9 @@ class Engine:
         self.slots.grow(K)
         self.history.resize(K, J, self.registry.n_numeric, self.registry.n_categorical, n_encoded=shape[0])
         if shape != self.shape:
-            # new slots: variables at Level 0 until now, pinned if the learner stepped past them
-            self.optimizer.enter(*shape, asleep=self.slots.asleep(self.shape[0]) if shape[0] > self.shape[0] else None)
+            # new slots: a variable entering level 3 enters the learner as a new variable does (at
+            # the learner's initial weight, in the weights it predicts with too), from this row on
+            self.optimizer.resize(*shape)
             self.shape = shape
         self.lookup.stale_coef = True
 
@@ -416,7 +417,6 @@ class Engine:
         rows = as_slice(h.recent(m))  # consecutive in the ring (the usual case): a view, not a copy
         batch = Batch(*h.window(rows, A, J), log_prior)
         window = Batch(*h.window(h.filled(), A, J), log_prior)
-        self.slots.step()
         self.optimizer.learn(batch, window, self.context())
         self.lookup.stale_coef = True
 
@@ -667,7 +667,6 @@ class Engine:
         log_prior = self.classes.log_prior()
         log_prior.flags.writeable = False
         window = Batch(*h.window(rows[: len(rows) - after], A, J), log_prior)
-        self.slots.step()
         if not refit(window, self.context()):
             return False
         self.lookup.stale_coef = True

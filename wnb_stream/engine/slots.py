@@ -17,11 +17,11 @@ Invariant: every variable whose level 2 is not flat (``Variable.flat``, ``Regist
 has a slot (``Engine._check``). Any larger
 set is valid too (a model saved before slots existed gives every variable one).
 
-``passed`` marks the variables the learner has stepped while they had no slot. A learner that
-pins inactive variables at 0 would have pinned them (they were at Level 0 then), so they enter
-pinned (``Optimizer.enter``); a variable that gets its slot before any step since it appeared
-enters as a new variable does. With it the learner's state is the one it would have had with a
-place for every variable all along.
+A variable that gets a slot enters the learner as a new variable does (``Optimizer.resize``): at
+the learner's initial weight, in the weights the model predicts with too, from that row on. (Up to
+format version 6 a variable that the learner had stepped past while it had no slot entered pinned
+at 0 until the next step, up to half the window later; the model then ignored, between two steps,
+what plain naive Bayes already used.)
 """
 
 from __future__ import annotations
@@ -43,13 +43,12 @@ class Slots:
     False
     """
 
-    __slots__ = ("variable", "of", "passed")
+    __slots__ = ("variable", "of")
 
-    def __init__(self, variable=(), passed=()):
+    def __init__(self, variable=(), n_variables: int = 0):
         self.variable = np.asarray(variable, dtype=np.intp).reshape(-1)  # (A,) variable of each slot
         self.of = np.full(0, -1, dtype=np.intp)  # (K,) slot of each variable, -1: none
-        self.passed = np.asarray(passed, dtype=bool).reshape(-1)  # (K,) stepped past without a slot
-        self.grow(max(len(self.passed), int(self.variable.max()) + 1 if len(self.variable) else 0))
+        self.grow(max(int(n_variables), int(self.variable.max()) + 1 if len(self.variable) else 0))
 
     def __len__(self) -> int:
         return len(self.variable)
@@ -60,17 +59,6 @@ class Slots:
         if extra > 0:
             self.of = np.concatenate([self.of, np.full(extra, -1, dtype=np.intp)])
             self.of[self.variable] = np.arange(len(self.variable))
-        extra = len(self.of) - len(self.passed)
-        if extra > 0:
-            self.passed = np.concatenate([self.passed, np.zeros(extra, dtype=bool)])
-
-    def step(self) -> None:
-        """The learner steps: every variable without a slot now counts as passed."""
-        self.passed[self.of < 0] = True
-
-    def asleep(self, start: int) -> np.ndarray:
-        """``(A − start,)`` bool: which of the slots from ``start`` on were passed before entering."""
-        return self.passed[self.variable[start:]]
 
     def enter(self, ks: np.ndarray, n_variables: int) -> bool:
         """Give the variables ``ks`` that have none a slot each, in order; True when some did."""
@@ -92,13 +80,11 @@ class Slots:
         assert np.all(keep[self.variable]), "a variable with a slot is not evicted"
         self.variable = new_index[self.variable]
         self.of = self.of[: len(keep)][keep]
-        self.passed = self.passed[: len(keep)][keep]
 
     def clear(self) -> None:
-        """No variable has a slot, and none was passed (the learner restarts)."""
+        """No variable has a slot (the learner restarts)."""
         self.variable = np.zeros(0, dtype=np.intp)
         self.of[:] = -1
-        self.passed[:] = False
 
     def scatter(self, values: np.ndarray, n_variables: int, outside: float) -> np.ndarray:
         """``(K, …)`` per variable from ``values (A, …)`` per slot; ``outside`` for the others."""
@@ -110,7 +96,6 @@ class Slots:
         n_variables = len(self.of) if n_variables is None else n_variables
         A = len(self.variable)
         assert len(self.of) >= n_variables or not A, "every variable has its entry"
-        assert len(self.passed) == len(self.of)
         assert len(np.unique(self.variable)) == A, "a variable has at most one slot"
         assert np.all(self.of[self.variable] == np.arange(A)), "the two maps agree"
         assert np.count_nonzero(self.of >= 0) == A

@@ -437,9 +437,9 @@ register(
 
 
 def _slots_check(fields: Fields) -> None:
-    variable, passed = fields.state["variable"], fields.state["passed"]
-    if len(np.unique(variable)) != len(variable) or (len(variable) and variable.max() >= len(passed)):
-        fields.fail("variable", f"must be distinct variable indices below n_variables = {len(passed)}")
+    variable, K = fields.state["variable"], fields.state["n_variables"]
+    if len(np.unique(variable)) != len(variable) or (len(variable) and variable.max() >= K):
+        fields.fail("variable", f"must be distinct variable indices below n_variables = {K}")
 
 
 register(
@@ -449,13 +449,13 @@ register(
         params={},
         state={
             "variable": Array("int64", ("n_slots",), low=0, doc="the variable of each slot, in the learner's order"),
-            "passed": Array("bool", ("n_variables",), doc="True where the learner stepped while the variable had no slot"),
+            "n_variables": Int(low=0, doc="the model's variables (version 7; before: the length of `passed`)"),
         },
         checks=(_slots_check,),
         doc="The variables in level 3 (those whose level 2 is not flat), since version 4",
     ),
-    state=lambda s: {"variable": s.variable.astype(np.int64), "passed": s.passed},
-    build=lambda fields: Slots(fields.state["variable"], fields.state["passed"]),
+    state=lambda s: {"variable": s.variable.astype(np.int64), "n_variables": len(s.of)},
+    build=lambda fields: Slots(fields.state["variable"], fields.state["n_variables"]),
 )
 
 
@@ -504,8 +504,8 @@ def check_parts(fields: Fields, classes, registry, history, schedule, learner, s
     ``faded``: the model fades its past (``half_life``), so its class counts shrink while a
     partition keeps the weight of its last rebuild, which may then exceed them."""
     K, J = len(registry), len(classes)
-    if len(slots.passed) != K:
-        fields.fail("slots.passed", f"must have one entry per variable ({K})")
+    if len(slots.of) != K:
+        fields.fail("slots.n_variables", f"must be the model's number of variables ({K})")
     missing = np.setdiff1d(registry.informative(), slots.variable).tolist()
     if missing:
         fields.fail("slots", f"variable {missing[0]} ({registry.variables[missing[0]].name!r}) has a level 2 that is not flat and no slot")

@@ -87,7 +87,7 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 6
+VERSION = 7
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
@@ -258,12 +258,30 @@ def _check_pooled_m2(state: dict, weights: np.ndarray, means: np.ndarray, mean: 
         raise ModelFileError(f"Gaussian.pooled: its M2 must be Σ M2 + Σ W (μ − pooled μ)² = {expected!r}, got {found!r}")
 
 
+def _slots_without_passed(payload: Any) -> Any:
+    """Version 6 → 7: ``Slots`` drops ``passed`` (the variables the learner had stepped past
+    without a slot, which entered level 3 pinned at 0 until the next step) and records
+    ``n_variables``, which was the length of ``passed``. A variable now enters level 3 as a new
+    variable does (docs/saved-model.md, versions and migrations). (A malformed record is left as it
+    is; the schema then names what is wrong.)"""
+    for node in list(_records(payload, "Slots")):
+        state = node.get("state")
+        passed = state.get("passed") if isinstance(state, dict) else None
+        if isinstance(passed, dict) and "n_variables" not in state:
+            shape = passed.get("shape")
+            if isinstance(shape, list) and len(shape) == 1 and isinstance(shape[0], int):
+                del state["passed"]
+                state["n_variables"] = shape[0]
+    return payload
+
+
 #: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
 MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     2: _added_fields(_ADDED_IN_3),
     3: _slots_for_every_variable,
     4: _history_as_entries,
     5: _gaussian_without_pooled,
+    6: _slots_without_passed,
 }
 #: Largest JSON document read by default (bytes; ``load(..., max_size=…)`` sets another). The
 #: largest model the benchmarks make (``benchmarks/sparse.py --K 100000 --n 6000``: 37,000

@@ -30,7 +30,7 @@ from river import base
 from ..io.schema import Int
 from ..tables import Batch, Context
 
-__all__ = ["Batch", "Context", "Optimizer", "VectorWeights", "pinned"]
+__all__ = ["Batch", "Context", "Optimizer", "VectorWeights"]
 
 #: The sizes a learner's record holds: binds ``n_variables``.
 SIZES = {
@@ -40,19 +40,6 @@ SIZES = {
 #: The range of a weight in a learner's record.
 WEIGHT_RANGE = {"low": 0.0, "high": 1.0}
 
-
-def pinned(active: np.ndarray, start: int, asleep: np.ndarray | None) -> np.ndarray | None:
-    """``active`` with the variables ``start + i`` set inactive where ``asleep[i]`` (``Optimizer.enter``);
-    None when none is asleep (nothing to change).
-
-    >>> pinned(np.ones(4, bool), 2, np.array([True, False])).tolist()
-    [True, True, False, True]
-    """
-    if asleep is None or not np.any(asleep):
-        return None
-    active = np.array(active, dtype=bool)
-    active[start : start + len(asleep)] &= ~np.asarray(asleep, dtype=bool)
-    return active
 
 
 class Optimizer(base.Base):
@@ -107,16 +94,6 @@ class Optimizer(base.Base):
 
     def resize(self, n_variables: int, n_classes: int) -> None:  # pragma: no cover
         raise NotImplementedError
-
-    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
-        """Grow to ``n_variables`` with variables that were at Level 0 until now (the classifier
-        lets a variable into level 3 when its level 2 first says something,
-        ``docs/algorithms/prediction.md#compact-window``). ``asleep`` (one bool per new variable)
-        marks those the learner has stepped while they were at Level 0: a learner that pins
-        inactive variables at 0 takes them as pinned (they wake when the context says they are
-        active), as if it had held them all along. The others, and every new variable for the
-        other learners, are as ``resize`` gives them."""
-        self.resize(n_variables, n_classes)
 
     def learn(self, batch: Batch, history: Batch, context: Context) -> None:  # pragma: no cover
         raise NotImplementedError

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str, Struct
-from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights, pinned
+from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights
 from .criterion import criterion, criterion_gradient
 from .regularizers import DEFAULT_DELTA, Regularizer
 from .rprop import VARIANTS, RpropState, project, rprop_step
@@ -255,18 +255,6 @@ class PGDMB(VectorWeights):
             self._active = np.concatenate([self._active, np.ones(extra, dtype=bool)])
             self._n_variables = int(n_variables)
         self._n_classes = max(self._n_classes, int(n_classes))
-
-    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
-        """As ``resize``, the new variables ``asleep`` pinned at 0 as inactive ones (``Optimizer.enter``)."""
-        old = self._n_variables if self._ready else 0
-        self.resize(n_variables, n_classes)
-        self._sleep(old, asleep)
-
-    def _sleep(self, start: int, asleep: np.ndarray | None) -> None:
-        """Pin the variables ``start + i`` with ``asleep[i]`` as inactive (they wake at ``initial_weight``)."""
-        active = pinned(self._active, start, asleep)
-        if active is not None:
-            self._apply_active(active)
 
     def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
         """One PGDMB iteration on ``batch``, judged on ``history`` (default: the batch).

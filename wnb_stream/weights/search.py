@@ -45,7 +45,7 @@ import numpy as np
 from ..io.generators import GENERATOR, generator_from_state, generator_state
 from ..io.registry import Record
 from ..io.schema import Array, Bool, Fields, Int, Optional, Struct
-from .base import SIZES, WEIGHT_RANGE, Batch, Context, pinned
+from .base import SIZES, WEIGHT_RANGE, Batch, Context
 from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB
 from .refinement import Refinable
@@ -117,8 +117,6 @@ class WindowSearch(Refinable):
     #: Rows seen before the first search (a search on fewer rows would fit noise; as VNS's first
     #: replay session).
     FIRST_SEARCH = FIRST_SEARCH
-    #: Whether ``enter`` pins the variables that enter asleep at 0 in w* (``Optimizer.enter``).
-    _pins_asleep = True
 
     # ------------------------------------------------------------------ family hooks
 
@@ -167,18 +165,6 @@ class WindowSearch(Refinable):
             self._n_variables = int(n_variables)
         self._n_classes = max(self._n_classes, int(n_classes))
         self._resize_refiner()
-
-    def enter(self, n_variables: int, n_classes: int, asleep: np.ndarray | None = None) -> None:
-        """As ``resize``, the new variables ``asleep`` pinned at 0 as inactive ones
-        (``Optimizer.enter``) where the family pins them, and in the refine learner."""
-        old = self._n_variables if self._ready else 0
-        self.resize(n_variables, n_classes)
-        if self._pins_asleep:
-            active = pinned(self._active, old, asleep)
-            if active is not None:
-                self._apply_active(active)
-        if self._refiner is not None:
-            self._refiner._sleep(old, asleep)
 
     def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
         """Count the batch's rows; search the window when the family's schedule says so; the

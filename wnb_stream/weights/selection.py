@@ -460,10 +460,6 @@ class SelectionSearch(WindowSearch):
     or VNS refiner, which steps on every batch and gives the predictions' weights.
     """
 
-    # The search's own weights need no pinning when variables enter asleep: inactive variables
-    # never enter a search, and its result replaces them all.
-    _pins_asleep = False
-
     def _validate_schedule(self) -> None:
         _integer_at_least("batch_size", self.batch_size, 1)
         if self.max_variables is not None:
