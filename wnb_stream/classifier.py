@@ -145,7 +145,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
     >>> from wnb_stream import WeightedNaiveBayes, weights
     >>> model = WeightedNaiveBayes(seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: 90.71%
+    Accuracy: 90.79%
     >>> round(model.weights["https"], 2), model.weights["ip_in_url"]
     (1.0, 0.0)
 
