@@ -21,7 +21,7 @@ from . import io, serving
 from .delta import Delta
 from .engine import Engine, frames, merge, rows
 from .engine.drift import EVERY
-from .history import SparseHistory
+from .engine.history import SparseHistory
 
 __all__ = ["WeightedNaiveBayes"]
 

@@ -22,7 +22,7 @@ from . import io
 from .engine import frames
 from .engine.lookup import Lookup
 from .engine.rows import POLICIES, RowParser
-from .variable import Scorer
+from .engine.variable import Scorer
 
 __all__ = ["Predictor", "proba_dict", "proba_frame"]
 
