@@ -3,7 +3,7 @@
 A stream too fast for one consumer is split into partitions (Kafka partitions, the consumers of
 a Redis group, file shards). Each partition gets a ``Learner``: it reads its source, predicts
 each example with the latest published ``Predictor`` (the serving path) and counts it into a
-``Delta`` (level 1 and the raw rows, ``wnb_stream.delta``). Every round, a ``Coordinator``
+``Delta`` (level 1 and the raw rows, ``wnb_stream.serving.delta``). Every round, a ``Coordinator``
 takes the learners' ``Report`` (a delta and the source positions it spans), folds the deltas into
 the model (``WeightedNaiveBayes.absorb``: summaries merged, level 2 rebuilt once, weights
 re-optimised on the merged window), saves the model and every partition's position in one
