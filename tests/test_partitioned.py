@@ -20,7 +20,7 @@ from partition_cases import counts_of, exact_model, expected_counts, messages
 
 from wnb_stream import WeightedNaiveBayes, io
 from wnb_stream.partitioned import Coordinator, IterableSource, Learner, Report, example
-from wnb_stream.sources import JSONLinesSource, ListSource
+from wnb_stream.stream import JSONLinesSource, ListSource
 
 
 def test_rounds_count_every_message_once():

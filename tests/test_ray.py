@@ -26,7 +26,7 @@ from partition_cases import counts_of, exact_model, expected_counts, messages  #
 
 from wnb_stream import WeightedNaiveBayes  # noqa: E402
 from wnb_stream import ray as wnb_ray  # noqa: E402
-from wnb_stream.sources import JSONLinesSource  # noqa: E402
+from wnb_stream.stream import JSONLinesSource  # noqa: E402
 
 
 @pytest.fixture(scope="module")

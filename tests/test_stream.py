@@ -1,4 +1,4 @@
-"""Tests of wnb_stream.stream: sources, the pending table, and the exactly-once consumer loop."""
+"""Tests of wnb_stream.stream (runner, sources, pending): sources, the pending table, and the exactly-once consumer loop."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from profiles import examples
 from stream_cases import Trusted, saved
 
-from wnb_stream import checkpoints, io
-from wnb_stream import stream as stream_module
-from wnb_stream.stream import JSONLinesSource, ListSource, Malformed, PendingTable, StreamRunner
+from wnb_stream import io
+from wnb_stream.stream import JSONLinesSource, ListSource, Malformed, PendingTable, StreamRunner, checkpoints
+from wnb_stream.stream import runner as stream_module
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -19,8 +19,8 @@ from consumer_process import Consumer
 from stream_cases import Trusted, saved
 
 from wnb_stream import WeightedNaiveBayes, io
-from wnb_stream import stream as stream_module
 from wnb_stream.stream import DeadLetter, DeadLetters, JSONLinesSource, ListSource, Malformed, StreamRunner
+from wnb_stream.stream import runner as stream_module
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = types.ModuleType("wnb_stream._stream_poison_fixtures")
