@@ -503,13 +503,13 @@ def test_poison_entries_against_the_classifier(client, tmp_path):
 
 
 def test_two_consumers_of_a_group_train_one_model_in_rounds_exactly_once(client):
-    """The consumers of one group as partitions (``wnb_stream.partitioned``): a consumer that dies
+    """The consumers of one group as partitions (``wnb_stream.distributed.partitioned``): a consumer that dies
     mid-round comes back under its name, its unacknowledged entries are delivered again, and the
     ones the checkpoint holds are skipped: every entry is absorbed once."""
     import collections
 
     from wnb_stream import WeightedNaiveBayes, summaries, weights
-    from wnb_stream.partitioned import Coordinator, Learner
+    from wnb_stream.distributed import Coordinator, Learner
 
     rng = np.random.default_rng(4)
     labels = collections.Counter()

@@ -29,9 +29,9 @@ import os
 import time
 from typing import Any, Callable, Hashable, Iterable, Iterator
 
-from .stream import checkpoints
-from .stream.checkpoints import CoordinatorCheckpoint
-from .stream.sources import Malformed
+from ..stream import checkpoints
+from ..stream.checkpoints import CoordinatorCheckpoint
+from ..stream.sources import Malformed
 
 __all__ = ["Coordinator", "IterableSource", "Learner", "Report", "example"]
 
