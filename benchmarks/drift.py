@@ -52,7 +52,7 @@ from river import compose, drift, dummy, forest, linear_model, multiclass, naive
 from river.datasets import synth
 
 import wnb_stream
-from wnb_stream import evaluation
+from wnb_stream.apps import evaluation
 
 LOG_LOSS_CLIP = evaluation.LOG_LOSS_CLIP
 #: Recovery: the rolling accuracy must be back within this of its level at the end of the stream.
@@ -227,7 +227,7 @@ def ours_with(params: dict, seed: int):
 
 
 def score(y, proba: dict, classes: list) -> tuple[bool, float]:
-    """(correct, −log p(y)) with the conventions of ``wnb_stream.evaluation.RunningMetrics``: an empty
+    """(correct, −log p(y)) with the conventions of ``wnb_stream.apps.evaluation.RunningMetrics``: an empty
     prediction is wrong and uniform over the classes known so far, p clipped at 1e-15."""
     if y not in classes:
         classes.append(y)

@@ -33,7 +33,7 @@ import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
 from common import RESULTS, ResultFile, anchor, finish_run, fmt, markdown, mean, names, number, provenance, rate
 
-from wnb_stream import datasets, evaluation
+from wnb_stream.apps import datasets, evaluation
 
 PEERS = {"river-gnb": "river.GaussianNB", "river-ht": "river.HoeffdingTree"}
 ANCHOR_METHODS = ("khiops_snb", "khiops_nb", "khiops_default", "gaussian_nb")

@@ -34,7 +34,7 @@ import time
 import common  # noqa: F401  (puts the checkout on sys.path)
 from common import RESULTS, ResultFile, anchor, finish_run, fmt, markdown, mean, names, number, provenance, rate
 
-from wnb_stream import datasets, evaluation
+from wnb_stream.apps import datasets, evaluation
 
 GROUPS = {
     "keel": list(datasets.KEEL_DATASETS),

@@ -42,7 +42,7 @@ from common import (
     provenance,
 )
 
-from wnb_stream import datasets, evaluation
+from wnb_stream.apps import datasets, evaluation
 
 #: Data set → rows kept. KEEL sets by name, River's bundled sets by their ``datasets`` name.
 CUTS = {

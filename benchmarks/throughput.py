@@ -81,8 +81,8 @@ def make(name: str, seed: int, options: dict | None = None):
     """A fresh model; ``options`` are extra ``WeightedNaiveBayes`` parameters for ours."""
     from river import naive_bayes
 
-    from wnb_stream import WeightedNaiveBayes, evaluation, weights
-
+    from wnb_stream import WeightedNaiveBayes, weights
+    from wnb_stream.apps import evaluation
     if name == "noop":
         return evaluation.NoOp()
     if name == "gnb":  # the streams are numeric: River's GaussianNB as a user would run it

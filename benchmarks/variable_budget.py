@@ -32,7 +32,7 @@ import numpy as np
 from common import RESULTS, ResultFile, finish_run, fmt, markdown, mean, names, provenance
 from quality_5fold import fold_scores
 
-from wnb_stream import datasets, evaluation
+from wnb_stream.apps import datasets, evaluation
 
 DATASETS = ("sonar", "ionosphere", "satimage", "spambase", "optdigits")
 BUDGETS = (1, 2, 3, 5, 10, 20, None)

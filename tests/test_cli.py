@@ -1,4 +1,4 @@
-"""The ``wnb-stream`` command (wnb_stream.cli): parsing, inputs, outputs, errors."""
+"""The ``wnb-stream`` command (wnb_stream.apps.cli): parsing, inputs, outputs, errors."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from wnb_stream import cli, evaluation
+from wnb_stream.apps import cli, evaluation
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PEERS = "river-gnb,noop"  # fast models for the plumbing tests

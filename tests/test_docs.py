@@ -57,7 +57,7 @@ def _blocks(page: pathlib.Path) -> list[tuple[str, str, int]]:
 def _capymoa_usable() -> bool:
     if importlib.util.find_spec("capymoa") is None:
         return False
-    from wnb_stream import compat
+    from wnb_stream.apps import compat
 
     return compat.capymoa_available()
 

@@ -1,4 +1,4 @@
-"""The prequential loop and its metrics (wnb_stream.evaluation)."""
+"""The prequential loop and its metrics (wnb_stream.apps.evaluation)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from profiles import examples
 from river import base, datasets, naive_bayes, tree
 from sklearn.metrics import roc_auc_score
 
-from wnb_stream import evaluation
-from wnb_stream.evaluation import (
+from wnb_stream.apps import evaluation
+from wnb_stream.apps.evaluation import (
     COMPRESSION_CLIP,
     LOG_LOSS_CLIP,
     RunningMetrics,

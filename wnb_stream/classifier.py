@@ -322,7 +322,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """Bytes held by the model's arrays and summaries (cheap; no object-graph walk).
 
         A walk of the whole object graph that counts each NumPy buffer once
-        (``wnb_stream.evaluation.deep_memory``, the figure ``wnb-stream evaluate`` shows for every
+        (``wnb_stream.apps.models.deep_memory``, the figure ``wnb-stream evaluate`` shows for every
         model) agrees with it within a few percent. River's ``_raw_memory_usage`` reports about
         twice as much for this model: it adds ``nbytes`` to ``sys.getsizeof`` of each array, which
         already includes the data of an array that owns it, and counts views' data again.

@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, Iterator, TextIO
 
 import numpy as np
 
-from .stream.csv_stream import (  # noqa: F401  (the CSV reader and its rules; re-exported)
+from ..stream.csv_stream import (  # noqa: F401  (the CSV reader and its rules; re-exported)
     BAD_VALUE_POLICIES,
     MISSING_TOKENS,
     STRAY_SHARE,

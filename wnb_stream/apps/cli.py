@@ -35,7 +35,7 @@ import time
 import warnings
 from typing import Sequence
 
-from wnb_stream import datasets, evaluation
+from wnb_stream.apps import datasets, evaluation
 
 __all__ = ["main", "build_parser", "CLIError", "DEFAULT_N", "default_n"]
 
