@@ -82,9 +82,9 @@ def make(name: str, seed: int, options: dict | None = None):
     from river import naive_bayes
 
     from wnb_stream import WeightedNaiveBayes, weights
-    from wnb_stream.apps import evaluation
+    from wnb_stream.apps.models import NoOp
     if name == "noop":
-        return evaluation.NoOp()
+        return NoOp()
     if name == "gnb":  # the streams are numeric: River's GaussianNB as a user would run it
         return naive_bayes.GaussianNB()
     if name == "nb":

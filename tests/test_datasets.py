@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from wnb_stream.apps import datasets
-from wnb_stream.apps.datasets import CSVStream, DataError
+from wnb_stream.stream.csv_stream import CSVStream, DataError
 
 KEEL_LIKE = (
     "40-49, premeno, 2.5, 1, no-recurrence\n"

@@ -34,12 +34,13 @@ import math
 
 import numpy as np
 
-from ..summaries.base import ClassIndex, Moments, all_close
+from ..summaries.base import all_close
 from ..summaries.categorical import Categorical
 from ..summaries.cpid import CPiD
 from ..summaries.gaussian import Gaussian, GaussianDensity
 from ..summaries.gk import DEFAULT_BUFFER_SIZE, GKClass
 from ..summaries.sketch import CountMinSketch, Slot, SpaceSaving
+from ..tables import ClassIndex, Moments
 from .registry import Record, register
 from .schema import Array, Bool, Fields, Float, Int, Keys, Optional, Schema, Str, Struct
 

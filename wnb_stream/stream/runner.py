@@ -84,22 +84,11 @@ from .. import io
 from ..summaries.policy import excerpt as _excerpt
 from . import checkpoints
 from .checkpoints import StreamCheckpoint
-from .dead_letters import DeadLetter, DeadLetters  # noqa: F401
-from .pending import PendingEntry, PendingTable  # noqa: F401
-from .sources import JSONLinesSource, Limits, ListSource, Malformed, Source  # noqa: F401
+from .dead_letters import DeadLetter, DeadLetters
+from .pending import PendingTable
+from .sources import Limits, Malformed
 
-__all__ = [
-    "Source",
-    "ListSource",
-    "JSONLinesSource",
-    "Malformed",
-    "PendingEntry",
-    "PendingTable",
-    "DeadLetter",
-    "DeadLetters",
-    "Limits",
-    "StreamRunner",
-]
+__all__ = ["StreamRunner"]
 
 
 class _CallbackError(Exception):
@@ -210,6 +199,7 @@ class StreamRunner:
     Examples
     --------
     >>> from wnb_stream import WeightedNaiveBayes
+    >>> from wnb_stream.stream import ListSource, StreamRunner
     >>> messages = []
     >>> for i in range(200):
     ...     messages.append({"id": i, "x": {"u": i % 7 * 1.0, "colour": "red" if i % 2 else "blue"}})

@@ -18,7 +18,8 @@ import sys
 
 import numpy as np
 
-from .base import Categories, ClassIndex, Summary
+from ..tables import Categories, ClassIndex
+from .base import Summary
 from .policy import (
     as_weights,
     category_batch,

@@ -30,7 +30,8 @@ from bisect import bisect_left
 
 import numpy as np
 
-from .base import Bins, ClassIndex, Summary
+from ..tables import Bins, ClassIndex
+from .base import Summary
 from .policy import (
     as_weights,
     check_factor,

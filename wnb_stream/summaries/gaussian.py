@@ -22,7 +22,8 @@ import sys
 
 import numpy as np
 
-from .base import Bins, ClassIndex, Moments, Summary
+from ..tables import Bins, ClassIndex, Moments
+from .base import Summary
 from .policy import (
     as_weights,
     check_factor,

@@ -81,9 +81,9 @@ import sys
 
 import numpy as np
 
-from ..tables import _align_columns, _same_order
+from ..tables import Bins, ClassIndex, _align_columns, _same_order
 from . import _gk_kernels
-from .base import Bins, ClassIndex, Summary, all_close, decayed
+from .base import Summary, all_close, decayed
 from .policy import (
     as_weights,
     check_codes,
