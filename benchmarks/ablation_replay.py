@@ -19,7 +19,8 @@ import common  # noqa: F401  (puts the checkout on sys.path)
 from common import RESULTS, ResultFile, provenance
 from river import metrics
 
-from wnb_stream import WeightedNaiveBayes, datasets, weights
+from wnb_stream import WeightedNaiveBayes, weights
+from wnb_stream.apps import datasets
 
 CONFIGURATIONS = {
     "nb": lambda: weights.Uniform(),

@@ -48,7 +48,7 @@ SECTIONS = (
     ("wnb_stream.engine.registry", "Registry", ("feed", "make_room")),
     ("wnb_stream.engine.rows", "RowParser", ("row", "frame")),
     ("wnb_stream.engine.lookup", "Lookup", ("scores_one", "scores_frame", "encode_block")),
-    ("wnb_stream.variable", "Variable", ("rebuild", "rebuild_many")),
+    ("wnb_stream.engine.variable", "Variable", ("rebuild", "rebuild_many")),
 )  # fmt: skip
 
 

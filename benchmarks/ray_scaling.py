@@ -1,6 +1,6 @@
 """Training on partitions: 1 against 2 Ray learners, and what a round costs as K and the window grow.
 
-Part 1 (``--part ray``): ``wnb_stream.ray.train`` on one stream split round-robin into L = 1 and
+Part 1 (``--part ray``): ``wnb_stream.distributed.ray.train`` on one stream split round-robin into L = 1 and
 L = 2 partitions, on a local Ray cluster of this machine, a round every ``--round`` stream rows
 (each learner hands over ``round / L`` rows), the runs of both settings interleaved
 ``--repeats`` times. The stream is RandomRBF with 5 classes (seeded), in two configurations
@@ -34,7 +34,7 @@ import numpy as np
 from river.datasets import synth
 
 from wnb_stream import WeightedNaiveBayes
-from wnb_stream.partitioned import IterableSource
+from wnb_stream.distributed import IterableSource
 
 
 def rbf(n: int, features: int, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
@@ -65,7 +65,7 @@ CONFIGURATIONS = (("one example at a time", 20, 1), ("mini-batches of 256", 100,
 def part_ray(args) -> None:
     import ray
 
-    from wnb_stream import ray as wnb_ray
+    from wnb_stream.distributed import ray as wnb_ray
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     rows = []

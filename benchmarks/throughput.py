@@ -81,10 +81,10 @@ def make(name: str, seed: int, options: dict | None = None):
     """A fresh model; ``options`` are extra ``WeightedNaiveBayes`` parameters for ours."""
     from river import naive_bayes
 
-    from wnb_stream import WeightedNaiveBayes, evaluation, weights
-
+    from wnb_stream import WeightedNaiveBayes, weights
+    from wnb_stream.apps.models import NoOp
     if name == "noop":
-        return evaluation.NoOp()
+        return NoOp()
     if name == "gnb":  # the streams are numeric: River's GaussianNB as a user would run it
         return naive_bayes.GaussianNB()
     if name == "nb":

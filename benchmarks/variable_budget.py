@@ -32,7 +32,8 @@ import numpy as np
 from common import RESULTS, ResultFile, finish_run, fmt, markdown, mean, names, provenance
 from quality_5fold import fold_scores
 
-from wnb_stream import datasets, evaluation
+from wnb_stream.apps import datasets, evaluation
+from wnb_stream.apps.models import make_model
 
 DATASETS = ("sonar", "ionosphere", "satimage", "spambase", "optdigits")
 BUDGETS = (1, 2, 3, 5, 10, 20, None)
@@ -48,7 +49,7 @@ def label(model: str, budget: int | None) -> str:
 
 
 def make(model: str, budget: int | None, seed: int):
-    return evaluation.make_model(model, seed=seed, params={"optimizer": {"max_variables": budget}})
+    return make_model(model, seed=seed, params={"optimizer": {"max_variables": budget}})
 
 
 def main(argv=None) -> int:

@@ -6,8 +6,8 @@ import itertools
 from river import datasets
 
 from wnb_stream import WeightedNaiveBayes
-from wnb_stream import ray as wnb_ray
-from wnb_stream.partitioned import IterableSource
+from wnb_stream.distributed import IterableSource
+from wnb_stream.distributed import ray as wnb_ray
 
 
 def partition(p: int, n: int):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from wnb_stream import checkpoints
-from wnb_stream.stream import StreamRunner
+from wnb_stream.stream import StreamRunner, checkpoints
 
 #: A runner whose checkpoint may hold a pickle (the tests' recording models have no saved-model record).
 Trusted = functools.partial(StreamRunner, trusted_checkpoint=True)

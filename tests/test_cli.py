@@ -1,4 +1,4 @@
-"""The ``wnb-stream`` command (wnb_stream.cli): parsing, inputs, outputs, errors."""
+"""The ``wnb-stream`` command (wnb_stream.apps.cli): parsing, inputs, outputs, errors."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from wnb_stream import cli, evaluation
+from wnb_stream.apps import cli
+from wnb_stream.apps.models import DEFAULT_MODELS, parse_models
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PEERS = "river-gnb,noop"  # fast models for the plumbing tests
@@ -37,7 +38,7 @@ def run(argv, capsys):
 def test_parser_defaults():
     args = cli.build_parser().parse_args(["evaluate"])
     assert args.data is None and args.target is None
-    assert [spec.label for spec in evaluation.parse_models(args.models)] == list(evaluation.DEFAULT_MODELS)
+    assert [spec.label for spec in parse_models(args.models)] == list(DEFAULT_MODELS)
     assert args.summary == "gk" and args.seed == 42 and args.n is None
     assert args.categorical == [] and args.numeric == []
 
@@ -46,7 +47,7 @@ def test_parser_lists():
     args = cli.build_parser().parse_args(
         ["evaluate", "--models", "nb, vns", "--categorical", "a,b", "--numeric", "c", "--summary", "cpid", "--n", "50"]
     )
-    assert [spec.label for spec in evaluation.parse_models(args.models)] == ["nb", "vns"] and args.categorical == ["a", "b"] and args.numeric == ["c"]
+    assert [spec.label for spec in parse_models(args.models)] == ["nb", "vns"] and args.categorical == ["a", "b"] and args.numeric == ["c"]
     assert args.summary == "cpid" and args.n == 50
 
 
@@ -243,7 +244,7 @@ def test_default_models_on_a_short_default_stream(tmp_path, capsys):
     code, out, err = run(["evaluate", "--n", "400", "--quiet", "--output", str(target)], capsys)
     assert code == 0, err
     rows = {row["model"]: row for row in json.loads(target.read_text())["results"]}
-    assert list(rows) == list(evaluation.DEFAULT_MODELS)
+    assert list(rows) == list(DEFAULT_MODELS)
     assert rows["nb"]["selected"] == 40  # plain naive Bayes keeps every variable
     for name in ("nb", "pgdmb", "vns", "graphical"):
         assert 0 <= rows[name]["selected"] <= 40 and rows[name]["peak_memory"] > 0

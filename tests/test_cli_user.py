@@ -132,7 +132,8 @@ def test_every_model_is_warmed_up_before_any_model_s_clock_starts(monkeypatch):
     vns,nb did. What makes the order not matter is checked here without a clock (a timing on a
     shared machine is noise): ``prequential`` warms up every model, on clones, before the first
     row that any of them is timed on."""
-    from wnb_stream import WeightedNaiveBayes, evaluation, weights
+    from wnb_stream import WeightedNaiveBayes, weights
+    from wnb_stream.apps import evaluation
 
     events = []
     warm_up = evaluation.warm_up
@@ -301,8 +302,8 @@ def test_the_plot_names_drift_marks_and_coinciding_curves(tmp_path, monkeypatch)
     pytest.importorskip("matplotlib")
     import matplotlib.pyplot as plt
 
-    from wnb_stream import cli, evaluation
-    from wnb_stream.models import make_model
+    from wnb_stream.apps import cli, evaluation
+    from wnb_stream.apps.models import make_model
 
     stream = [({"a": float(i % 7), "b": float(i % 3)}, i % 7 > 3) for i in range(600)]
     run = evaluation.prequential(iter(stream), {"nb": make_model("nb"), "same": make_model("nb"), "vns": make_model("vns")},
@@ -323,7 +324,7 @@ def test_the_plot_names_drift_marks_and_coinciding_curves(tmp_path, monkeypatch)
 _PROBE = """
 import sys, types
 import numba
-from wnb_stream import cli
+from wnb_stream.apps import cli
 
 status = cli.main(sys.argv[1:])
 # a kernel of the package that no run has compiled: numba compiles it now (a module named

@@ -1,4 +1,4 @@
-"""The capymoa adapter (wnb_stream.compat), run in capymoa's own prequential evaluation.
+"""The capymoa adapter (wnb_stream.apps.compat), run in capymoa's own prequential evaluation.
 
 The streams are built here from River's bundled data and our generators (no download). Needs
 capymoa and Java: the tests skip without them, except in CI (``WNB_REQUIRE_CAPYMOA=1``, set by
@@ -14,7 +14,8 @@ import pytest
 from river import datasets as river_datasets
 from testkit import require
 
-from wnb_stream import WeightedNaiveBayes, compat, datasets, evaluation, weights
+from wnb_stream import WeightedNaiveBayes, weights
+from wnb_stream.apps import compat, datasets, evaluation
 
 pytestmark = pytest.mark.capymoa  # CI runs these in capymoa's own environment (pytest -m capymoa)
 require("capymoa", compat.capymoa_available(), f"({compat._IMPORT_ERROR})")

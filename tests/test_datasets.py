@@ -1,4 +1,4 @@
-"""Streams: named streams, the KEEL loader and CSV read as a stream (wnb_stream.datasets)."""
+"""Streams: named streams, the KEEL loader and CSV read as a stream (wnb_stream.apps.datasets)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import warnings
 import numpy as np
 import pytest
 
-from wnb_stream import datasets
-from wnb_stream.datasets import CSVStream, DataError
+from wnb_stream.apps import datasets
+from wnb_stream.stream.csv_stream import CSVStream, DataError
 
 KEEL_LIKE = (
     "40-49, premeno, 2.5, 1, no-recurrence\n"

@@ -39,7 +39,7 @@ DOCS = ROOT / "docs"
 PAGES = sorted((DOCS / "guides").glob("*.md")) + sorted((DOCS / "api").glob("*.md")) + [DOCS / "index.md", ROOT / "README.md"]
 FENCE = re.compile(r"^```(pycon|python|console)[^\n]*\n(.*?)^```", re.S | re.M)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-RAY_IMPORT = re.compile(r"^\s*(import ray\b|from ray\b|from wnb_stream import .*\bray\b)", re.M)
+RAY_IMPORT = re.compile(r"^\s*(import ray\b|from ray\b|from wnb_stream(\.distributed)? import .*\bray\b)", re.M)
 
 
 def _blocks(page: pathlib.Path) -> list[tuple[str, str, int]]:
@@ -57,7 +57,7 @@ def _blocks(page: pathlib.Path) -> list[tuple[str, str, int]]:
 def _capymoa_usable() -> bool:
     if importlib.util.find_spec("capymoa") is None:
         return False
-    from wnb_stream import compat
+    from wnb_stream.apps import compat
 
     return compat.capymoa_available()
 

@@ -1,4 +1,4 @@
-"""The prequential loop and its metrics (wnb_stream.evaluation)."""
+"""The prequential loop and its metrics (wnb_stream.apps.evaluation)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from profiles import examples
 from river import base, datasets, naive_bayes, tree
 from sklearn.metrics import roc_auc_score
 
-from wnb_stream import evaluation
-from wnb_stream.evaluation import (
+from wnb_stream.apps import evaluation
+from wnb_stream.apps.evaluation import (
     COMPRESSION_CLIP,
     LOG_LOSS_CLIP,
     RunningMetrics,
@@ -28,6 +28,7 @@ from wnb_stream.evaluation import (
     macro_auc,
     prequential,
 )
+from wnb_stream.apps.models import NoOp, NumericOnly, build_model, deep_memory, make_model, parse_models
 
 ANCHORS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "anchors" / "peers-prequential.csv"
 
@@ -250,7 +251,7 @@ def test_memory_is_one_measure_for_every_model():
             return 12345
 
     run = prequential(_toy_stream(3), {"m": Measured()})
-    assert run.results[0].peak_memory == evaluation.deep_memory(run.models["m"]) != 12345
+    assert run.results[0].peak_memory == deep_memory(run.models["m"]) != 12345
 
 
 def _learned(model, n=1250):
@@ -262,7 +263,7 @@ def _learned(model, n=1250):
 @pytest.mark.parametrize("make", [naive_bayes.GaussianNB, lambda: tree.HoeffdingTreeClassifier()])
 def test_deep_memory_is_rivers_measure_for_a_model_without_numpy_arrays(make):
     model = _learned(make())
-    assert evaluation.deep_memory(model) == model._raw_memory_usage
+    assert deep_memory(model) == model._raw_memory_usage
 
 
 @pytest.mark.parametrize("name, summary", [("vns", "gk"), ("graphical", "cpid"), ("nb", "gaussian")])
@@ -270,8 +271,8 @@ def test_deep_memory_agrees_with_memory_usage_and_explains_rivers_figure(name, s
     """River's walk adds ``nbytes`` to ``sys.getsizeof`` of an array, which already holds the data
     of an array that owns it, and counts views' data again: for our models, made of NumPy arrays,
     it is about twice the memory (issue 17: 1.21 MB against 2.63 MB on Phishing)."""
-    model = _learned(evaluation.make_model(name, summary=summary))
-    deep = evaluation.deep_memory(model)
+    model = _learned(make_model(name, summary=summary))
+    deep = deep_memory(model)
     assert deep == pytest.approx(model.memory_usage(), rel=0.10)
     owned, views = _array_bytes(model)
     assert model._raw_memory_usage == pytest.approx(deep + owned + views, rel=0.02)
@@ -322,29 +323,29 @@ def test_reproduces_the_anchor_for_river_gaussian_nb_on_phishing():
 
 def test_make_model_rejects_unknown_names():
     with pytest.raises(ValueError, match="unknown model 'svm'"):
-        evaluation.make_model("svm")
+        make_model("svm")
     with pytest.raises(ValueError, match="unknown summary 'tdigest'"):
-        evaluation.make_model("nb", summary="tdigest")
+        make_model("nb", summary="tdigest")
 
 
 @pytest.mark.parametrize("name, search", [("fnb-vns", "FNB"), ("sgcf-vns", "SGCF")])
 def test_the_hybrid_names_start_vns_from_the_search_and_take_its_parameters(name, search):
-    model = evaluation.make_model(name, params={"optimizer": {"batch_size": 50}})
+    model = make_model(name, params={"optimizer": {"batch_size": 50}})
     assert type(model.optimizer).__name__ == search and model.optimizer.batch_size == 50
     assert type(model.optimizer.refine).__name__ == "VNS"
-    assert evaluation.make_model(name).optimizer.refine is not evaluation.make_model(name).optimizer.refine
+    assert make_model(name).optimizer.refine is not make_model(name).optimizer.refine
     _learned(model, n=300)
     assert model._engine.optimizer.n_searches >= 1 and model._engine.optimizer._refiner is not None
 
 
 def test_numeric_only_drops_what_gaussian_nb_cannot_read():
-    model = evaluation.NumericOnly(naive_bayes.GaussianNB())
+    model = NumericOnly(naive_bayes.GaussianNB())
     model.learn_one({"a": 1.0, "b": "red", "c": None, "d": float("nan"), "e": float("inf")}, 0)
     assert set(model.classifier.gaussians[0]) == {"a"}
 
 
 def test_noop_does_nothing():
-    model = evaluation.NoOp()
+    model = NoOp()
     assert model.learn_one({"a": 1}, 1) is None
     assert model.predict_proba_one({"a": 1}) == {}
 
@@ -419,7 +420,7 @@ def test_warm_up_runs_clones_and_leaves_the_models_untouched():
     spy = Spy()
     evaluation.warm_up({"s": spy}, n=20)
     assert spy.calls == []
-    model = evaluation.make_model("vns")
+    model = make_model("vns")
     evaluation.warm_up({"m": model})
     assert model.predict_proba_one({"a": 1.0}) == {}
 
@@ -448,17 +449,17 @@ def test_an_exception_carries_the_evaluation_so_far():
 
 
 def test_parse_models_splits_at_top_level_commas_only():
-    specs = evaluation.parse_models('nb, x=vns{"optimizer": {"penalty": 0.1}, "history_size": 100}, river.tree:HoeffdingTreeClassifier')
+    specs = parse_models('nb, x=vns{"optimizer": {"penalty": 0.1}, "history_size": 100}, river.tree:HoeffdingTreeClassifier')
     assert [(s.label, s.target) for s in specs] == [("nb", "nb"), ("x", "vns"), ("HoeffdingTreeClassifier", "river.tree:HoeffdingTreeClassifier")]
     assert specs[1].params == {"optimizer": {"penalty": 0.1}, "history_size": 100}
-    model = evaluation.build_model(specs[1], seed=3)
+    model = build_model(specs[1], seed=3)
     assert model.history_size == 100 and model.optimizer.penalty == 0.1 and model.seed == 3
     with pytest.raises(ValueError, match="not valid JSON"):
-        evaluation.parse_models('nb{"history_size": 1} x')
+        parse_models('nb{"history_size": 1} x')
     with pytest.raises(ValueError, match="unknown model 'svm'"):
-        evaluation.parse_models("svm")
+        parse_models("svm")
 
 
 def test_build_model_passes_the_seed_to_a_river_model_that_takes_one():
-    model = evaluation.build_model(evaluation.parse_models("river.forest:ARFClassifier{\"n_models\": 2}")[0], seed=7)
+    model = build_model(parse_models("river.forest:ARFClassifier{\"n_models\": 2}")[0], seed=7)
     assert model.seed == 7 and model.n_models == 2

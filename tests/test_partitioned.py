@@ -1,4 +1,4 @@
-"""Training on partitions in rounds, without a cluster (``wnb_stream.partitioned``).
+"""Training on partitions in rounds, without a cluster (``wnb_stream.distributed.partitioned``).
 
 Learners and a coordinator in one process: the model counts every message exactly once (class
 counts and category counts equal the stream's), through crashes of learners and of the
@@ -19,8 +19,8 @@ import pytest
 from partition_cases import counts_of, exact_model, expected_counts, messages
 
 from wnb_stream import WeightedNaiveBayes, io
-from wnb_stream.partitioned import Coordinator, IterableSource, Learner, Report, example
-from wnb_stream.sources import JSONLinesSource, ListSource
+from wnb_stream.distributed.partitioned import Coordinator, IterableSource, Learner, Report, example
+from wnb_stream.stream import JSONLinesSource, ListSource
 
 
 def test_rounds_count_every_message_once():

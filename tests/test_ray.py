@@ -1,4 +1,4 @@
-"""Training on partitions with Ray (``wnb_stream.ray``), on a local cluster started by the test.
+"""Training on partitions with Ray (``wnb_stream.distributed.ray``), on a local cluster started by the test.
 
 End to end on file shards: every message is absorbed once (class and category counts equal the
 stream's), and the trained model predicts as one model trained on the whole stream; then the
@@ -25,8 +25,8 @@ pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]  # one local clu
 from partition_cases import counts_of, exact_model, expected_counts, messages  # noqa: E402
 
 from wnb_stream import WeightedNaiveBayes  # noqa: E402
-from wnb_stream import ray as wnb_ray  # noqa: E402
-from wnb_stream.sources import JSONLinesSource  # noqa: E402
+from wnb_stream.distributed import ray as wnb_ray  # noqa: E402
+from wnb_stream.stream import JSONLinesSource  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of wnb_stream.redis_stream against a real redis-server on a loopback port.
+"""Tests of wnb_stream.stream.redis_stream against a real redis-server on a loopback port.
 
 Skipped when ``redis-server`` or the ``redis`` Python module is not installed.
 """
@@ -21,14 +21,13 @@ import pytest
 from consumer_process import Consumer
 from testkit import require
 
-from wnb_stream import checkpoints
-from wnb_stream.stream import ListSource, StreamRunner
+from wnb_stream.stream import ListSource, StreamRunner, checkpoints
 
 require("redis")
 require("redis_server", shutil.which("redis-server") is not None)
 import redis  # noqa: E402
 
-from wnb_stream.redis_stream import RedisStreamSource, parse_id, publish  # noqa: E402
+from wnb_stream.stream.redis_stream import RedisStreamSource, parse_id, publish  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -288,7 +287,7 @@ CONSUMER = textwrap.dedent(
     import redis
     import pickle
     from wnb_stream import WeightedNaiveBayes
-    from wnb_stream.redis_stream import RedisStreamSource
+    from wnb_stream.stream.redis_stream import RedisStreamSource
     from wnb_stream.stream import StreamRunner
 
     mode, port, checkpoint, out, limit = sys.argv[1:]
@@ -504,13 +503,13 @@ def test_poison_entries_against_the_classifier(client, tmp_path):
 
 
 def test_two_consumers_of_a_group_train_one_model_in_rounds_exactly_once(client):
-    """The consumers of one group as partitions (``wnb_stream.partitioned``): a consumer that dies
+    """The consumers of one group as partitions (``wnb_stream.distributed.partitioned``): a consumer that dies
     mid-round comes back under its name, its unacknowledged entries are delivered again, and the
     ones the checkpoint holds are skipped: every entry is absorbed once."""
     import collections
 
     from wnb_stream import WeightedNaiveBayes, summaries, weights
-    from wnb_stream.partitioned import Coordinator, Learner
+    from wnb_stream.distributed import Coordinator, Learner
 
     rng = np.random.default_rng(4)
     labels = collections.Counter()

@@ -1,4 +1,4 @@
-"""Tests of wnb_stream.stream: sources, the pending table, and the exactly-once consumer loop."""
+"""Tests of wnb_stream.stream (runner, sources, pending): sources, the pending table, and the exactly-once consumer loop."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from profiles import examples
 from stream_cases import Trusted, saved
 
-from wnb_stream import checkpoints, io
-from wnb_stream import stream as stream_module
-from wnb_stream.stream import JSONLinesSource, ListSource, Malformed, PendingTable, StreamRunner
+from wnb_stream import io
+from wnb_stream.stream import JSONLinesSource, ListSource, Malformed, PendingTable, StreamRunner, checkpoints
+from wnb_stream.stream import runner as runner_module
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -435,7 +435,7 @@ def test_stale_temporary_files_are_removed(tmp_path):
 
 def test_checkpoint_interval(tmp_path, monkeypatch):
     clock = [0.0]
-    monkeypatch.setattr(stream_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(runner_module.time, "monotonic", lambda: clock[0])
     path = tmp_path / "ckpt.json"
     runner = Trusted(Recorder(), path, checkpoint_every=None, checkpoint_interval=5.0)
     source = CommittingSource([{"id": i, "x": {"i": i}} for i in range(10)])

@@ -19,8 +19,9 @@ from consumer_process import Consumer
 from stream_cases import Trusted, saved
 
 from wnb_stream import WeightedNaiveBayes, io
-from wnb_stream import stream as stream_module
-from wnb_stream.stream import DeadLetter, DeadLetters, JSONLinesSource, ListSource, Malformed, StreamRunner
+from wnb_stream.stream import DeadLetter, DeadLetters, JSONLinesSource, Limits, ListSource, Malformed, StreamRunner
+from wnb_stream.stream import runner as runner_module
+from wnb_stream.summaries.policy import excerpt
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = types.ModuleType("wnb_stream._stream_poison_fixtures")
@@ -318,15 +319,15 @@ def test_an_interrupted_model_call_is_not_saved_and_run_restores_the_checkpoint(
 
 
 def test_dead_letter_excerpts_never_fail():
-    assert stream_module._excerpt({"a": 10**5000}).startswith("<a dict")
-    assert len(stream_module._excerpt(nested(100_000))) < 100
-    assert len(stream_module._excerpt("x" * 10_000)) == 1000
+    assert excerpt({"a": 10**5000}).startswith("<a dict")
+    assert len(excerpt(nested(100_000))) < 100
+    assert len(excerpt("x" * 10_000)) == 1000
     letters = DeadLetters(2)
     letters.add(DeadLetter(1, None, "E", "m"))
     assert list(io.loads(io.dumps(letters))) == [DeadLetter(1, None, "E", "m")]
-    assert stream_module._time(1, 1.5) == 1.5 and stream_module._time(1, np.float32(2.0)) == 2.0
+    assert runner_module._time(1, 1.5) == 1.5 and runner_module._time(1, np.float32(2.0)) == 2.0
     with pytest.raises(ValueError, match="time"):
-        stream_module._time(1, BIG)
+        runner_module._time(1, BIG)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -495,7 +496,7 @@ def test_limits_on_a_message_dead_letter_it(message, reason):
 
 
 def test_limits_are_configurable_and_checked():
-    runner = StreamRunner(WeightedNaiveBayes(seed=1), None, limits=stream_module.Limits(features=2, string=3, name=4))
+    runner = StreamRunner(WeightedNaiveBayes(seed=1), None, limits=Limits(features=2, string=3, name=4))
     runner.run(ListSource([
         {"id": 0, "x": {"a": 0.5, "c": "abc"}, "y": 0},
         {"id": 1, "x": {"a": 0.5, "b": 1.0, "d": 2.0}, "y": 0},
@@ -506,6 +507,6 @@ def test_limits_are_configurable_and_checked():
     assert runner.stats["learned"] == 1 and [letter.position for letter in runner.dead_letters] == [2, 3, 4, 5]
     for field in ("features", "string", "name"):
         with pytest.raises(ValueError, match=f"Limits.{field} must be an integer >= 1"):
-            stream_module.Limits(**{field: 0})
+            Limits(**{field: 0})
     with pytest.raises(ValueError, match="limits must be None or a Limits"):
         StreamRunner(WeightedNaiveBayes(), None, limits={"string": 3})

@@ -5,8 +5,7 @@
 
 from . import modl, summaries, weights
 from .classifier import WeightedNaiveBayes
-from .delta import Delta
-from .serving import Predictor
+from .serving import Delta, Predictor
 
 __version__ = "0.1.0"
 

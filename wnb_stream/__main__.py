@@ -2,7 +2,7 @@
 
 import sys
 
-from wnb_stream.cli import main
+from wnb_stream.apps.cli import main
 
 if __name__ == "__main__":  # not when a tool (pytest --doctest-modules) imports the module
     sys.exit(main())

@@ -17,13 +17,14 @@ import threading
 import numpy as np
 from river import base
 
-from . import io, serving
-from .delta import Delta
+from . import io
 from .engine import Engine, frames, merge, rows
 from .engine.drift import EVERY
-from .history import SparseHistory
+from .engine.history import SparseHistory
 from .io import partitions as _partition_records  # noqa: F401  (registers the level-2 record kinds)
 from .io.engine import check_parts
+from .serving import Delta, Predictor
+from .serving.predictor import proba_dict, proba_frame, softmax
 
 __all__ = ["WeightedNaiveBayes"]
 
@@ -323,7 +324,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         """Bytes held by the model's arrays and summaries (cheap; no object-graph walk).
 
         A walk of the whole object graph that counts each NumPy buffer once
-        (``wnb_stream.evaluation.deep_memory``, the figure ``wnb-stream evaluate`` shows for every
+        (``wnb_stream.apps.models.deep_memory``, the figure ``wnb-stream evaluate`` shows for every
         model) agrees with it within a few percent. River's ``_raw_memory_usage`` reports about
         twice as much for this model: it adds ``nbytes`` to ``sys.getsizeof`` of each array, which
         already includes the data of an array that owns it, and counts views' data again.
@@ -368,7 +369,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         engine = self._engine
         if not len(engine.classes):
             return {}
-        return serving.proba_dict(engine.classes.labels, engine.scores_one(engine.parser.row(x)))
+        return proba_dict(engine.classes.labels, engine.scores_one(engine.parser.row(x)))
 
     @property
     @_one_at_a_time
@@ -416,11 +417,11 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         return self._engine.n_seen
 
     @_one_at_a_time
-    def predictor(self) -> serving.Predictor:
-        """What serving needs (``serving.Predictor``): level 2, weights and prior, without the
+    def predictor(self) -> Predictor:
+        """What serving needs (``Predictor``): level 2, weights and prior, without the
         summaries, the history and the learner. Its probabilities are this model's, bit for bit,
         until the model learns again. Cost O(K · J) plus the lookups' compilation if stale."""
-        return serving.Predictor.of_engine(self._engine)
+        return Predictor.of_engine(self._engine)
 
     @_one_at_a_time
     def delta(self) -> Delta:
@@ -521,7 +522,7 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         lines = [" " * width + " ".join(f"{str(c):>12}" for c in terms.columns)]
         for label, values in zip(labels, terms.to_numpy()):
             lines.append(f"{label:<{width}}" + " ".join(f"{v:12.4f}" for v in values))
-        p = serving.softmax(terms.sum().to_numpy())
+        p = softmax(terms.sum().to_numpy())
         lines.append(f"{'probability':<{width}}" + " ".join(f"{v:12.4f}" for v in p))
         return "\n".join(lines)
 
@@ -590,8 +591,8 @@ class WeightedNaiveBayes(base.MiniBatchClassifier):
         X, absent = frames.read(X)
         engine = self._engine
         if not len(engine.classes):
-            return serving.proba_frame((), None, X.index)
-        return serving.proba_frame(engine.classes.labels, engine.scores_frame(engine.parser.frame(X, absent=absent), len(X)), X.index)
+            return proba_frame((), None, X.index)
+        return proba_frame(engine.classes.labels, engine.scores_frame(engine.parser.frame(X, absent=absent), len(X)), X.index)
 
     @_one_at_a_time
     def _check(self) -> None:

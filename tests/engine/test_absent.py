@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 from profiles import examples
 
 from wnb_stream import WeightedNaiveBayes, io, summaries, weights
-from wnb_stream.history import History
-from wnb_stream.variable import Variable
+from wnb_stream.engine.history import History
+from wnb_stream.engine.variable import Variable
 
 NAMES = [f"f{k}" for k in range(6)]
 

@@ -16,7 +16,7 @@ from wnb_stream import summaries
 from wnb_stream.engine.lookup import Lookup, _rows_any
 from wnb_stream.engine.registry import Registry
 from wnb_stream.engine.rows import RowParser
-from wnb_stream.variable import NOWHERE
+from wnb_stream.engine.variable import NOWHERE
 
 CLASSES = ("a", "b", "c")
 J = len(CLASSES)

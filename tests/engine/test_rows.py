@@ -20,7 +20,7 @@ from profiles import examples
 from wnb_stream import summaries
 from wnb_stream.engine.registry import Registry
 from wnb_stream.engine.rows import RowParser, check_label, check_sample_weights, labels
-from wnb_stream.variable import value_kind
+from wnb_stream.engine.variable import value_kind
 
 NUMERIC, CATEGORICAL = "numeric", "categorical"
 

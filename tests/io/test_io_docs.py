@@ -6,7 +6,8 @@ import pathlib
 
 import pytest
 
-from wnb_stream import io, partitioned, stream  # noqa: F401  (the last two register the checkpoints' records)
+from wnb_stream import io
+from wnb_stream.stream import checkpoints  # noqa: F401  (registers the checkpoints' records)
 
 DOC = pathlib.Path(__file__).parents[2] / "docs" / "saved-model.md"
 COMPONENTS = [name for name in io.registered() if io.entry(name).cls.__module__.startswith("wnb_stream.")]

@@ -31,7 +31,7 @@ from wnb_stream.modl.discretization import (  # noqa: E402, F401  (re-exported: 
     partition_cost,
 )
 from wnb_stream.modl.partition import COST_TOLERANCE, Intervals
-from wnb_stream.summaries.base import Bins
+from wnb_stream.tables import Bins
 
 _KHIOPS_FORMS = ("bins", "khiops")
 

@@ -18,7 +18,7 @@ from wnb_stream import modl
 from wnb_stream.modl import Intervals, discretization, log_probabilities
 from wnb_stream.modl.partition import _lookup_tables
 from wnb_stream.summaries import Bins
-from wnb_stream.summaries.base import _align_columns
+from wnb_stream.tables import _align_columns
 
 SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -15,15 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 from wnb_stream.summaries import gk as _package_gk
-from wnb_stream.summaries.base import Bins, as_weights
 
 # Unchanged by the kernels: the oracle shares these with the package (the input checks now live in
 # the package's input policy module).
 from wnb_stream.summaries.gk import (  # noqa: E402
     budget_pairs,
 )
-from wnb_stream.summaries.policy import check_labels, label_batch  # noqa: E402
+from wnb_stream.summaries.policy import as_weights, check_labels, label_batch  # noqa: E402
 from wnb_stream.summaries.policy import numeric_batch as _values  # noqa: E402
+from wnb_stream.tables import Bins
 
 __all__ = ["GKClass"]
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from wnb_stream.summaries.base import _COMPARE_MAX_CLASSES, ClassIndex
+from wnb_stream.tables import _COMPARE_MAX_CLASSES, ClassIndex
 
 LABELS = st.one_of(
     st.lists(st.integers(-3, 40), max_size=60),

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from wnb_stream.summaries.base import Moments
 from wnb_stream.summaries.gaussian import (
     LOG_DENSITY_FLOOR,
     Gaussian,
@@ -21,6 +20,7 @@ from wnb_stream.summaries.gaussian import (
     prior_cost,
     virtual_bins,
 )
+from wnb_stream.tables import Moments
 
 
 def _state(summary: Gaussian):

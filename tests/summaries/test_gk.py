@@ -16,8 +16,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from wnb_stream.summaries.base import Bins
 from wnb_stream.summaries.gk import GKClass, budget_pairs, compress_runs, insert_batch, merge_tuples
+from wnb_stream.tables import Bins
 
 SETTINGS = settings(max_examples=examples(60), deadline=None)
 KINDS = ("random", "sorted", "reversed", "duplicates", "constant")

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from .. import _kernel_notice
-from ..variable import NOWHERE
+from .variable import NOWHERE
 
 _kernel_notice.install()  # one line on the wnb_stream logger at the first compile
 

@@ -24,20 +24,20 @@ import math
 import numpy as np
 from river.base import Base as RiverBase
 
-from ..history import History, SparseHistory
 from ..summaries.policy import check_total_weight, fast_weight
 from ..tables import Batch, Context
-from ..variable import NOWHERE, Variable
 from . import frames
 from ._locate import place_rows
 from .classes import Classes
 from .drift import EVERY, Monitor
+from .history import History, SparseHistory
 from .lookup import Lookup
 from .registry import Registry
 from .rows import Frame, Row, RowParser, check_label, check_sample_weights, feature_order
 from .rows import labels as label_codes
 from .schedule import Schedule
 from .slots import Slots
+from .variable import NOWHERE, Variable
 
 __all__ = ["Engine"]
 

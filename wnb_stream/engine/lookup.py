@@ -54,8 +54,8 @@ import math
 
 import numpy as np
 
-from ..variable import NOWHERE
 from ._locate import encode_rows, locate_and_score, locate_row, locate_rows, row_sums, score_row
+from .variable import NOWHERE
 
 __all__ = ["Lookup"]
 

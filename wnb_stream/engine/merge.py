@@ -27,9 +27,9 @@ import typing
 
 import numpy as np
 
-from ..history import History
 from .classes import Classes
 from .core import Engine
+from .history import History
 from .registry import Registry
 
 __all__ = ["MAX_STORED", "Side", "absorbed", "check_clock", "check_kinds", "interleave", "merge_classes", "merge_histories", "merge_variables", "merged", "window_sizes"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..summaries.gk import GKClass
-from ..variable import Variable
+from .variable import Variable
 
 __all__ = ["Registry"]
 

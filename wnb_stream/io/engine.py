@@ -25,13 +25,13 @@ import numpy as np
 
 from ..engine.classes import Classes
 from ..engine.drift import MAX_BUCKETS, Monitor
+from ..engine.history import SparseHistory
 from ..engine.registry import Registry
 from ..engine.schedule import Schedule
 from ..engine.slots import Slots
-from ..history import SparseHistory
+from ..engine.variable import NOWHERE, Scorer, Variable
 from ..modl.partition import MISSING, STAR
 from ..tables import ClassIndex
-from ..variable import NOWHERE, Scorer, Variable
 from .errors import join
 from .registry import Record, register
 from .schema import Array, Bool, Fields, Float, Int, Key, Keys, List, Optional, Schema, Str, Struct

@@ -92,35 +92,10 @@ from river import base
 
 from ..io.registry import register
 from ..io.schema import Keys, Schema
+from ..tables import ClassIndex
+from .policy import check_codes
 
-# The tables live in ``wnb_stream.tables``; they (and their helpers) are re-exported here for the
-# callers that import them from this module.
-from ..tables import (  # noqa: F401
-    _COMPARE_MAX_CLASSES,
-    Bins,
-    Categories,
-    ClassIndex,
-    Moments,
-    _align_columns,
-    _frozen,
-    _python_scalar,
-    _same_order,
-    python_scalar,
-)
-from .policy import as_weights, check_codes, check_factor, check_weight, is_missing  # noqa: F401
-
-__all__ = [
-    "Bins",
-    "Categories",
-    "Moments",
-    "ClassIndex",
-    "Summary",
-    "is_missing",
-    "check_weight",
-    "check_factor",
-    "as_weights",
-    "decayed",
-]
+__all__ = ["Summary", "decayed"]
 
 
 class Summary(base.Base, abc.ABC):

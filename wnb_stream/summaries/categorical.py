@@ -20,7 +20,8 @@ import numpy as np
 
 from ..io.registry import Record, register
 from ..io.schema import Array, Fields, Float, Int, Keys, Optional, Schema, Struct
-from .base import CLASSES, Categories, ClassIndex, Summary, all_close, padded
+from ..tables import Categories, ClassIndex
+from .base import CLASSES, Summary, all_close, padded
 from .policy import (
     as_weights,
     category_batch,

@@ -32,7 +32,8 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str
-from .base import CLASSES, Bins, ClassIndex, Summary, padded
+from ..tables import Bins, ClassIndex
+from .base import CLASSES, Summary, padded
 from .policy import (
     as_weights,
     check_factor,

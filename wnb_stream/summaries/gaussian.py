@@ -24,7 +24,8 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Array, Fields, Schema
-from .base import CLASSES, Bins, ClassIndex, Moments, Summary
+from ..tables import Bins, ClassIndex, Moments
+from .base import CLASSES, Summary
 from .policy import (
     as_weights,
     check_factor,

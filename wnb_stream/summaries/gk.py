@@ -83,9 +83,9 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Array, Fields, Float, Int, Optional, Schema
-from ..tables import _align_columns, _same_order
+from ..tables import Bins, ClassIndex, _align_columns, _same_order
 from . import _gk_kernels
-from .base import CLASSES, Bins, ClassIndex, Summary, all_close, decayed, padded
+from .base import CLASSES, Summary, all_close, decayed, padded
 from .policy import (
     as_weights,
     check_codes,

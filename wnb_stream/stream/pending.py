@@ -13,9 +13,9 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from . import io
-from .io.errors import ModelFileError, join, where
-from .io.values import describe
+from .. import io
+from ..io.errors import ModelFileError, join, where
+from ..io.values import describe
 
 __all__ = ["PendingEntry", "PendingTable"]
 

@@ -35,7 +35,8 @@ import time
 import warnings
 from typing import Sequence
 
-from wnb_stream import datasets, evaluation
+from wnb_stream.apps import datasets, evaluation
+from wnb_stream.apps.models import DEFAULT_MODELS, MODEL_NAMES, SUMMARY_NAMES, build_model, parse_models
 
 __all__ = ["main", "build_parser", "CLIError", "DEFAULT_N", "default_n"]
 
@@ -107,19 +108,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated variables to read as numbers (overrides the inferred type)",
     )  # fmt: skip
     run.add_argument(
-        "--models", metavar="MODELS", default=",".join(evaluation.DEFAULT_MODELS),
+        "--models", metavar="MODELS", default=",".join(DEFAULT_MODELS),
         help=f"comma-separated models, each [LABEL=]NAME, a River class name or module:Class (any River classifier), "
         f"optionally followed by its parameters as a JSON object, or a River pipeline of such steps joined by |: "
         f"'nb,vns{{\"history_size\": 1000}},ht=river.tree:HoeffdingTreeClassifier{{\"grace_period\": 50}},"
         f"lr=StandardScaler|LogisticRegression'; "
-        f"names: {', '.join(evaluation.MODEL_NAMES)} (default: {','.join(evaluation.DEFAULT_MODELS)})",
+        f"names: {', '.join(MODEL_NAMES)} (default: {','.join(DEFAULT_MODELS)})",
     )  # fmt: skip
     run.add_argument(
         "--model", metavar="MODEL", dest="more_models", action="append", default=[],
         help="one more model, written as in --models (repeatable; easier to quote with JSON parameters)",
     )  # fmt: skip
     run.add_argument(
-        "--summary", choices=evaluation.SUMMARY_NAMES, default="gk",
+        "--summary", choices=SUMMARY_NAMES, default="gk",
         help="level-1 summary of the numeric variables (default: gk)",
     )  # fmt: skip
     run.add_argument(
@@ -527,7 +528,7 @@ def _build_models(args) -> dict:
     specs = []
     for text in [args.models] + args.more_models:
         try:
-            specs.extend(evaluation.parse_models(text))
+            specs.extend(parse_models(text))
         except ValueError as error:
             raise CLIError(str(error)) from None
     if not specs:
@@ -541,7 +542,7 @@ def _build_models(args) -> dict:
         if spec.target in _OURS and args.on_bad_value == "missing" and "on_type_change" not in spec.params:
             spec = dataclasses.replace(spec, params={**spec.params, "on_type_change": "missing"})
         try:
-            models[spec.label] = evaluation.build_model(spec, summary=args.summary, seed=args.seed)
+            models[spec.label] = build_model(spec, summary=args.summary, seed=args.seed)
         except (ValueError, ImportError) as error:
             raise CLIError(f"model {spec.label}: {error}") from None
     return models

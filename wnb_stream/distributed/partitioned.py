@@ -3,7 +3,7 @@
 A stream too fast for one consumer is split into partitions (Kafka partitions, the consumers of
 a Redis group, file shards). Each partition gets a ``Learner``: it reads its source, predicts
 each example with the latest published ``Predictor`` (the serving path) and counts it into a
-``Delta`` (level 1 and the raw rows, ``wnb_stream.delta``). Every round, a ``Coordinator``
+``Delta`` (level 1 and the raw rows, ``wnb_stream.serving.delta``). Every round, a ``Coordinator``
 takes the learners' ``Report`` (a delta and the source positions it spans), folds the deltas into
 the model (``WeightedNaiveBayes.absorb``: summaries merged, level 2 rebuilt once, weights
 re-optimised on the merged window), saves the model and every partition's position in one
@@ -16,7 +16,7 @@ with the positions it has absorbed. After a crash, the coordinator restores the 
 each learner restarts from the checkpoint's position of its partition (``Learner.reset``):
 examples read but not absorbed are read again, none is absorbed twice.
 
-These are plain objects: ``wnb_stream.ray`` runs them as Ray actors; a Dask or Spark adapter
+These are plain objects: ``wnb_stream.distributed.ray`` runs them as Ray actors; a Dask or Spark adapter
 would move the same reports. ``docs/algorithms/merge.md#rounds`` describes a round.
 """
 
@@ -29,9 +29,9 @@ import os
 import time
 from typing import Any, Callable, Hashable, Iterable, Iterator
 
-from . import checkpoints
-from .checkpoints import CoordinatorCheckpoint
-from .sources import Malformed
+from ..stream import checkpoints
+from ..stream.checkpoints import CoordinatorCheckpoint
+from ..stream.sources import Malformed
 
 __all__ = ["Coordinator", "IterableSource", "Learner", "Report", "example"]
 

@@ -25,13 +25,13 @@ import math
 
 import numpy as np
 
-from . import modl
-from .modl.batch import discretize_many_flagged
-from .summaries import gaussian as gaussian_module
-from .summaries.base import Summary
-from .summaries.gk import GKClass
-from .summaries.policy import feature_value
-from .tables import Bins, Categories
+from .. import modl
+from ..modl.batch import discretize_many_flagged
+from ..summaries import gaussian as gaussian_module
+from ..summaries.base import Summary
+from ..summaries.gk import GKClass
+from ..summaries.policy import feature_value
+from ..tables import Bins, Categories
 
 __all__ = ["Scorer", "Variable", "value_kind"]
 

@@ -11,7 +11,7 @@ import os
 import typing
 from typing import Any, Iterator
 
-from .summaries.policy import excerpt as _excerpt
+from ..summaries.policy import excerpt as _excerpt
 
 #: Longest line (or stream entry) a source decodes by default, in bytes: longer ones are handed on
 #: as ``Malformed`` (dead-lettered) without being held whole. A message of ten thousand features

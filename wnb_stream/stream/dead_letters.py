@@ -9,7 +9,7 @@ import dataclasses
 import numbers
 from typing import Any, Iterator
 
-from . import io
+from .. import io
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

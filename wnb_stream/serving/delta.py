@@ -15,8 +15,8 @@ import pickle
 
 import numpy as np
 
-from .summaries.policy import excerpt as _excerpt
-from .summaries.policy import feature_value
+from ..summaries.policy import excerpt as _excerpt
+from ..summaries.policy import feature_value
 
 __all__ = ["Delta"]
 

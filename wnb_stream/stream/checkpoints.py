@@ -38,7 +38,7 @@ import os
 import pickle
 from typing import Any
 
-from . import io
+from .. import io
 from .dead_letters import DeadLetters
 from .pending import PendingTable
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from wnb_stream.history import History, SparseHistory
+from wnb_stream.engine.history import History, SparseHistory
 
 
 def _rows(n, K=3, J=2, seed=0):

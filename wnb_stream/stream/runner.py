@@ -35,7 +35,7 @@ A source is any object with ``__iter__`` yielding ``(position, message)`` and ``
 right after that message, and ``seek(None)`` starts from the beginning. An optional
 ``commit(position)`` is called after each checkpoint (a broker acknowledges there). This module
 has ``ListSource`` (in memory) and ``JSONLinesSource`` (a file, one JSON message per line);
-``wnb_stream.redis_stream`` adapts Redis Streams.
+``wnb_stream.stream.redis_stream`` adapts Redis Streams.
 
 Dead letters
 ------------
@@ -80,25 +80,15 @@ import os
 import time
 from typing import Any, Callable
 
-from . import checkpoints, io
+from .. import io
+from ..summaries.policy import excerpt as _excerpt
+from . import checkpoints
 from .checkpoints import StreamCheckpoint
-from .dead_letters import DeadLetter, DeadLetters  # noqa: F401
-from .pending import PendingEntry, PendingTable  # noqa: F401
-from .sources import JSONLinesSource, Limits, ListSource, Malformed, Source  # noqa: F401
-from .summaries.policy import excerpt as _excerpt
+from .dead_letters import DeadLetter, DeadLetters
+from .pending import PendingTable
+from .sources import Limits, Malformed
 
-__all__ = [
-    "Source",
-    "ListSource",
-    "JSONLinesSource",
-    "Malformed",
-    "PendingEntry",
-    "PendingTable",
-    "DeadLetter",
-    "DeadLetters",
-    "Limits",
-    "StreamRunner",
-]
+__all__ = ["StreamRunner"]
 
 
 class _CallbackError(Exception):
@@ -209,6 +199,7 @@ class StreamRunner:
     Examples
     --------
     >>> from wnb_stream import WeightedNaiveBayes
+    >>> from wnb_stream.stream import ListSource, StreamRunner
     >>> messages = []
     >>> for i in range(200):
     ...     messages.append({"id": i, "x": {"u": i % 7 * 1.0, "colour": "red" if i % 2 else "blue"}})

@@ -52,8 +52,7 @@ import json
 import time
 from typing import Any, Iterator
 
-from .sources import MAX_LINE_BYTES, check_max_line_bytes
-from .stream import Malformed
+from .sources import MAX_LINE_BYTES, Malformed, check_max_line_bytes
 
 __all__ = ["RedisStreamSource", "publish", "parse_id"]
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from profiles import examples
 
 from wnb_stream import summaries
+from wnb_stream.engine.variable import NOWHERE, Variable
 from wnb_stream.tables import Bins
-from wnb_stream.variable import NOWHERE, Variable
 
 
 def _stacked_tables(variables: list, classes: tuple, default) -> list:

@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-from . import io
-from .engine import frames
-from .engine.lookup import Lookup
-from .engine.rows import POLICIES, RowParser
-from .variable import Scorer
+from .. import io
+from ..engine import frames
+from ..engine.lookup import Lookup
+from ..engine.rows import POLICIES, RowParser
+from ..engine.variable import Scorer
 
 __all__ = ["Predictor", "proba_dict", "proba_frame"]
 

@@ -1,0 +1,11 @@
+"""Distributed training: one model learned on many partitions of a stream, in rounds.
+
+- ``partitioned``: the plain objects of a round (``Learner`` per partition, ``Coordinator``,
+  ``Report``) and ``IterableSource``; any process pool can move them;
+- ``ray``: ``train``, which runs them as Ray actors (the ``ray`` extra; imported only when
+  named: ``from wnb_stream.distributed import ray``).
+"""
+
+from .partitioned import Coordinator, IterableSource, Learner, Report, example
+
+__all__ = ["Coordinator", "IterableSource", "Learner", "Report", "example"]
