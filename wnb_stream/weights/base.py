@@ -126,6 +126,15 @@ class Optimizer(base.Base):
         return np.repeat(w[:, None], n_classes, axis=1), np.zeros(n_classes)
 
 
+def sized_from_record(cls, fields):
+    """``(model, run)``: a ``cls`` built from a loaded record's parameters and sized by its state
+    (``n_variables``, ``n_classes``), and the record's ``run`` (None: the learner never learned, or
+    its record has none)."""
+    model = cls(**fields.params)
+    model._n_variables, model._n_classes = fields.state["n_variables"], fields.state["n_classes"]
+    return model, fields.state.get("run")
+
+
 class VectorWeights(Optimizer):
     """A weighted naive Bayes learner: one weight per variable, the same on every class.
 

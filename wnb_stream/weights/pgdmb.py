@@ -41,7 +41,7 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str, Struct
-from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights
+from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights, sized_from_record
 from .criterion import criterion, criterion_gradient
 from .regularizers import DEFAULT_DELTA, Regularizer
 from .rprop import VARIANTS, RpropState, project, rprop_step
@@ -489,10 +489,7 @@ class PGDMB(VectorWeights):
     @classmethod
     def from_record(cls, fields: Fields) -> PGDMB:
         """The learner a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
-        model = cls(**fields.params)
-        state = fields.state
-        model._n_variables, model._n_classes = state["n_variables"], state["n_classes"]
-        run = state["run"]
+        model, run = sized_from_record(cls, fields)
         if run is None:
             return model
         model._best = run["best"]

@@ -45,7 +45,7 @@ import numpy as np
 from ..io.generators import GENERATOR, generator_from_state, generator_state
 from ..io.registry import Record
 from ..io.schema import Array, Bool, Fields, Int, Optional, Struct
-from .base import SIZES, WEIGHT_RANGE, Batch, Context
+from .base import SIZES, WEIGHT_RANGE, Batch, Context, sized_from_record
 from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB
 from .refinement import Refinable
@@ -373,10 +373,7 @@ class WarmSearch(WindowSearch):
     @classmethod
     def from_record(cls, fields: Fields) -> WarmSearch:
         """The ``cls`` (SGCF or Direct) a loaded, schema-checked record describes."""
-        model = cls(**fields.params)
-        state = fields.state
-        model._n_variables, model._n_classes = state["n_variables"], state["n_classes"]
-        run = state["run"]
+        model, run = sized_from_record(cls, fields)
         if run is None:
             return model
         model._best, model._incumbent_is_nb, model._active = run["best"], run["incumbent_is_nb"], run["active"]

@@ -50,7 +50,7 @@ import numpy as np
 from ..io.generators import GENERATOR, generator_from_state, generator_state
 from ..io.schema import Array, Fields, Float, Int, Optional
 from ..modl.costs import universal_code_length
-from .base import WEIGHT_RANGE, Batch
+from .base import WEIGHT_RANGE, Batch, sized_from_record
 from .criterion import _log_normaliser, negative_log_likelihood
 from .search import WindowSearch
 
@@ -534,10 +534,7 @@ class SelectionSearch(WindowSearch):
     @classmethod
     def from_record(cls, fields: Fields) -> SelectionSearch:
         """The learner a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
-        model = cls(**fields.params)
-        state = fields.state
-        model._n_variables, model._n_classes = state["n_variables"], state["n_classes"]
-        run = state["run"]
+        model, run = sized_from_record(cls, fields)
         if run is None:
             return model
         model._best, model._active = run["weights"], run["active"]

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Fields, Int, Schema
-from .base import Batch, Context, Optimizer
+from .base import Batch, Context, Optimizer, sized_from_record
 
 __all__ = ["Uniform"]
 
@@ -82,9 +82,7 @@ class Uniform(Optimizer):
 
     @classmethod
     def from_record(cls, fields: Fields) -> Uniform:
-        model = cls(**fields.params)
-        model._n_variables, model._n_classes = fields.state["n_variables"], fields.state["n_classes"]
-        return model
+        return sized_from_record(cls, fields)[0]
 
 
 register(
