@@ -21,16 +21,16 @@ from wnb_stream.modl._common import check_options, is_informative, level, observ
 from wnb_stream.modl.costs import part_cost_function, part_costs
 
 # Unchanged by the kernels: the oracle shares these with the package.
-from wnb_stream.modl.discretization import (  # noqa: E402, F401  (re-exported: the tests read them here)
+from wnb_stream.modl.discretization import discretization_prior  # noqa: E402, F401  (re-exported: the tests read it here)
+from wnb_stream.modl.partition import COST_TOLERANCE, Intervals
+from wnb_stream.modl.search import (  # noqa: E402, F401  (re-exported: the tests read them here)
     _best_recuts,
     _greedy_merge_ends,
     _interval_costs,
     _merge_pure_runs,
     _post_optimise,
-    discretization_prior,
     partition_cost,
 )
-from wnb_stream.modl.partition import COST_TOLERANCE, Intervals
 from wnb_stream.tables import Bins
 
 _KHIOPS_FORMS = ("bins", "khiops")

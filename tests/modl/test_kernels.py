@@ -20,7 +20,7 @@ from profiles import examples
 
 from wnb_stream import modl
 from wnb_stream.modl import _kernels, costs
-from wnb_stream.modl.discretization import search_intervals
+from wnb_stream.modl.search import search_intervals
 from wnb_stream.summaries import Bins
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -374,7 +374,7 @@ def test_one_atom_and_bad_methods_behave_as_before():
 
 
 def test_exact_refuses_too_many_atoms_like_the_python_search():
-    atoms = np.tile([[1.0, 2.0], [2.0, 1.0]], (modl.discretization.EXACT_LIMIT_ATOMS // 2 + 1, 1))
+    atoms = np.tile([[1.0, 2.0], [2.0, 1.0]], (modl.search.EXACT_LIMIT_ATOMS // 2 + 1, 1))
     prior = reference.discretization_prior(len(atoms), float(atoms.sum()))
     with pytest.raises(ValueError, match="accepts at most") as python_error:
         reference.search_intervals(atoms, prior, "exact")

@@ -11,7 +11,8 @@ from modl_cases import bins, oracle_cost, splits
 from profiles import examples
 
 from wnb_stream import modl
-from wnb_stream.modl.discretization import discretization_prior, partition_cost
+from wnb_stream.modl.discretization import discretization_prior
+from wnb_stream.modl.search import partition_cost
 from wnb_stream.summaries import Bins
 
 APPENDIX = [[10, 0], [8, 2], [1, 9], [0, 10]]
@@ -203,7 +204,7 @@ def test_auto_picks_exact_for_small_tables_and_greedy_for_large_ones():
 
 
 def test_exact_refuses_tables_too_large_for_its_cost_matrix():
-    from wnb_stream.modl.discretization import EXACT_LIMIT_ATOMS
+    from wnb_stream.modl.search import EXACT_LIMIT_ATOMS
 
     counts = np.tile([[1, 2], [2, 1]], (EXACT_LIMIT_ATOMS // 2 + 1, 1))
     with pytest.raises(ValueError, match="method='exact'"):

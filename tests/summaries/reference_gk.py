@@ -18,7 +18,7 @@ from wnb_stream.summaries import gk as _package_gk
 
 # Unchanged by the kernels: the oracle shares these with the package (the input checks now live in
 # the package's input policy module).
-from wnb_stream.summaries.gk import (  # noqa: E402
+from wnb_stream.summaries.gk_tuples import (  # noqa: E402
     budget_pairs,
 )
 from wnb_stream.summaries.policy import as_weights, check_labels, label_batch  # noqa: E402

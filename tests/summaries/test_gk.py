@@ -16,7 +16,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from wnb_stream.summaries.gk import GKClass, budget_pairs, compress_runs, insert_batch, merge_tuples
+from wnb_stream.summaries.gk import GKClass
+from wnb_stream.summaries.gk_tuples import budget_pairs, compress_runs, insert_batch, merge_tuples
 from wnb_stream.tables import Bins
 
 SETTINGS = settings(max_examples=examples(60), deadline=None)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from profiles import examples
 
 from wnb_stream.summaries import _gk_kernels as kernels
-from wnb_stream.summaries import gk
+from wnb_stream.summaries import gk, gk_tuples
 
 SETTINGS = settings(max_examples=examples(80), deadline=None)
 KINDS = ("uniform", "sorted", "reversed", "duplicates", "constant", "signed_zeros", "wide")
@@ -336,7 +336,7 @@ def test_insert_batch_equals_the_reference(s, k, n_classes, threshold, seed):
     values = np.unique(rng.choice(pool, size=k))
     weights = rng.uniform(0.0, 1.0, size=len(values)) * 10.0 ** rng.uniform(-3, 3, size=len(values)) + 1e-3
     counts = rng.dirichlet(np.ones(n_classes), size=len(values)) * weights[:, None]
-    got = gk.insert_batch(tuples, values, weights, counts, threshold)
+    got = gk_tuples.insert_batch(tuples, values, weights, counts, threshold)
     want = reference.insert_batch(tuples, values, weights, counts, threshold)
     assert [a.tobytes() for a in got] == [a.tobytes() for a in want]
     assert [a.shape for a in got] == [a.shape for a in want]
@@ -347,7 +347,7 @@ def test_insert_batch_equals_the_reference(s, k, n_classes, threshold, seed):
 def test_compress_equals_the_reference(s, threshold, seed):
     rng = np.random.default_rng(seed)
     v, g, delta, e, counts = random_tuples(rng, s, 3)
-    keep = gk.compress_runs(g, delta, threshold)
+    keep = gk_tuples.compress_runs(g, delta, threshold)
     np.testing.assert_array_equal(keep, reference.compress_runs(g, delta, threshold))
     # the compiled compress merges as GKClass._apply did
     old = reference.GKClass()
@@ -380,7 +380,7 @@ def test_insert_batch_at_the_edges_of_its_windows(tenths, held, threshold, seed)
     values = np.arange(len(tenths)) * 3.0 + 0.5
     weights = np.array(tenths) / 10
     counts = np.stack([weights, np.zeros(len(tenths))], axis=1)
-    got = gk.insert_batch(tuples, values, weights, counts, threshold / 10)
+    got = gk_tuples.insert_batch(tuples, values, weights, counts, threshold / 10)
     want = reference.insert_batch(tuples, values, weights, counts, threshold / 10)
     assert [a.tobytes() for a in got] == [a.tobytes() for a in want]
 
@@ -395,7 +395,7 @@ def test_compress_at_its_threshold(tenths, threshold):
     g = np.array([a / 10 for a, _ in tenths])
     delta = np.array([b / 10 for _, b in tenths])
     want = reference.compress_runs(g, delta, threshold / 10)
-    np.testing.assert_array_equal(gk.compress_runs(g, delta, threshold / 10), want)
+    np.testing.assert_array_equal(gk_tuples.compress_runs(g, delta, threshold / 10), want)
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 15, 16, 17, 127, 128, 129, 130, 255, 256, 257, 1000, 5003])

@@ -8,9 +8,10 @@ the one-part model of either. Cost terms are pure functions in ``modl.costs``.
 
 from . import costs
 from .batch import discretize_many
-from .discretization import EXACT_MAX_ATOMS, discretization_prior, discretize, null_intervals, null_proven
+from .discretization import discretization_prior, discretize, null_intervals, null_proven
 from .grouping import EXHAUSTIVE_MAX_VALUES, group, grouping_prior, null_groups
 from .partition import MISSING, STAR, Groups, Intervals, log_probabilities
+from .search import EXACT_MAX_ATOMS
 
 __all__ = [
     "costs",

@@ -30,16 +30,9 @@ import numpy as np
 from ..tables import Bins
 from . import costs as _costs
 from ._common import LEVEL_TOLERANCE, check_options, level, null_construction_cost
-from .discretization import (
-    _KERNEL_MAX_CLASSES,
-    CRITERIA,
-    EXACT_LIMIT_ATOMS,
-    EXACT_MAX_ATOMS,
-    _kernels,
-    _prior,
-    discretize,
-)
+from .discretization import CRITERIA, _prior, discretize
 from .partition import COST_TOLERANCE, Intervals
+from .search import _KERNEL_MAX_CLASSES, EXACT_LIMIT_ATOMS, EXACT_MAX_ATOMS, _kernels
 
 __all__ = ["discretize_many"]
 

@@ -47,8 +47,8 @@ from .costs import (
     part_cost_function,
     universal_normalisers,
 )
-from .discretization import search_intervals
 from .partition import COST_TOLERANCE, MISSING, STAR, Groups
+from .search import search_intervals
 
 __all__ = [
     "EXHAUSTIVE_MAX_VALUES",

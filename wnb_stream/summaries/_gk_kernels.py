@@ -1,7 +1,7 @@
 """Compiled kernels of ``GKClass``: absorb a block of values, insert an exact batch, compress.
 
-The kernels are the batch rules of ``gk.py`` (``docs/algorithms/summaries.md#gk``; the design note of
-``gk.py`` states them and their proofs) written as loops for numba. They replace a chain of small
+The kernels are the batch rules of ``gk.py`` (``docs/algorithms/summaries.md#gk``; the design notes of
+``gk.py`` and ``gk_tuples.py`` state them and their proofs) written as loops for numba. They replace a chain of small
 NumPy calls whose per-call overhead dominated at the sizes the classifier uses (~150 tuples, blocks
 of ≤ 1,000 values). They compile on their first call (``cache=True`` keeps the machine code in
 ``__pycache__`` next to this file, or in numba's user cache when that is read-only) and release
@@ -163,7 +163,7 @@ def _reduceat(a, bounds, n_segments):
 
 
 # --------------------------------------------------------------------------------------------
-# Insert an exact batch (the insert rule for many values; gk.insert_batch)
+# Insert an exact batch (the insert rule for many values; gk_tuples.insert_batch)
 # --------------------------------------------------------------------------------------------
 
 
@@ -189,7 +189,7 @@ def insert_exact(v, g, delta, at_value, counts, values, weights, batch_counts, t
     ``v, g, delta, at_value (s,)`` and ``counts (s, J)`` are the tuples; ``values, weights (k,)``
     and ``batch_counts (k, J)`` the batch. ``grouped`` (guarantee mode) groups consecutive new
     values that share a successor in windows of width ``threshold − h_u − max(weights)``; see
-    ``gk.insert_batch`` for the rule. Returns new ``(v, g, Δ, e, c)``; the inputs are not changed.
+    ``gk_tuples.insert_batch`` for the rule. Returns new ``(v, g, Δ, e, c)``; the inputs are not changed.
     """
     s = v.shape[0]
     k = values.shape[0]
@@ -297,7 +297,7 @@ def insert_exact(v, g, delta, at_value, counts, values, weights, batch_counts, t
 
 
 # --------------------------------------------------------------------------------------------
-# Simple compress (gk.compress_runs and GKClass._apply)
+# Simple compress (gk_tuples.compress_runs and GKClass._apply)
 # --------------------------------------------------------------------------------------------
 
 

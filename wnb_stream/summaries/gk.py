@@ -31,15 +31,9 @@ of equal values. This is a deviation from the textbook insert (which opens a new
 equal ones): with that rule a later duplicate can be merged into the *next* tuple, and after collapsing
 the deficit at ``v_i`` is no longer bounded by ``Δ_i``; absorbing keeps (b) exact.
 
-Inserting. A new value ``x`` whose successor (first tuple above it) is ``u`` gets
-``Δ = h_u = g_u + Δ_u − e_u``, and ``Δ = 0`` when it is a new minimum or maximum: the weight
-of older values ``≤ x`` charged right of ``x`` is at most the weight ``< v_u`` charged to
-``u`` onwards, ``≤ h_u``. For unit weights ``e_u = 1`` and this is MOA's tight rule
-``g_u + Δ_u − 1`` (Greenwald & Khanna 2001 use ``⌊2εn⌋``).
-
 Buffering. ``update`` appends to a small typed buffer; every ``buffer_size`` values the buffer is
 sorted, collapsed into an exact summary (one tuple per distinct value, ``Δ = 0``) and inserted
-by the rule above, which is the merge below with an exact summary; new values that share a
+by the insert rule, which is the merge with an exact summary; new values that share a
 successor are grouped while the group keeps ``g + Δ ≤ 2εn`` (``insert_batch``); then the tuples
 are compressed. A batch needs no per-value Python work, and ``update_many`` feeds the very same buffer,
 so it produces exactly the tuples of a loop of ``update`` (bit for bit). Every query flushes the
@@ -49,26 +43,13 @@ per flush rather than every ``⌊1/(2ε)⌋`` values (as Greenwald & Khanna 2001
 the size between two flushes.
 
 Compiled flush. A flush is NumPy's vectorised ``argsort`` of the batch and one numba kernel
-(``_gk_kernels.absorb``: stable order, exact summary, ``insert_batch``, then the compress below);
-``insert_batch`` and ``compress_runs`` are the same kernels. At the classifier's sizes (~150
-tuples, blocks of 1,000 values) the NumPy form spent most of its time in per-call overhead.
-The kernels form every float with the operations, in the order, of that NumPy form (pairwise
-sums as ``np.add.reduceat``, ``cumsum`` and ``bincount`` left to right), so the tuples are the
-same bits (``tests/summaries/test_gk_kernels.py`` checks it against the NumPy form kept in
-``tests/summaries/reference_gk.py``). They compile on first use and are cached on disk.
+(``_gk_kernels.absorb``: stable order, exact summary, ``insert_batch``, then the compress);
+``gk_tuples.insert_batch`` and ``gk_tuples.compress_runs`` are the same kernels. They form every
+float as the NumPy form they replaced did, so the tuples are the same bits (``_gk_kernels``'
+design note; ``tests/summaries/test_gk_kernels.py``). They compile on first use, cached on disk.
 
-Merging (tight form; ``docs/algorithms/summaries.md#merge``). For a tuple of one summary, the
-other summary's observations ``≤ v`` charged to its tuples after ``v`` weigh at most ``h`` of its
-first tuple above ``v`` (0 if none), so ``Δ += h_successor``; equal values are collapsed with
-``Δ = min(Δ_a, h_a,next) + min(Δ_b, h_b,next)``. Then
-``h ≤ 2ε_a n_a + 2ε_b n_b ≤ 2 max(ε_a, ε_b) n``.
-
-Compressing. Guarantee mode runs the simple variant (no bands): right to left, merge tuple ``i``
-into ``i + 1`` when ``g_i + g_{i+1} + Δ_{i+1} ≤ 2εn`` (the first and last tuples stay).
-Budget mode (``max_tuples``) merges, in rounds, the adjacent pairs whose merged tuple has the
-smallest rank width ``g_i + g_{i+1} + Δ_{i+1} − e_{i+1}`` until ``max_tuples`` remain (the
-batch form of MOA's ``deleteMergeableTupleMostFull``); it has no ε guarantee and reports
-``effective_epsilon``.
+Inserting, merging and compressing: the rules on the tuple arrays, and why each keeps (a)–(c),
+are the design note of ``gk_tuples``, the module of the pure functions that apply them.
 """
 
 from __future__ import annotations
@@ -83,9 +64,10 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Array, Fields, Float, Int, Optional, Schema
-from ..tables import Bins, ClassIndex, _align_columns, _same_order
-from . import _gk_kernels
+from ..tables import Bins, ClassIndex
+from . import _gk_kernels, gk_batch
 from .base import CLASSES, Summary, all_close, decayed, padded
+from .gk_tuples import budget_pairs, merge_tuples
 from .policy import (
     as_weights,
     check_codes,
@@ -113,114 +95,6 @@ def _is_int(value) -> bool:
 
 
 # --------------------------------------------------------------------------------------------
-# Pure functions on tuple arrays
-# --------------------------------------------------------------------------------------------
-
-
-def merge_tuples(a: tuple, b: tuple) -> tuple:
-    """Combine two tuple lists (the tight merge of the module design note).
-
-    ``a`` and ``b`` are ``(v, g, Δ, e, c)`` with ``v, g, Δ, e (s,)`` and ``c (s, J)`` on the same
-    class axis, values strictly increasing. Returns the merged ``(v, g, Δ, e, c)`` (new arrays,
-    values strictly increasing). Cost O((s_a + s_b)·J).
-    """
-    va, ga, da, ea, ca = a
-    vb, gb, db, eb, cb = b
-    if not len(vb):
-        return tuple(np.array(x, copy=True) for x in a)
-    if not len(va):
-        return tuple(np.array(x, copy=True) for x in b)
-    # h of the successor of each tuple in its own list; 0 past the last tuple (R(max) = L(max)).
-    ha = np.append(ga + da - ea, 0.0)  # (s_a + 1,)
-    hb = np.append(gb + db - eb, 0.0)  # (s_b + 1,)
-    ua = np.searchsorted(vb, va, side="right")  # (s_a,) first b tuple above each a value
-    ub = np.searchsorted(va, vb, side="right")  # (s_b,)
-    # the other list's weight <= v charged after v is at most h of its successor (design note)
-    da = da + hb[ua]
-    db = db + ha[ub]
-    ga, ea, ca = ga.copy(), ea.copy(), ca.copy()
-    tie_a = np.zeros(len(va), dtype=bool)
-    tie_a[ua > 0] = vb[ua[ua > 0] - 1] == va[ua > 0]
-    if tie_a.any():
-        ia = np.flatnonzero(tie_a)
-        ib = ua[ia] - 1
-        # Equal values collapse: R(v) ≤ L + min(Δ_a, h_a,next) + min(Δ_b, h_b,next).
-        da[ia] = np.minimum(a[2][ia], ha[ia + 1]) + np.minimum(b[2][ib], hb[ib + 1])
-        ga[ia] += gb[ib]
-        ea[ia] += eb[ib]
-        ca[ia] += cb[ib]
-        keep = np.ones(len(vb), dtype=bool)
-        keep[ib] = False
-        vb, gb, db, eb, cb, ub = vb[keep], gb[keep], db[keep], eb[keep], cb[keep], ub[keep]
-    if not len(vb):
-        return va.copy(), ga, da, ea, ca
-    size = len(va) + len(vb)
-    at_b = ub + np.arange(len(vb))  # final positions of b's tuples (no ties left)
-    from_a = np.ones(size, dtype=bool)
-    from_a[at_b] = False
-    out = []
-    for x, y in ((va, vb), (ga, gb), (da, db), (ea, eb), (ca, cb)):
-        z = np.empty((size,) + x.shape[1:])
-        z[from_a] = x
-        z[at_b] = y
-        out.append(z)
-    return tuple(out)
-
-
-def insert_batch(state: tuple, values: np.ndarray, weights: np.ndarray, counts: np.ndarray, threshold: float | None) -> tuple:
-    """Insert a sorted exact batch into a tuple list (the insert rule for many values at once).
-
-    ``state`` is ``(v, g, Δ, e, c)`` as in ``merge_tuples``; the batch holds distinct values
-    ``values (k,)`` in increasing order with their weights ``(k,)`` and class counts ``(k, J)``.
-    A value already held is absorbed by its tuple. A new value with successor ``u`` gets
-    ``Δ = h_u = g_u + Δ_u − e_u`` (0 for a new minimum or maximum). With a ``threshold``
-    (``2εn``, guarantee mode), consecutive new values sharing the same successor are grouped
-    into one tuple (held by the largest) in windows of cumulative weight of width
-    ``threshold − h_u − max(weights)``, so a grouped tuple has ``g + Δ < threshold``; a new
-    minimum stays alone. Returns new arrays. Cost O((s + k)·J), one compiled pass
-    (``_gk_kernels.insert_exact``).
-    """
-    state = tuple(np.ascontiguousarray(a, dtype=np.float64) for a in state)
-    batch = (np.ascontiguousarray(a, dtype=np.float64) for a in (values, weights, counts))
-    grouped = threshold is not None
-    return _gk_kernels.insert_exact(*state, *batch, float(threshold) if grouped else 0.0, grouped)
-
-
-def compress_runs(g: np.ndarray, delta: np.ndarray, threshold: float) -> np.ndarray:
-    """Keeper mask of the simple compress (design note).
-
-    Right to left, tuple ``i`` (``1 ≤ i ≤ s − 2``) is merged into the tuple currently at
-    ``i + 1`` when ``g_i + G + Δ ≤ threshold``, where ``G`` and ``Δ`` are the accumulated weight
-    and the uncertainty of that tuple. Returns ``keep (s,)`` bool; tuples dropped are merged
-    into the next kept tuple to their right. Cost O(s), one compiled scan
-    (``_gk_kernels.compress_keep``).
-    """
-    g = np.ascontiguousarray(g, dtype=np.float64)
-    delta = np.ascontiguousarray(delta, dtype=np.float64)
-    return _gk_kernels.compress_keep(g, delta, float(threshold))
-
-
-def budget_pairs(g: np.ndarray, delta: np.ndarray, at_value: np.ndarray, excess: int) -> np.ndarray:
-    """Tuples to merge into their right neighbour in one round of the budget compress.
-
-    Among the pairs ``(i, i + 1)``, ``1 ≤ i ≤ s − 2``, takes the ``excess`` whose merged tuple has
-    the smallest rank width ``g_i + g_{i+1} + Δ_{i+1} − e_{i+1}``, then drops every second pair of
-    each run of adjacent chosen pairs so that no tuple is in two pairs. Returns the indices ``i``.
-    """
-    width = g[1:-1] + g[2:] + delta[2:] - at_value[2:]  # (s − 2,)
-    if excess < len(width):
-        chosen = np.zeros(len(width), dtype=bool)
-        chosen[np.argpartition(width, excess - 1)[:excess]] = True
-    else:
-        chosen = np.ones(len(width), dtype=bool)
-    index = np.arange(len(width))
-    run_start = chosen.copy()
-    run_start[1:] &= ~chosen[:-1]
-    offset = index - np.maximum.accumulate(np.where(run_start, index, 0))
-    return np.flatnonzero(chosen & (offset % 2 == 0)) + 1
-
-
-# --------------------------------------------------------------------------------------------
 # The summary
 # --------------------------------------------------------------------------------------------
 
@@ -230,7 +104,7 @@ class GKClass(Summary):
 
     A sorted list of tuples ``(v_i, g_i, Δ_i, e_i, c_i)`` summarises the (weighted) values seen;
     level 2 reads them as elementary bins ``(v_{i−1}, v_i]`` with class counts ``c_i``
-    (``docs/algorithms/summaries.md#gk``; the design note of this module details the rules and their proofs).
+    (``docs/algorithms/summaries.md#gk``; the design notes of this module and of ``gk_tuples`` detail the rules and their proofs).
 
     Guarantee (guarantee mode): with ``n`` the total weight of the non-missing values,
     every tuple has ``g_i + Δ_i − e_i ≤ 2εn``, so ``rank(x)`` is within ``εn`` of the true
@@ -442,24 +316,7 @@ class GKClass(Summary):
 
     def _push(self, x: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
         """Feed finite values with positive weights through the buffer, flushing where a loop would."""
-        limit = self._buffer_limit
-        start = 0
-        pending = len(self._buffer_values)
-        if pending and pending + len(x) >= limit:
-            room = limit - pending
-            self._buffer_values.frombytes(x[:room].tobytes())
-            self._buffer_classes.frombytes(codes[:room].tobytes())
-            self._buffer_weights.frombytes(w[:room].tobytes())
-            self._flush()
-            start = room
-        while len(x) - start >= limit:
-            stop = start + limit
-            self._absorb(x[start:stop], codes[start:stop], w[start:stop])
-            start = stop
-        if start < len(x):
-            self._buffer_values.frombytes(x[start:].tobytes())
-            self._buffer_classes.frombytes(codes[start:].tobytes())
-            self._buffer_weights.frombytes(w[start:].tobytes())
+        gk_batch.push(self, x, codes, w)
 
     def _flush(self) -> None:
         """Merge the buffered values into the tuples."""
@@ -637,72 +494,7 @@ class GKClass(Summary):
         them (``_gk_kernels.absorb_many``) instead of a buffer, a flush and a kernel call each; the
         others (a buffer, a block to split, or a fixed budget of tuples) take the usual path.
         """
-        names, typed = labels
-        J = len(names)
-        finite = np.isfinite(values)
-        keep = finite & (weights > 0.0)
-        kept = np.zeros(len(values) + 1, dtype=np.intp)
-        np.cumsum(keep, out=kept[1:])
-        gaps = np.zeros(len(values) + 1, dtype=np.intp)
-        np.cumsum(~finite, out=gaps[1:])
-        starts_a, ends_a = np.asarray(starts, dtype=np.intp), np.asarray(ends, dtype=np.intp)
-        k_starts, k_ends = kept[starts_a].tolist(), kept[ends_a].tolist()
-        n_missing = (gaps[ends_a] - gaps[starts_a]).tolist()
-        orders: dict = {}  # a summary's class order → (its id, its column of each of the labels)
-        groups: dict = {}  # width of the counts → ([summary], [order id], [first kept entry], [last])
-        for t, summary in enumerate(summaries):
-            a, b, ka, kb = starts[t], ends[t], k_starts[t], k_ends[t]
-            # (a budget, a block beyond the buffer, or a buffer: rare after a rebuild, which settles)
-            if summary._epsilon is None or summary._buffer_values or kb - ka >= summary._buffer_limit:
-                summary.update_coded(values[a:b], codes[a:b], typed, weights[a:b])
-                summary.settle()
-                continue
-            classes = summary._classes
-            if len(classes.labels) < J:  # new classes, registered in order of first appearance (``update_many``)
-                position = classes.position
-                for c in codes[a:b].tolist():
-                    if names[c] not in position:
-                        classes.encode(names[c])
-            width = len(classes.labels)
-            if summary._counts.shape[1] < width or len(summary._missing) < width:
-                summary._grow()
-            key = tuple(classes.labels)
-            order = orders.get(key)
-            if order is None:  # (the labels this summary has not seen are in none of its entries)
-                order = orders[key] = (len(orders), [classes.position.get(label, 0) for label in names])
-            if n_missing[t]:  # (``np.add.at`` accumulates in order, as ``_update_columns``)
-                gone = ~finite[a:b]
-                np.add.at(summary._missing, np.array(order[1], dtype=np.intp)[codes[a:b][gone]], weights[a:b][gone])
-            if kb > ka:
-                group = groups.get(width)
-                if group is None:
-                    group = groups[width] = ([], [], [], [])
-                for part, item in zip(group, (summary, order[0], ka, kb)):
-                    part.append(item)
-        if not groups:
-            return
-        table = np.array([columns for _, columns in orders.values()], dtype=np.int64)  # order id → columns
-        x_kept, w_kept, c_kept = values[keep], weights[keep], codes[keep]
-        for group, ids, firsts, lasts in groups.values():
-            firsts, lasts = np.array(firsts, dtype=np.intp), np.array(lasts, dtype=np.intp)
-            lengths = lasts - firsts
-            taken = np.zeros(len(group) + 1, dtype=np.int64)
-            np.cumsum(lengths, out=taken[1:])
-            entries = np.arange(taken[-1]) + np.repeat(firsts - taken[:-1], lengths)  # the groups' kept entries
-            held = np.zeros(len(group) + 1, dtype=np.int64)
-            np.cumsum([len(summary._values) for summary in group], out=held[1:])
-            v, g, delta, at_value, counts, bounds, weight = _gk_kernels.absorb_many(
-                np.concatenate([summary._values for summary in group]), np.concatenate([summary._g for summary in group]),
-                np.concatenate([summary._delta for summary in group]), np.concatenate([summary._at_value for summary in group]),
-                np.concatenate([summary._counts for summary in group]), held,
-                x_kept[entries], table[np.repeat(np.array(ids, dtype=np.intp), lengths), c_kept[entries]], w_kept[entries],
-                taken, np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group]),
-            )  # fmt: skip
-            bounds = bounds.tolist()
-            for t, (summary, w) in enumerate(zip(group, weight.tolist())):
-                a, b = bounds[t], bounds[t + 1]
-                summary._values, summary._g, summary._delta = v[a:b].copy(), g[a:b].copy(), delta[a:b].copy()
-                summary._at_value, summary._counts, summary._weight = at_value[a:b].copy(), counts[a:b].copy(), w
+        gk_batch.take_settled(summaries, values, codes, labels, weights, starts, ends)
 
     def n_atoms(self) -> int:
         """The non-empty bins of the table (tuples whose class counts are not all 0: a long decay
@@ -716,46 +508,13 @@ class GKClass(Summary):
         ``lengths (T,)``, fresh arrays holding the same floats (``aligned`` moves columns, a copy
         moves nothing), made with a few NumPy calls per class order instead of a few per summary
         (``Variable.rebuild_many``)."""
-        T, J = len(summaries), len(classes)
-        values, sizes = [], []
-        orders: dict = {}  # class order of the summaries → their positions
-        for t, summary in enumerate(summaries):  # (one pass)
-            summary.settle()
-            labels = summary._classes.labels
-            values.append(summary._values)
-            sizes.append(len(summary._values))
-            order = orders.get(tuple(labels))
-            if order is None:
-                orders[tuple(labels)] = [t]
-            else:
-                order.append(t)
-        lengths = np.array(sizes, dtype=np.intp)
-        starts = np.zeros(T + 1, dtype=np.intp)
-        np.cumsum(lengths, out=starts[1:])
-        bounds = np.concatenate(values + [np.zeros(0)]).astype(float, copy=False)
-        counts, missing = np.empty((int(starts[-1]), J)), np.empty((T, J))
-        for source, members in orders.items():
-            ts = np.array(members, dtype=np.intp)
-            sizes = lengths[ts]
-            ends = np.cumsum(sizes)
-            rows = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(starts[ts] - (ends - sizes), sizes)
-            block = np.concatenate([summaries[t]._counts.reshape(len(summaries[t]._values), len(source)) for t in members])
-            counts[rows] = _align_columns(block, source, classes)
-            missing[ts] = _align_columns(np.stack([summaries[t]._missing for t in members]), source, classes)
-        return bounds, counts, missing, lengths
+        return gk_batch.aligned_stack(summaries, classes)
 
     def aligned_arrays(self, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Fresh ``(upper_bounds, counts, missing)`` arrays of ``table().aligned(classes)``, without
         making the tables (``Variable.rebuild_many``: a rebuild of thousands of variables at once).
         The same floats: copies of the tuples' arrays, or their columns moved as ``aligned`` does."""
-        self._flush()
-        self._grow()
-        values = np.array(self._values, dtype=float)
-        source = self.classes
-        if _same_order(source, classes):
-            counts = np.array(self._counts, dtype=float).reshape(len(values), len(classes))
-            return values, counts, np.array(self._missing, dtype=float).reshape(len(classes))
-        return values, _align_columns(self._counts, source, classes), _align_columns(self._missing, source, classes)
+        return gk_batch.aligned_arrays(self, classes)
 
     def quantile(self, phi: float) -> float:
         """A value whose rank range is within ``εn`` of ``φ·n`` (Greenwald & Khanna 2001). Cost O(s).

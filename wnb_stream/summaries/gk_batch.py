@@ -1,0 +1,147 @@
+"""The batch verbs of ``GKClass`` over many summaries at once (a rebuild's: ``Registry.feed``,
+``Variable.rebuild_many``), and a batch's way through the buffer (``update_many``): the bodies
+of ``GKClass.take_settled``, ``GKClass.aligned_stack``, ``GKClass.aligned_arrays`` and
+``GKClass._push`` (whose docstrings state what they do). They read and write the summaries' tuple arrays as
+``GKClass``'s own methods do: this module is part of the summary, as ``_gk_kernels`` is."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tables import _align_columns, _same_order
+from . import _gk_kernels
+
+
+def take_settled(summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
+    """``GKClass.take_settled``."""
+    names, typed = labels
+    J = len(names)
+    finite = np.isfinite(values)
+    keep = finite & (weights > 0.0)
+    kept = np.zeros(len(values) + 1, dtype=np.intp)
+    np.cumsum(keep, out=kept[1:])
+    gaps = np.zeros(len(values) + 1, dtype=np.intp)
+    np.cumsum(~finite, out=gaps[1:])
+    starts_a, ends_a = np.asarray(starts, dtype=np.intp), np.asarray(ends, dtype=np.intp)
+    k_starts, k_ends = kept[starts_a].tolist(), kept[ends_a].tolist()
+    n_missing = (gaps[ends_a] - gaps[starts_a]).tolist()
+    orders: dict = {}  # a summary's class order → (its id, its column of each of the labels)
+    groups: dict = {}  # width of the counts → ([summary], [order id], [first kept entry], [last])
+    for t, summary in enumerate(summaries):
+        a, b, ka, kb = starts[t], ends[t], k_starts[t], k_ends[t]
+        # (a budget, a block beyond the buffer, or a buffer: rare after a rebuild, which settles)
+        if summary._epsilon is None or summary._buffer_values or kb - ka >= summary._buffer_limit:
+            summary.update_coded(values[a:b], codes[a:b], typed, weights[a:b])
+            summary.settle()
+            continue
+        classes = summary._classes
+        if len(classes.labels) < J:  # new classes, registered in order of first appearance (``update_many``)
+            position = classes.position
+            for c in codes[a:b].tolist():
+                if names[c] not in position:
+                    classes.encode(names[c])
+        width = len(classes.labels)
+        if summary._counts.shape[1] < width or len(summary._missing) < width:
+            summary._grow()
+        key = tuple(classes.labels)
+        order = orders.get(key)
+        if order is None:  # (the labels this summary has not seen are in none of its entries)
+            order = orders[key] = (len(orders), [classes.position.get(label, 0) for label in names])
+        if n_missing[t]:  # (``np.add.at`` accumulates in order, as ``_update_columns``)
+            gone = ~finite[a:b]
+            np.add.at(summary._missing, np.array(order[1], dtype=np.intp)[codes[a:b][gone]], weights[a:b][gone])
+        if kb > ka:
+            group = groups.get(width)
+            if group is None:
+                group = groups[width] = ([], [], [], [])
+            for part, item in zip(group, (summary, order[0], ka, kb)):
+                part.append(item)
+    if not groups:
+        return
+    table = np.array([columns for _, columns in orders.values()], dtype=np.int64)  # order id → columns
+    x_kept, w_kept, c_kept = values[keep], weights[keep], codes[keep]
+    for group, ids, firsts, lasts in groups.values():
+        firsts, lasts = np.array(firsts, dtype=np.intp), np.array(lasts, dtype=np.intp)
+        lengths = lasts - firsts
+        taken = np.zeros(len(group) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=taken[1:])
+        entries = np.arange(taken[-1]) + np.repeat(firsts - taken[:-1], lengths)  # the groups' kept entries
+        held = np.zeros(len(group) + 1, dtype=np.int64)
+        np.cumsum([len(summary._values) for summary in group], out=held[1:])
+        v, g, delta, at_value, counts, bounds, weight = _gk_kernels.absorb_many(
+            np.concatenate([summary._values for summary in group]), np.concatenate([summary._g for summary in group]),
+            np.concatenate([summary._delta for summary in group]), np.concatenate([summary._at_value for summary in group]),
+            np.concatenate([summary._counts for summary in group]), held,
+            x_kept[entries], table[np.repeat(np.array(ids, dtype=np.intp), lengths), c_kept[entries]], w_kept[entries],
+            taken, np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group]),
+        )  # fmt: skip
+        bounds = bounds.tolist()
+        for t, (summary, w) in enumerate(zip(group, weight.tolist())):
+            a, b = bounds[t], bounds[t + 1]
+            summary._values, summary._g, summary._delta = v[a:b].copy(), g[a:b].copy(), delta[a:b].copy()
+            summary._at_value, summary._counts, summary._weight = at_value[a:b].copy(), counts[a:b].copy(), w
+
+
+def aligned_stack(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``GKClass.aligned_stack``."""
+    T, J = len(summaries), len(classes)
+    values, sizes = [], []
+    orders: dict = {}  # class order of the summaries → their positions
+    for t, summary in enumerate(summaries):  # (one pass)
+        summary.settle()
+        labels = summary._classes.labels
+        values.append(summary._values)
+        sizes.append(len(summary._values))
+        order = orders.get(tuple(labels))
+        if order is None:
+            orders[tuple(labels)] = [t]
+        else:
+            order.append(t)
+    lengths = np.array(sizes, dtype=np.intp)
+    starts = np.zeros(T + 1, dtype=np.intp)
+    np.cumsum(lengths, out=starts[1:])
+    bounds = np.concatenate(values + [np.zeros(0)]).astype(float, copy=False)
+    counts, missing = np.empty((int(starts[-1]), J)), np.empty((T, J))
+    for source, members in orders.items():
+        ts = np.array(members, dtype=np.intp)
+        sizes = lengths[ts]
+        ends = np.cumsum(sizes)
+        rows = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(starts[ts] - (ends - sizes), sizes)
+        block = np.concatenate([summaries[t]._counts.reshape(len(summaries[t]._values), len(source)) for t in members])
+        counts[rows] = _align_columns(block, source, classes)
+        missing[ts] = _align_columns(np.stack([summaries[t]._missing for t in members]), source, classes)
+    return bounds, counts, missing, lengths
+
+
+def aligned_arrays(summary, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``GKClass.aligned_arrays``."""
+    summary._flush()
+    summary._grow()
+    values = np.array(summary._values, dtype=float)
+    source = summary.classes
+    if _same_order(source, classes):
+        counts = np.array(summary._counts, dtype=float).reshape(len(values), len(classes))
+        return values, counts, np.array(summary._missing, dtype=float).reshape(len(classes))
+    return values, _align_columns(summary._counts, source, classes), _align_columns(summary._missing, source, classes)
+
+
+def push(summary, x: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
+    """``GKClass._push``."""
+    limit = summary._buffer_limit
+    start = 0
+    pending = len(summary._buffer_values)
+    if pending and pending + len(x) >= limit:
+        room = limit - pending
+        summary._buffer_values.frombytes(x[:room].tobytes())
+        summary._buffer_classes.frombytes(codes[:room].tobytes())
+        summary._buffer_weights.frombytes(w[:room].tobytes())
+        summary._flush()
+        start = room
+    while len(x) - start >= limit:
+        stop = start + limit
+        summary._absorb(x[start:stop], codes[start:stop], w[start:stop])
+        start = stop
+    if start < len(x):
+        summary._buffer_values.frombytes(x[start:].tobytes())
+        summary._buffer_classes.frombytes(codes[start:].tobytes())
+        summary._buffer_weights.frombytes(w[start:].tobytes())
