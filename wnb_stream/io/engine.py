@@ -24,10 +24,8 @@ import math
 import numpy as np
 
 from ..engine.classes import Classes
-from ..engine.drift import MAX_BUCKETS, Monitor
 from ..engine.history import SparseHistory
 from ..engine.registry import Registry
-from ..engine.schedule import Schedule
 from ..engine.slots import Slots
 from ..engine.variable import NOWHERE, Scorer, Variable
 from ..modl.partition import MISSING, STAR
@@ -400,97 +398,6 @@ register(
     ),
     state=_history_state,
     build=_history_build,
-)
-
-
-# ------------------------------------------------------------------------------------------------
-# Schedule
-
-def _schedule_build(fields: Fields) -> Schedule:
-    schedule = Schedule(fields.params["growth"], fields.params["every"])
-    schedule.quiet, schedule.pending, schedule.step_size = (fields.state[k] for k in ("quiet", "pending", "step_size"))
-    return schedule
-
-
-register(
-    "Schedule",
-    Schedule,
-    Schema(
-        params={
-            "growth": Float(above=0.0, doc="rebuild_growth"),
-            "every": Int(low=1, doc="rebuild_every"),
-        },
-        state={
-            "quiet": Int(doc="rows during which no rebuild can fall due (≤ 0: check at the next row)"),
-            "pending": Int(low=0, doc="rows since the learner's last step"),
-            "step_size": Int(low=0, doc="rows of the learner's next step (0: not started)"),
-        },
-        doc="The rebuild countdown and the learner's step counters",
-    ),
-    state=lambda s: {"quiet": s.quiet, "pending": s.pending, "step_size": s.step_size},
-    build=_schedule_build,
-)
-
-
-# ------------------------------------------------------------------------------------------------
-# Slots
-
-
-def _slots_check(fields: Fields) -> None:
-    variable, K = fields.state["variable"], fields.state["n_variables"]
-    if len(np.unique(variable)) != len(variable) or (len(variable) and variable.max() >= K):
-        fields.fail("variable", f"must be distinct variable indices below n_variables = {K}")
-
-
-register(
-    "Slots",
-    Slots,
-    Schema(
-        params={},
-        state={
-            "variable": Array("int64", ("n_slots",), low=0, doc="the variable of each slot, in the learner's order"),
-            "n_variables": Int(low=0, doc="the model's variables (version 7; before: the length of `passed`)"),
-        },
-        checks=(_slots_check,),
-        doc="The variables in level 3 (those whose level 2 is not flat), since version 4",
-    ),
-    state=lambda s: {"variable": s.variable.astype(np.int64), "n_variables": len(s.of)},
-    build=lambda fields: Slots(fields.state["variable"], fields.state["n_variables"]),
-)
-
-
-# ------------------------------------------------------------------------------------------------
-# Monitor
-
-
-def _monitor_check(fields: Fields) -> None:
-    rows, errors = fields.state["rows"], fields.state["errors"]
-    if np.any(errors > rows):
-        fields.fail("errors", "a bucket cannot hold more errors than rows")
-
-
-def _monitor_build(fields: Fields) -> Monitor:
-    monitor = Monitor(fields.params["delta"])
-    monitor.rows, monitor.errors = fields.state["rows"], fields.state["errors"]
-    monitor.detected = fields.state["detected"]
-    return monitor
-
-
-register(
-    "Monitor",
-    Monitor,
-    Schema(
-        params={"delta": Float(above=0.0, below=1.0, doc="drift_delta, the confidence of the test")},
-        state={
-            "rows": Array("float64", ("n_buckets",), low=1.0, doc=f"rows per bucket, oldest first (at most {MAX_BUCKETS})"),
-            "errors": Array("float64", ("n_buckets",), low=0.0, doc="0/1 errors per bucket"),
-            "detected": Int(low=0, doc="changes detected so far"),
-        },
-        checks=(_monitor_check,),
-        doc="The change detector: recent buckets of the model's errors",
-    ),
-    state=lambda m: {"rows": m.rows, "errors": m.errors, "detected": m.detected},
-    build=_monitor_build,
 )
 
 
