@@ -30,6 +30,8 @@ PARTS = {
     "Schedule": lambda engine: engine.schedule,
     "Slots": lambda engine: engine.slots,
     "Monitor": lambda engine: engine.monitor,
+    "Classes": lambda engine: engine.classes,
+    "Registry": lambda engine: engine.registry,
 }
 
 
@@ -65,10 +67,26 @@ def _monitor_buckets(monitor):
     monitor.errors = np.zeros(300)
 
 
+def _classes_fraction(classes):
+    classes.seen = classes.seen + np.eye(len(classes.seen))[0] * 0.5
+
+
+def _classes_unseen(classes):
+    classes.seen = classes.seen.copy()
+    classes.seen[0] = 0.0
+
+
+def _registry_names(registry):
+    registry.variables[1].name = registry.variables[0].name
+
+
 DAMAGES = {
     "Schedule: negative pending rows": ("Schedule", _schedule_pending, "pending: must be >= 0"),
     "Slots: a variable with two slots": ("Slots", _slots_twice, "variable: must be distinct variable indices below n_variables"),
     "Monitor: more errors than rows": ("Monitor", _monitor_errors, "errors: a bucket cannot hold more errors than rows"),
+    "Classes: a fraction of an example": ("Classes", _classes_fraction, "seen: examples per class are whole numbers"),
+    "Classes: weight without an example": ("Classes", _classes_unseen, "counts: a class holds weight without an example"),
+    "Registry: two variables of one name": ("Registry", _registry_names, "variables: two variables share a name"),
     "Monitor: too many buckets": ("Monitor", _monitor_buckets, "rows: holds 300 buckets, at most 256 are kept"),
 }
 

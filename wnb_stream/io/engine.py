@@ -23,16 +23,13 @@ import math
 
 import numpy as np
 
-from ..engine.classes import Classes
 from ..engine.history import SparseHistory
-from ..engine.registry import Registry
 from ..engine.slots import Slots
 from ..engine.variable import NOWHERE, Scorer, Variable
 from ..modl.partition import MISSING, STAR
-from ..tables import ClassIndex
 from .errors import join
 from .registry import Record, register
-from .schema import Array, Bool, Fields, Float, Int, Key, Keys, List, Optional, Schema, Str, Struct
+from .schema import Array, Bool, Fields, Float, Int, Key, Keys, Optional, Schema, Str, Struct
 
 __all__: list[str] = []
 
@@ -227,87 +224,6 @@ register(
     ),
     state=_scorer_state,
     build=_scorer_build,
-)
-
-
-# ------------------------------------------------------------------------------------------------
-# Classes
-
-def _classes_build(fields: Fields) -> Classes:
-    s = fields.state
-    classes = Classes()
-    index = ClassIndex()
-    for label in s["labels"]:
-        index.encode(label)
-    classes.__setstate__({"index": index, "counts": s["counts"], "seen": s["seen"], "next_rebuild": s["next_rebuild"]})
-    return classes
-
-
-def _classes_check(fields: Fields) -> None:
-    s = fields.state
-    if np.any(s["counts"][s["seen"] == 0] != 0):
-        fields.fail("counts", "a class holds weight without an example")
-    if np.any(s["seen"] != np.floor(s["seen"])):
-        fields.fail("seen", "examples per class are whole numbers")
-    if not np.isfinite(s["counts"].sum()):
-        fields.fail("counts", "must add up to a finite total (the prior's denominator)")
-
-
-register(
-    "Classes",
-    Classes,
-    Schema(
-        state={
-            "labels": Keys(length="n_classes", doc="class labels in order of first appearance"),
-            "counts": Array("float64", ("n_classes",), low=0.0, doc="weighted examples per class (the prior)"),
-            "seen": Array("float64", ("n_classes",), low=0.0, doc="examples per class"),
-            "next_rebuild": Array("float64", ("n_classes",), low=0.0, doc="examples of the class at which every variable is rebuilt"),
-        },
-        checks=(_classes_check,),
-        doc="The classes: labels, prior counts, rebuild thresholds",
-    ),
-    state=lambda c: {"labels": list(c.labels), "counts": c.counts, "seen": c.seen, "next_rebuild": c.next_rebuild},
-    build=_classes_build,
-)
-
-
-# ------------------------------------------------------------------------------------------------
-# Registry
-
-def _registry_check(fields: Fields) -> None:
-    names = [v.name for v in fields.state["variables"]]
-    if len(set(names)) != len(names):
-        fields.fail("variables", "two variables share a name")
-
-
-def _registry_build(fields: Fields) -> Registry:
-    s = fields.state
-    registry = Registry()
-    variables = s["variables"]
-    registry.add_many([(v.name, v.kind, v.summary) for v in variables], 0)  # (one copy of the columns, not one per variable)
-    registry.variables[:] = variables
-    registry.count = s["count"]
-    registry.next_rebuild = s["next_rebuild"]
-    registry.synced = s["synced"]
-    registry.synced_min = int(registry.synced.min()) if len(registry.synced) else 0
-    return registry
-
-
-register(
-    "Registry",
-    Registry,
-    Schema(
-        state={
-            "variables": List(Record("Variable"), length="n_variables", doc="the variables, in index order"),
-            "count": Array("float64", ("n_variables",), low=0.0, doc="observations of each variable"),
-            "next_rebuild": Array("float64", ("n_variables",), low=1.0, doc="count at which each is rebuilt again"),
-            "synced": Array("int64", ("n_variables",), low=0, doc="rows stored when each summary was last fed"),
-        },
-        checks=(_registry_check,),
-        doc="The variables and their per-variable columns (history columns follow from the order)",
-    ),
-    state=lambda r: {"variables": r.variables, "count": r.count, "next_rebuild": r.next_rebuild, "synced": r.synced},
-    build=_registry_build,
 )
 
 
