@@ -21,7 +21,6 @@ from . import io
 from .engine import Engine, frames, merge, rows
 from .engine.drift import EVERY
 from .engine.history import SparseHistory
-from .io import partitions as _partition_records  # noqa: F401  (registers the level-2 record kinds)
 from .io.engine import check_parts
 from .serving import Delta, Predictor
 from .serving.predictor import proba_dict, proba_frame, softmax

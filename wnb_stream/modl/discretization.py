@@ -51,7 +51,7 @@ from ._common import (
     prior_cost,
 )
 from .costs import bounded_universal_code_length, log_binomial, log_gamma, part_cost_function, part_costs
-from .partition import COST_TOLERANCE, Intervals
+from .partition import COST_TOLERANCE, INTERVAL_CRITERIA, Intervals
 
 __all__ = [
     "EXACT_MAX_ATOMS",
@@ -68,7 +68,7 @@ EXACT_MAX_ATOMS = 100
 #: ``method="exact"`` refuses more atoms than this: its (B, B) cost matrix would pass 32 MB.
 EXACT_LIMIT_ATOMS = 2000
 
-CRITERIA = ("bins", "boulle2006")
+CRITERIA = INTERVAL_CRITERIA
 
 _LN2 = math.log(2.0)
 

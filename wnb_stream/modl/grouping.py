@@ -48,7 +48,7 @@ from .costs import (
     universal_normalisers,
 )
 from .discretization import search_intervals
-from .partition import COST_TOLERANCE, MISSING, STAR, Groups
+from .partition import COST_TOLERANCE, GROUP_CRITERIA, MISSING, STAR, Groups
 
 __all__ = [
     "EXHAUSTIVE_MAX_VALUES",
@@ -66,7 +66,7 @@ EXACT_MAX_VALUES = 10
 #: Khiops searches a garbage group from this many values on (``nMinimumNumberOfModalitiesForGarbage``).
 GARBAGE_MIN_VALUES = 7
 
-CRITERIA = ("khiops", "boulle2005")
+CRITERIA = GROUP_CRITERIA
 
 _LN2 = math.log(2.0)
 _STRICT = -1e-9  # an improving move must lower the cost by more than rounding noise
