@@ -10,7 +10,6 @@ from . import io
 from ._classifier_params import LEARNERS, largest_gap
 from .engine import rows
 from .engine.history import SparseHistory
-from .io import partitions as _partition_records  # noqa: F401  (registers the level-2 record kinds)
 from .io.engine import check_parts
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.registry import register
+from ..io.schema import Array, Fields, Keys, Schema
 from ..tables import ClassIndex
 
 __all__ = ["Classes"]
@@ -118,8 +120,59 @@ class Classes:
         self.counts, self.seen, self.next_rebuild = state["counts"], state["seen"], state["next_rebuild"]
         self._typed = None
 
-    def _check(self) -> None:
+    # -- invariants and saved record (docs/saved-model.md) -------------------------------------
+
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. O(J)."""
         J = len(self.index)
-        assert self.counts.shape == self.seen.shape == self.next_rebuild.shape == (J,)
-        assert np.all(self.counts >= 0) and np.all(self.seen >= 0)
-        assert np.all(self.counts[self.seen == 0] == 0), "a class holds weight without an example"
+        for name in ("counts", "seen", "next_rebuild"):
+            if getattr(self, name).shape != (J,):
+                return [f"{name}: expected shape ({J},) (one entry per label), got {getattr(self, name).shape}"]
+        found = []
+        if not (np.all(self.counts >= 0) and np.all(self.seen >= 0)):
+            found.append("counts: class counts and examples per class must be >= 0")
+        if np.any(self.counts[self.seen == 0] != 0):
+            found.append("counts: a class holds weight without an example")
+        if np.any(self.seen != np.floor(self.seen)):
+            found.append("seen: examples per class are whole numbers")
+        if not np.isfinite(self.counts.sum()):
+            found.append("counts: must add up to a finite total (the prior's denominator)")
+        return found
+
+    def _check(self) -> None:
+        """Assert that ``problems()`` is empty."""
+        found = self.problems()
+        assert not found, "; ".join(found)
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the labels and the three columns."""
+        return {"labels": list(self.labels), "counts": self.counts, "seen": self.seen, "next_rebuild": self.next_rebuild}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Classes:
+        """The classes a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        state = fields.state
+        classes = cls()
+        index = ClassIndex()
+        for label in state["labels"]:
+            index.encode(label)
+        classes.__setstate__({"index": index, "counts": state["counts"], "seen": state["seen"], "next_rebuild": state["next_rebuild"]})
+        return classes
+
+
+register(
+    "Classes",
+    Classes,
+    Schema(
+        state={
+            "labels": Keys(length="n_classes", doc="class labels in order of first appearance"),
+            "counts": Array("float64", ("n_classes",), low=0.0, doc="weighted examples per class (the prior)"),
+            "seen": Array("float64", ("n_classes",), low=0.0, doc="examples per class"),
+            "next_rebuild": Array("float64", ("n_classes",), low=0.0, doc="examples of the class at which every variable is rebuilt"),
+        },
+        doc="The classes: labels, prior counts, rebuild thresholds",
+    ),
+    state=Classes.record_state,
+    build=Classes.from_record,
+)

@@ -29,6 +29,9 @@ import math
 
 import numpy as np
 
+from ..io.registry import register
+from ..io.schema import Array, Fields, Float, Int, Schema
+
 __all__ = ["Monitor", "EVERY", "BUCKET"]
 
 #: Rows between two check points: the monitor tests for a change once per this many rows.
@@ -138,7 +141,58 @@ class Monitor:
             return None, False
         return int(at[best]), bool(gap[best] > 0)
 
+    # -- invariants and saved record (docs/saved-model.md) -------------------------------------
+
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. O(B)."""
+        if self.rows.shape != self.errors.shape or self.rows.ndim != 1:
+            return [f"errors: must hold one count per bucket of rows, got shapes {self.rows.shape} and {self.errors.shape}"]
+        found = []
+        if len(self.rows) > MAX_BUCKETS:
+            found.append(f"rows: holds {len(self.rows)} buckets, at most {MAX_BUCKETS} are kept")
+        if not np.all(self.rows >= 1):
+            found.append("rows: every bucket holds at least one row")
+        if not np.all(self.errors >= 0):
+            found.append("errors: must be >= 0")
+        if np.any(self.errors > self.rows):
+            found.append("errors: a bucket cannot hold more errors than rows")
+        if not 0.0 < self.delta < 1.0:
+            found.append(f"delta: must be in (0, 1), got {self.delta!r}")
+        if self.detected < 0:
+            found.append(f"detected: must be >= 0, got {self.detected!r}")
+        return found
+
     def _check(self) -> None:
-        assert self.rows.shape == self.errors.shape and len(self.rows) <= MAX_BUCKETS
-        assert np.all(self.rows >= 1) and np.all(self.errors >= 0) and np.all(self.errors <= self.rows)
-        assert 0.0 < self.delta < 1.0 and self.detected >= 0
+        """Assert that ``problems()`` is empty."""
+        found = self.problems()
+        assert not found, "; ".join(found)
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the buckets and the count of changes."""
+        return {"rows": self.rows, "errors": self.errors, "detected": self.detected}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Monitor:
+        """The monitor a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        monitor = cls(fields.params["delta"])
+        monitor.rows, monitor.errors = fields.state["rows"], fields.state["errors"]
+        monitor.detected = fields.state["detected"]
+        return monitor
+
+
+register(
+    "Monitor",
+    Monitor,
+    Schema(
+        params={"delta": Float(above=0.0, below=1.0, doc="drift_delta, the confidence of the test")},
+        state={
+            "rows": Array("float64", ("n_buckets",), low=1.0, doc=f"rows per bucket, oldest first (at most {MAX_BUCKETS})"),
+            "errors": Array("float64", ("n_buckets",), low=0.0, doc="0/1 errors per bucket"),
+            "detected": Int(low=0, doc="changes detected so far"),
+        },
+        doc="The change detector: recent buckets of the model's errors",
+    ),
+    state=Monitor.record_state,
+    build=Monitor.from_record,
+)

@@ -29,6 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.registry import register
+from ..io.schema import Array, Fields, Int, Schema
+
 __all__ = ["History", "SparseHistory"]
 
 
@@ -588,3 +591,104 @@ class SparseHistory(History):
         out.size, out.cursor, out.stored = n, self.cursor, self.stored
         return out
 
+
+    # -- invariants and saved record (docs/saved-model.md) -------------------------------------
+
+    def problems(self) -> list[str]:
+        """The broken invariants of the ring and its entries, each ``"field: what is wrong"`` (the
+        record's field names); empty when sound. (Its columns against the model's variables are
+        checks of the whole model.) O(capacity × width)."""
+        capacity, size = self.capacity, self.size
+        found = []
+        if size > capacity:
+            found.append(f"size: must be <= capacity = {capacity}, got {size}")
+        if self.cursor >= capacity or (size < capacity and self.cursor != size):
+            found.append(f"cursor: does not fit a ring of {capacity} rows holding {size}")
+        if self.stored < size:
+            found.append("stored: cannot be below size")
+        if found:  # (the entries are read from a sound ring)
+            return found
+        r, variable, _, _ = self.rows_entries(self.filled())
+        if len(np.unique(r * max(1, self.n_variables) + variable)) != len(variable):
+            found.append("variable: a row holds a variable twice")
+        return found
+
+    def _check(self) -> None:
+        """Assert that ``problems()`` is empty."""
+        found = self.problems()
+        assert not found, "; ".join(found)
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the rows in use as entries, row by row and variables
+        increasing (``WeightedNaiveBayes``'s record saves a dense window in this layout: ``of``)."""
+        rows = self.filled()
+        r, variable, column, value = self.rows_entries(rows)
+        order = np.lexsort((variable, r))  # row by row, variables increasing: one file for one window
+        r, variable, column, value = r[order], variable[order], column[order], value[order]
+        missing = np.isnan(value)
+        return {
+            "size": self.size,
+            "cursor": self.cursor,
+            "stored": self.stored,
+            "n_variables": self.n_variables,
+            "n_numeric": self.n_numeric,
+            "entries": np.bincount(r, minlength=self.size).astype(np.int64),
+            "variable": variable.astype(np.int64),
+            "column": column.astype(np.int64),
+            "value": np.where(missing, 0.0, value),
+            "missing": missing & (column >= 0),
+            "categorical": self.categorical[rows, : self.n_categorical],
+            "y": self.y[rows].astype(np.int64),
+            "sample_weight": self.sample_weight[rows],
+        }
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> SparseHistory:
+        """The window a loaded, schema-checked record describes (its ``problems()`` not yet asked).
+        A record whose entries cannot be laid out as rows (their count, a categorical entry's
+        value) is refused here (``fields.fail``)."""
+        s = fields.state
+        entries, variable, column = s["entries"], s["variable"], s["column"]
+        if int(entries.sum()) != len(variable):
+            fields.fail("entries", f"must add up to the {len(variable)} entries, got {int(entries.sum())}")
+        categorical = column < 0
+        if np.any(s["value"][categorical] != 0.0) or np.any(s["missing"][categorical]):
+            fields.fail("value", "a categorical variable's entry (column −1) holds 0 and is not missing (its value is in categorical)")
+        h = cls(fields.params["capacity"])
+        n_categorical = s["categorical"].shape[1]
+        h.resize(s["n_variables"], 0, s["n_numeric"], n_categorical, n_encoded=0)  # (the model sizes the encoding: its slots)
+        n = s["size"]
+        row = np.repeat(np.arange(n), entries)
+        value = np.where(s["missing"], np.nan, s["value"])
+        value[categorical] = np.nan  # (a categorical entry's value is in the categorical block)
+        h._push_entries(row, (variable.astype(np.intp), column.astype(np.intp), value),
+                        (np.arange(n_categorical), s["categorical"]), None, s["y"], s["sample_weight"])  # fmt: skip
+        h.size, h.cursor, h.stored = n, int(s["cursor"]), int(s["stored"])
+        return h
+
+
+register(
+    "History",
+    SparseHistory,
+    Schema(
+        params={"capacity": Int(low=1, doc="the history depth N")},
+        state={
+            "size": Int(low=0, binds="n_rows", doc="rows held"),
+            "cursor": Int(low=0, doc="ring position of the next row"),
+            "stored": Int(low=0, doc="rows ever stored (the summaries' feed clock)"),
+            "n_variables": Int(low=0, binds="n_variables", doc="variables of the model (since version 5)"),
+            "n_numeric": Int(low=0, binds="n_numeric", doc="raw numeric columns: the numeric variables (since version 5)"),
+            "entries": Array("int64", ("n_rows",), low=0, high="n_variables", doc="features held by each row, in ring order (since version 5)"),
+            "variable": Array("int64", ("n_entries",), low=0, below="n_variables", doc="the variable of each entry, row by row (since version 5)"),
+            "column": Array("int64", ("n_entries",), low=-1, below="n_numeric", doc="a numeric variable's raw column, −1 for a categorical one (since version 5)"),
+            "value": Array("float64", ("n_entries",), doc="a numeric entry's value (0 where missing, and for a categorical entry; since version 5)"),
+            "missing": Array("bool", ("n_entries",), doc="True where a numeric entry's value is missing (since version 5)"),
+            "categorical": Array("object", ("n_rows", "n_categorical"), doc="raw categorical values (null: missing or absent)"),
+            "y": Array("int64", ("n_rows",), low=0, doc="class index of each row"),
+            "sample_weight": Array("float64", ("n_rows",), low=0.0, doc="sample weight of each row"),
+        },
+        doc="The window of raw rows, as each row's entries (the encoded block is rebuilt on load)",
+    ),
+    state=SparseHistory.record_state,
+    build=SparseHistory.from_record,
+)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.registry import Record, register
+from ..io.schema import Array, Fields, List, Schema
 from ..summaries.gk import GKClass
 from .variable import Variable
 
@@ -237,18 +239,78 @@ class Registry:
     def memory_usage(self) -> int:
         return int(sum(v.memory_usage() for v in self.variables) + 64 * len(self.index))
 
-    def _check(self) -> None:
+    # -- invariants and saved record (docs/saved-model.md) -------------------------------------
+
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. (The feed clock against the history is a check of the whole model:
+        ``_check_clock``.) O(K)."""
         K = len(self.variables)
-        assert len(self.count) == len(self.next_rebuild) == len(self.synced) == len(self.column) == K
-        assert self.n_numeric + self.n_categorical == K
-        assert all(self.index[v.name] == k for k, v in enumerate(self.variables)) and len(self.index) == K
+        names = [v.name for v in self.variables]
+        if len(set(names)) != K:
+            return ["variables: two variables share a name"]
+        for name in ("count", "next_rebuild", "synced", "column"):
+            if getattr(self, name).shape != (K,):
+                return [f"{name}: expected shape ({K},) (one entry per variable), got {getattr(self, name).shape}"]
+        found = []
+        if self.n_numeric + self.n_categorical != K:
+            found.append(f"variables: {self.n_numeric} numeric and {self.n_categorical} categorical columns for {K} variables")
+        if len(self.index) != K or any(self.index.get(name) != k for k, name in enumerate(names)):
+            found.append("variables: the name index does not match the variables' order")
         for kind, n in (("numeric", self.n_numeric), ("categorical", self.n_categorical)):
             mask = np.array([v.kind == kind for v in self.variables], dtype=bool)
-            assert sorted(self.column[mask].tolist()) == list(range(n)), f"{kind} columns are not 0 … {n - 1}"
-        assert self.synced_min == (self.synced.min() if K else 0)
-        assert np.all(self.count >= 0) and np.all(self.next_rebuild >= 1)
+            if sorted(self.column[mask].tolist()) != list(range(n)):
+                found.append(f"variables: the {kind} variables' raw columns are not 0 … {n - 1}")
+        if self.synced_min != (self.synced.min() if K else 0):
+            found.append("synced: its minimum is not the one kept (synced_min)")
+        if not np.all(self.count >= 0):
+            found.append("count: must be >= 0")
+        if not np.all(self.next_rebuild >= 1):
+            found.append("next_rebuild: must be >= 1")
+        return found
+
+    def _check(self) -> None:
+        """Assert that ``problems()`` is empty."""
+        found = self.problems()
+        assert not found, "; ".join(found)
 
     def _check_clock(self, stored: int, history_size: int) -> None:
         """The feed clock against the history: no summary is ahead of it, none missed a dropped row."""
         assert np.all(self.synced <= stored)
         assert np.all(self.synced >= stored - history_size)
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the variables and their per-variable columns (the name
+        index and the raw columns follow from the variables' order)."""
+        return {"variables": self.variables, "count": self.count, "next_rebuild": self.next_rebuild, "synced": self.synced}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Registry:
+        """The registry a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        state = fields.state
+        registry = cls()
+        variables = state["variables"]
+        registry.add_many([(v.name, v.kind, v.summary) for v in variables], 0)  # (one copy of the columns, not one per variable)
+        registry.variables[:] = variables
+        registry.count = state["count"]
+        registry.next_rebuild = state["next_rebuild"]
+        registry.synced = state["synced"]
+        registry.synced_min = int(registry.synced.min()) if len(registry.synced) else 0
+        return registry
+
+
+register(
+    "Registry",
+    Registry,
+    Schema(
+        state={
+            "variables": List(Record("Variable"), length="n_variables", doc="the variables, in index order"),
+            "count": Array("float64", ("n_variables",), low=0.0, doc="observations of each variable"),
+            "next_rebuild": Array("float64", ("n_variables",), low=1.0, doc="count at which each is rebuilt again"),
+            "synced": Array("int64", ("n_variables",), low=0, doc="rows stored when each summary was last fed"),
+        },
+        doc="The variables and their per-variable columns (history columns follow from the order)",
+    ),
+    state=Registry.record_state,
+    build=Registry.from_record,
+)

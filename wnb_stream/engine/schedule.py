@@ -28,6 +28,9 @@ import math
 
 import numpy as np
 
+from ..io.registry import register
+from ..io.schema import Fields, Float, Int, Schema
+
 __all__ = ["CLASS_SPREAD", "STEP_GROWTH", "Schedule"]
 
 #: A class's growth rebuilds every variable at most once per ⌊J / CLASS_SPREAD⌋ of its examples
@@ -154,10 +157,60 @@ class Schedule:
                 end = min(end, t + int(need[soon].min()) - 1)
         return end
 
+    # -- invariants and saved record (docs/saved-model.md) -------------------------------------
+
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. O(1). (The countdown against the variables' thresholds is a check of the
+        whole model: ``_check_countdown``.)"""
+        found = []
+        if not self.growth > 0.0:
+            found.append(f"growth: must be > 0, got {self.growth!r}")
+        if not self.every >= 1:
+            found.append(f"every: must be >= 1, got {self.every!r}")
+        if self.pending < 0:
+            found.append(f"pending: must be >= 0, got {self.pending!r}")
+        if self.step_size < 0:
+            found.append(f"step_size: must be >= 0, got {self.step_size!r}")
+        return found
+
     def _check(self) -> None:
-        assert self.pending >= 0 and self.step_size >= 0 and self.growth > 0 and self.every >= 1
+        """Assert that ``problems()`` is empty."""
+        found = self.problems()
+        assert not found, "; ".join(found)
 
     def _check_countdown(self, registry) -> None:
         """Nothing falls due while the countdown runs."""
         if len(registry):
             assert self.quiet <= max(0, math.ceil(np.min(registry.next_rebuild - registry.count)))
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the countdown and the step counters."""
+        return {"quiet": self.quiet, "pending": self.pending, "step_size": self.step_size}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Schedule:
+        """The schedule a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        schedule = cls(fields.params["growth"], fields.params["every"])
+        schedule.quiet, schedule.pending, schedule.step_size = (fields.state[k] for k in ("quiet", "pending", "step_size"))
+        return schedule
+
+
+register(
+    "Schedule",
+    Schedule,
+    Schema(
+        params={
+            "growth": Float(above=0.0, doc="rebuild_growth"),
+            "every": Int(low=1, doc="rebuild_every"),
+        },
+        state={
+            "quiet": Int(doc="rows during which no rebuild can fall due (≤ 0: check at the next row)"),
+            "pending": Int(low=0, doc="rows since the learner's last step"),
+            "step_size": Int(low=0, doc="rows of the learner's next step (0: not started)"),
+        },
+        doc="The rebuild countdown and the learner's step counters",
+    ),
+    state=Schedule.record_state,
+    build=Schedule.from_record,
+)

@@ -28,6 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.registry import register
+from ..io.schema import Array, Fields, Int, Schema
+
 __all__ = ["Slots"]
 
 
@@ -92,11 +95,55 @@ class Slots:
         out[self.variable] = values[: len(self.variable)]
         return out
 
-    def _check(self, n_variables: int | None = None) -> None:
+    # -- invariants and saved record (docs/saved-model.md) -------------------------------------
+
+    def problems(self, n_variables: int | None = None) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. ``n_variables``: the model's K (default: the variables the slots have room
+        for). O(K)."""
         n_variables = len(self.of) if n_variables is None else n_variables
         A = len(self.variable)
-        assert len(self.of) >= n_variables or not A, "every variable has its entry"
-        assert len(np.unique(self.variable)) == A, "a variable has at most one slot"
-        assert np.all(self.of[self.variable] == np.arange(A)), "the two maps agree"
-        assert np.count_nonzero(self.of >= 0) == A
-        assert not A or self.variable.max() < n_variables
+        if A and (len(np.unique(self.variable)) != A or self.variable.min() < 0 or self.variable.max() >= min(n_variables, len(self.of))):
+            return [f"variable: must be distinct variable indices below n_variables = {n_variables}"]
+        if A and len(self.of) < n_variables:
+            return [f"n_variables: the slots have room for {len(self.of)} variables, the model has {n_variables}"]
+        if not np.array_equal(self.of[self.variable], np.arange(A)) or np.count_nonzero(self.of >= 0) != A:
+            return ["variable: the slot of each variable and the variable of each slot must agree"]
+        return []
+
+    def _check(self, n_variables: int | None = None) -> None:
+        """Assert that ``problems(n_variables)`` is empty."""
+        found = self.problems(n_variables)
+        assert not found, "; ".join(found)
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the variable of each slot, and the model's K."""
+        return {"variable": self.variable.astype(np.int64), "n_variables": len(self.of)}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Slots:
+        """The slots a loaded, schema-checked record describes (its ``problems()`` not yet asked):
+        room for ``n_variables`` variables, even when a slot names a variable beyond them."""
+        variable, n_variables = fields.state["variable"], fields.state["n_variables"]
+        slots = cls()
+        slots.variable = np.asarray(variable, dtype=np.intp)
+        slots.of = np.full(n_variables, -1, dtype=np.intp)
+        inside = slots.variable < n_variables
+        slots.of[slots.variable[inside]] = np.flatnonzero(inside)
+        return slots
+
+
+register(
+    "Slots",
+    Slots,
+    Schema(
+        params={},
+        state={
+            "variable": Array("int64", ("n_slots",), low=0, doc="the variable of each slot, in the learner's order"),
+            "n_variables": Int(low=0, doc="the model's variables (version 7; before: the length of `passed`)"),
+        },
+        doc="The variables in level 3 (those whose level 2 is not flat), since version 4",
+    ),
+    state=Slots.record_state,
+    build=Slots.from_record,
+)

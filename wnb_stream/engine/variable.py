@@ -26,7 +26,11 @@ import math
 import numpy as np
 
 from .. import modl
+from ..io.errors import join
+from ..io.registry import Record, register
+from ..io.schema import Array, Bool, Fields, Float, Int, Key, Keys, Optional, Schema, Str, Struct
 from ..modl.batch import discretize_many_flagged
+from ..modl.partition import MISSING, STAR
 from ..summaries import gaussian as gaussian_module
 from ..summaries.base import Summary
 from ..summaries.gk import GKClass
@@ -416,6 +420,50 @@ class Variable:
             size += int(self.log_prob.nbytes) + 16 * (len(self.cuts) + len(self._groups))
         return size
 
+    # -- invariants and saved record (docs/saved-model.md) -------------------------------------
+
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound: the summary is of the variable's kind, level 2 (partition, density, Level,
+        prior cost) is of the variable's kind and scoring, and the locator sends every value
+        where the partition does. O(values kept + parts)."""
+        return list(_problems(self.record_state()))
+
+    def _check(self) -> None:
+        """Assert that ``problems()`` is empty."""
+        found = self.problems()
+        assert not found, "; ".join(found)
+
+    def record_state(self) -> dict:
+        """The state fields of the record: name, kind, summary, level 2 and the locator compiled
+        from the partition (``log_prob`` is the partition's table, rebuilt)."""
+        binned = self.log_prob is not None
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "summary": self.summary,
+            "partition": self.model,
+            "density": self._density,
+            "level": self.level,
+            "prior_cost": self.prior_cost,
+            "locator": {
+                "cuts": np.asarray(self.cuts, dtype=float),
+                "first_part": self.first_part,
+                "missing_part": self.missing_part,
+                "values": list(self._groups),
+                "parts": np.array(list(self._groups.values()), dtype=np.int64),
+                "star_part": self._star_part,
+            }
+            if binned
+            else None,
+        }
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Variable:
+        """The variable a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        s = fields.state
+        return _with_level2(cls(s["name"], s["kind"], s["summary"]), fields)
+
 
 class Scorer(Variable):
     """A variable's level 2 without its summary: what scoring needs (a ``Predictor``'s variables).
@@ -441,3 +489,198 @@ class Scorer(Variable):
     def memory_usage(self) -> int:
         size = 0 if self.log_prob is None else int(self.log_prob.nbytes) + 16 * (len(self.cuts) + len(self._groups))
         return size + (0 if self._density is None else 4 * int(self._density.means.nbytes))  # means, variances, two derived
+
+    # -- invariants and saved record (docs/saved-model.md) -------------------------------------
+
+    def problems(self) -> list[str]:
+        """The broken invariants of its level 2 and locator (``Variable.problems`` without the summary)."""
+        return list(_level2_problems(self._scorer_state(), self.density))
+
+    def _scorer_state(self) -> dict:
+        state = Variable.record_state(self)
+        del state["summary"]
+        return state
+
+    def record_state(self) -> dict:
+        """The state fields of the record: a ``Variable``'s but the summary, and how it scores."""
+        state = self._scorer_state()
+        return {"name": state.pop("name"), "kind": state.pop("kind"), "density_scored": self.density, **state}
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Scorer:
+        """The scorer a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        s = fields.state
+        scorer = cls.__new__(cls)
+        Variable.__init__(scorer, s["name"], s["kind"], None)
+        scorer.summary, scorer.density = None, bool(s["density_scored"])
+        return _with_level2(scorer, fields)
+
+
+# ------------------------------------------------------------------------------------------------
+# The records' invariants, on the record's state (``record_state``), and the level 2 of a record
+
+
+def _problems(s: dict):
+    """``Variable.problems``: each broken invariant, as ``"field: what is wrong"``."""
+    density = s["summary"].__class__.__name__ == "Gaussian"
+    if s["kind"] == "categorical" and s["summary"].kind != "categorical":
+        yield f"summary: a categorical variable needs a categorical summary, got {type(s['summary']).__name__}"
+        return
+    if s["kind"] == "numeric" and s["summary"].kind != "numeric":
+        yield f"summary: a numeric variable needs a numeric summary, got {type(s['summary']).__name__}"
+        return
+    if s["density"] is not None and not density:
+        yield "density: only a Gaussian summary has a density"
+        return
+    yield from _level2_problems(s, density)
+
+
+def _level2_problems(s: dict, density: bool):
+    """Level 2 of a variable scored by a ``density`` or by parts: partition, Level, locator (the
+    first broken invariant of each group; a later group assumes the earlier ones hold)."""
+    if density and s["kind"] != "numeric":
+        yield "density: only a numeric variable is scored by a density"
+        return
+    locator, partition = s["locator"], s["partition"]
+    if partition is not None:
+        kind_of_partition = "numeric" if type(partition).__name__ == "Intervals" else "categorical"
+        if kind_of_partition != s["kind"]:
+            yield f"partition: a {s['kind']} variable cannot hold a {type(partition).__name__}"
+            return
+        # Variable.rebuild copies the partition's Level and prior cost
+        if s["level"] != partition.level or s["prior_cost"] != partition.prior_cost:
+            yield f"level: level and prior_cost must be the partition's ({partition.level!r}, {partition.prior_cost!r})"
+            return
+    elif s["level"] != 0.0:
+        yield "level: must be 0 before level 2 is built"
+        return
+    if density:
+        if locator is not None:
+            yield "locator: a density-scored variable has no locator"
+        elif s["density"] is None and partition is not None:
+            yield "density: a Gaussian variable with a partition of its virtual bins has its density"
+        return
+    if (locator is None) != (partition is None):
+        yield "locator: must be given exactly when the partition is"
+        return
+    if partition is None:
+        return
+    n_parts = len(np.asarray(partition.log_prob))
+    for name in ("first_part", "missing_part", "star_part"):
+        if locator[name] >= n_parts:
+            yield f"locator.{name}: must be < n_parts = {n_parts}, got {locator[name]}"
+            return
+    if len(locator["parts"]) and int(locator["parts"].max()) >= n_parts:
+        yield f"locator.parts: values must be < n_parts = {n_parts}"
+        return
+    if locator["first_part"] != NOWHERE and locator["first_part"] + len(locator["cuts"]) >= n_parts:
+        # a finite value lands in part first_part + (number of cuts below it)
+        yield f"locator.cuts: first_part + n_cuts must be < n_parts = {n_parts}"
+        return
+    yield from _locator_problems(locator, partition)
+
+
+def _locator_problems(locator: dict, partition):
+    """The locator is compiled from the partition (``Variable._compile_locator``): it must send
+    every value where the partition does, or predictions would silently differ from level 2."""
+    if locator["missing_part"] != partition.missing_part:
+        yield f"locator.missing_part: must be the partition's missing_part = {partition.missing_part}"
+        return
+    if type(partition).__name__ == "Intervals":
+        # the cuts are the intervals' right bounds but the last; finite values start after the
+        # missing values' own part when they have one
+        if not np.array_equal(locator["cuts"], partition.upper_bounds[:-1]):
+            yield "locator.cuts: must be the partition's upper bounds but the last"
+        elif locator["first_part"] != partition.n_parts - partition.n_intervals:
+            yield f"locator.first_part: must be {partition.n_parts - partition.n_intervals} for this partition"
+        elif locator["values"] or locator["star_part"] != NOWHERE:
+            yield "locator.values: a numeric variable has no category values"
+        return
+    if len(locator["cuts"]) or locator["first_part"] != NOWHERE:
+        yield "locator.cuts: a categorical variable has no cut points"
+        return
+    if locator["star_part"] != partition.star_part:
+        yield f"locator.star_part: must be the partition's star_part = {partition.star_part}"
+        return
+    values = np.empty(len(locator["values"]), dtype=object)
+    values[:] = locator["values"]
+    expected = partition.part_index(values) if len(values) else np.zeros(0, dtype=np.intp)
+    if not np.array_equal(expected, locator["parts"]):
+        i = int(np.flatnonzero(expected != locator["parts"])[0])
+        yield f"{join('locator.values', i)}: {values[i]!r} is in part {int(expected[i])} of the partition, not {int(locator['parts'][i])}"
+        return
+    kept = set(locator["values"])
+    for part, members in enumerate(partition.groups):
+        for value in members:
+            if value is not STAR and value is not MISSING and value not in kept:
+                yield f"locator.values: {value!r} of group {part} is missing"
+                return
+
+
+def _with_level2(v: Variable, fields: Fields) -> Variable:
+    """``v`` with the level 2 and locator of the record ``fields`` (a locator without a partition
+    to compile it from cannot be built: refused here)."""
+    s = fields.state
+    v.model = s["partition"]
+    v._density = s["density"]
+    v.level = float(s["level"])
+    v.prior_cost = float(s["prior_cost"])
+    locator = s["locator"]
+    if locator is not None:
+        if v.model is None:
+            fields.fail("locator", "must be given exactly when the partition is")
+        v.log_prob = np.asarray(v.model.log_prob, dtype=float)
+        v.n_parts = v.log_prob.shape[0]
+        v.cuts = locator["cuts"].tolist()
+        v.first_part = int(locator["first_part"])
+        v.missing_part = int(locator["missing_part"])
+        v._groups = dict(zip(locator["values"], locator["parts"].tolist()))
+        v._star_part = int(locator["star_part"])
+    return v
+
+
+_SUMMARIES = ("GKClass", "CPiD", "Gaussian", "Categorical")
+
+_LOCATOR = Struct(
+    {
+        "cuts": Array("float64", ("n_cuts",), increasing=True, doc="cut points between consecutive parts (numeric)"),
+        "first_part": Int(low=NOWHERE, doc="part of the first interval (−1: none)"),
+        "missing_part": Int(low=NOWHERE, doc="part of missing values (−1: none)"),
+        "values": Keys(length="n_values", doc="category values kept when it was built (categorical)"),
+        "parts": Array("int64", ("n_values",), low=0, doc="their parts"),
+        "star_part": Int(low=NOWHERE, doc="part of values not kept (categorical; −1: none)"),
+    },
+    doc="the locator compiled from the partition",
+)
+
+_VARIABLE_SCHEMA = Schema(
+    state={
+        "name": Key(doc="the feature name"),
+        "kind": Str(choices=("numeric", "categorical"), doc="numeric or categorical"),
+        "summary": Record(*_SUMMARIES, doc="level 1: the variable's summary"),
+        "partition": Optional(Record("Intervals", "Groups"), doc="level 2 as of the last rebuild (null: not built yet; with `absent` set, a rare variable's rebuild proven to give the null model is skipped, so it may never be built); for a Gaussian summary, the partition of its virtual bins"),
+        "density": Optional(Record("GaussianDensity"), doc="the per-class Gaussians of the last rebuild (Gaussian summaries)"),
+        "level": Float(low=0.0, below=1.0, doc="MODL Level of the last rebuild (0: none)"),
+        "prior_cost": Float(low=0.0, doc="B(X): the variable's MODL prior cost"),
+        "locator": Optional(_LOCATOR, doc="null for density-scored or not-yet-built variables"),
+    },
+    doc="One feature: summary, level 2 and locator",
+)
+register("Variable", Variable, _VARIABLE_SCHEMA, state=Variable.record_state, build=Variable.from_record)
+
+_LEVEL2 = {k: kind for k, kind in _VARIABLE_SCHEMA.state.items() if k != "summary"}
+register(
+    "Scorer",
+    Scorer,
+    Schema(
+        state={
+            "name": _LEVEL2["name"],
+            "kind": _LEVEL2["kind"],
+            "density_scored": Bool(doc="scored by per-class Gaussians (a Gaussian summary), not by parts"),
+            **{k: kind for k, kind in _LEVEL2.items() if k not in ("name", "kind")},
+        },
+        doc="One variable's level 2 and locator without its summary (a Predictor's variables)",
+    ),
+    state=Scorer.record_state,
+    build=Scorer.from_record,
+)

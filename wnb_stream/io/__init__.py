@@ -13,9 +13,9 @@ Modules: ``values`` (plain values ↔ JSON), ``schema`` (field kinds, ``Schema``
 generator). These helpers import no component, so the
 components (the summaries, the weight learners) hold their own records: each class states its
 schema, builds itself from a record and lists its broken invariants (``problems()``) next to
-its code. The records of the parts not yet moved into their classes are in ``partitions`` and
-``engine``, imported by the classifier (every record kind is registered once ``wnb_stream`` is
-imported).
+its code, as do the level-2 partitions and the engine's parts. The checks across a saved model's
+parts are in ``engine``, imported by the classifier (every record kind is registered once
+``wnb_stream`` is imported).
 
 Every failure to load raises ``ModelFileError`` (a ``ValueError``) naming the field at fault.
 Loading never imports a module or calls a function named by the file: record type names select

@@ -8,9 +8,7 @@ import numbers
 import numpy as np
 
 from .costs import data_costs
-from .partition import COST_TOLERANCE
-
-METHODS = ("auto", "exact", "greedy", "null")
+from .partition import COST_TOLERANCE, METHODS
 
 #: Level below which a variable counts as uninformative (Khiops ``ComputeLevel``,
 #: docs/algorithms/modl.md#level-and-prior-cost).

@@ -29,7 +29,7 @@ from ._common import (
     prior_cost,
 )
 from .costs import bounded_universal_code_length, log_binomial, log_gamma
-from .partition import COST_TOLERANCE, Intervals
+from .partition import COST_TOLERANCE, INTERVAL_CRITERIA, Intervals
 from .search import _integer_lookup, _kernel_search, _kernels, partition_cost, search_intervals
 
 __all__ = [
@@ -38,7 +38,7 @@ __all__ = [
     "null_intervals",
 ]
 
-CRITERIA = ("bins", "boulle2006")
+CRITERIA = INTERVAL_CRITERIA
 
 _LN2 = math.log(2.0)
 

@@ -47,7 +47,7 @@ from .costs import (
     part_cost_function,
     universal_normalisers,
 )
-from .partition import COST_TOLERANCE, MISSING, STAR, Groups
+from .partition import COST_TOLERANCE, GROUP_CRITERIA, MISSING, STAR, Groups
 from .search import search_intervals
 
 __all__ = [
@@ -66,7 +66,7 @@ EXACT_MAX_VALUES = 10
 #: Khiops searches a garbage group from this many values on (``nMinimumNumberOfModalitiesForGarbage``).
 GARBAGE_MIN_VALUES = 7
 
-CRITERIA = ("khiops", "boulle2005")
+CRITERIA = GROUP_CRITERIA
 
 _LN2 = math.log(2.0)
 _STRICT = -1e-9  # an improving move must lower the cost by more than rounding noise

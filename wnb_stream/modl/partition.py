@@ -14,6 +14,15 @@ Design note — the lookup table. ``log_prob`` is stored with one extra row of z
 ``table[part_index]`` answers index −1 (missing value, table without missing values) by NumPy's
 negative indexing with no branch; the scalar path keeps the rows as a tuple of read-only arrays
 and the interval bounds as a Python list for ``bisect``.
+
+Saved records (docs/saved-model.md). A partition's record holds the dataclass fields (classes,
+bounds or groups, part × class counts, the part of missing and unseen values, the MODL costs and
+how it was built). The lookups are caches rebuilt by the constructor: ``log_prob`` and the table
+with its zero row (from the counts, by the Khiops estimator), the row views, the cut list and the
+offset of ``Intervals``, the value → part dict of ``Groups``. They come back bit for bit, since
+the constructor computes them from the same counts as the search that built the partition. In
+``Groups.groups`` the pseudo-values ``STAR`` and ``MISSING`` are written ``{"marker": "star"}``
+and ``{"marker": "missing"}``, in their place among the group's values.
 """
 
 from __future__ import annotations
@@ -23,10 +32,23 @@ import dataclasses
 
 import numpy as np
 
+from ..io.errors import ModelFileError, join, where
+from ..io.registry import register
+from ..io.schema import Array, Fields, Float, Int, Kind, List, Schema, Str, _dump_key, _load_key
+from ..summaries.base import CLASSES
+
 __all__ = ["Intervals", "Groups", "STAR", "MISSING", "log_probabilities"]
 
 # Tolerance of the MODL cost comparisons (Khiops ``dEpsilon``, docs/algorithms/modl.md#comparing-costs).
 COST_TOLERANCE = 1e-6
+
+#: The searches that build a partition (``discretize`` and ``group``'s ``method``).
+METHODS = ("auto", "exact", "greedy", "null")
+
+#: The MODL criteria of a discretization and of a grouping (``discretization.CRITERIA``,
+#: ``grouping.CRITERIA``).
+INTERVAL_CRITERIA = ("bins", "boulle2006")
+GROUP_CRITERIA = ("khiops", "boulle2005")
 
 
 class _Marker:
@@ -136,17 +158,36 @@ class _Lookup:
         """
         return self._table[self.part_index(values)]
 
-    def _check_lookup(self):
-        n_parts, n_classes = self.counts.shape
-        assert n_parts >= 1 and n_classes == len(self.classes)
-        assert np.all(np.isfinite(self.counts)) and np.all(self.counts >= 0)
-        assert self.log_prob.shape == (n_parts, n_classes) and np.all(np.isfinite(self.log_prob))
-        # Each class column of p(i | C_j) is a distribution over the parts.
-        assert np.allclose(np.exp(self.log_prob).sum(axis=0), 1.0)
-        assert 0.0 <= self.level < 1.0
-        assert self.cost <= self.null_cost + COST_TOLERANCE
-        assert (self.level == 0.0) or n_parts > 1
-        assert -1 <= self.missing_part < n_parts
+    def _lookup_problems(self) -> list[str]:
+        """The broken invariants shared by both partitions: the counts, their lookup table (each
+        class column of p(i | C_j) a distribution over the parts), the costs and the Level."""
+        if self.counts.ndim != 2 or self.counts.shape[0] < 1 or self.counts.shape[1] != len(self.classes):
+            return [f"counts: expected at least one part and n_classes = {len(self.classes)} columns, got shape {self.counts.shape}"]
+        found = []
+        if not (np.all(np.isfinite(self.counts)) and np.all(self.counts >= 0)):
+            found.append("counts: must be finite and >= 0")
+        if not self.cost <= self.null_cost + COST_TOLERANCE:
+            found.append(f"cost: must be <= null_cost = {self.null_cost!r} (the null model is a candidate), got {self.cost!r}")
+        if not 0.0 <= self.level < 1.0:
+            found.append(f"level: must be in [0, 1), got {self.level!r}")
+        elif self.level != 0.0 and self.n_parts < 2:
+            found.append("level: must be 0 for a partition of one part")
+        if not np.isfinite(self.counts.sum()):
+            found.append("counts: must add up to a finite total")
+        log_prob = self.log_prob
+        if log_prob.shape != self.counts.shape or not np.all(np.isfinite(log_prob)) or not np.allclose(np.exp(log_prob).sum(axis=0), 1.0):
+            found.append("counts: do not give finite log-probabilities (Khiops estimator)")
+        if not -1 <= self.missing_part < self.n_parts:
+            found.append(f"missing_part: must be in [-1, n_parts = {self.n_parts}), got {self.missing_part}")
+        return found
+
+    def _check(self):
+        """Assert that ``problems()`` is empty."""
+        found = self.problems()
+        assert not found, "; ".join(found)
+
+    def _cost_fields(self) -> dict:
+        return {name: getattr(self, name) for name in _FIELDS}
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -294,13 +335,43 @@ class Intervals(_Lookup):
             return self._rows[self.missing_part]
         return self._rows[bisect.bisect_left(self._cuts, x) + self._offset]
 
-    def _check(self):
-        """Assert every invariant of the value."""
-        self._check_lookup()
-        assert self.n_intervals >= 1
-        assert self._offset in (0, 1)
-        assert self._offset == 0 or self.missing_part == 0
-        assert np.all(np.diff(self.upper_bounds) > 0)
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound. O(I·J)."""
+        n_parts, n_intervals = self.n_parts, self.n_intervals
+        if n_intervals < 1:
+            return ["upper_bounds: a discretization has at least one interval"]
+        if n_parts not in (n_intervals, n_intervals + 1):
+            return [f"counts: expected n_intervals = {n_intervals} or one more parts, got {n_parts}"]
+        found = []
+        if n_parts == n_intervals + 1 and self.missing_part != 0:
+            found.append("missing_part: must be 0 when missing values have a part of their own")
+        found += self._lookup_problems()
+        if not np.all(np.diff(self.upper_bounds) > 0):
+            found.append("upper_bounds: must increase strictly")
+        return found
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the dataclass fields (the lookups are rebuilt)."""
+        return {
+            "classes": list(self.classes),
+            "upper_bounds": self.upper_bounds,
+            "counts": self.counts,
+            "missing_part": self.missing_part,
+            **self._cost_fields(),
+        }
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Intervals:
+        """The partition a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        state = fields.state
+        return cls(
+            classes=tuple(state["classes"]),
+            upper_bounds=state["upper_bounds"],
+            counts=state["counts"],
+            missing_part=state["missing_part"],
+            **{name: state[name] for name in _FIELDS},
+        )
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -395,14 +466,141 @@ class Groups(_Lookup):
             part = self.missing_part
         return self._rows[part]
 
-    def _check(self):
-        """Assert every invariant of the value."""
-        self._check_lookup()
-        assert len(self.groups) == self.n_parts
-        assert 0 <= self.star_part < self.n_parts
-        assert -1 <= self.garbage_part < self.n_parts
-        assert any(v is STAR for v in self.groups[self.star_part])
-        if self.missing_part >= 0:
-            assert any(v is MISSING for v in self.groups[self.missing_part])
-        seen = [v for g in self.groups for v in g if v is not STAR and v is not MISSING]
-        assert len(seen) == len(set(seen))
+    def problems(self) -> list[str]:
+        """The broken invariants, each ``"field: what is wrong"`` (the record's field names); empty
+        when sound: every value in one group only, the star marker in ``star_part`` only, the
+        missing marker in ``missing_part`` only, and the shared ones. O(values + I·J)."""
+        if len(self.groups) != self.n_parts:
+            return [f"groups: expected n_parts = {self.n_parts} groups, got {len(self.groups)}"]
+        seen: dict = {}
+        stars, missings = [], []
+        for part, members in enumerate(self.groups):
+            for i, value in enumerate(members):
+                path = join(join("groups", part), i)
+                if value is STAR:
+                    stars.append(part)
+                elif value is MISSING:
+                    missings.append(part)
+                elif value in seen:
+                    return [f"{path}: {value!r} is in two places (also {seen[value]})"]
+                else:
+                    seen[value] = path
+        found = []
+        # (the star may be listed twice in its group: once as the table's star value, once as unseen values)
+        if not stars or set(stars) != {self.star_part}:
+            found.append(f"star_part: the star marker must be in group star_part = {self.star_part} only, found in {stars}")
+        expected = set() if self.missing_part < 0 else {self.missing_part}
+        if set(missings) != expected:
+            found.append(f"missing_part: the missing marker must be in group missing_part = {self.missing_part} only, found in {missings}")
+        if not -1 <= self.garbage_part < self.n_parts:
+            found.append(f"garbage_part: must be in [-1, n_parts = {self.n_parts}), got {self.garbage_part}")
+        return found + self._lookup_problems()
+
+    def record_state(self) -> dict:
+        """The state fields of the record: the dataclass fields (the lookups are rebuilt)."""
+        return {
+            "classes": list(self.classes),
+            "groups": [list(members) for members in self.groups],
+            "counts": self.counts,
+            "star_part": self.star_part,
+            "missing_part": self.missing_part,
+            "garbage_part": self.garbage_part,
+            **self._cost_fields(),
+        }
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> Groups:
+        """The partition a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
+        state = fields.state
+        return cls(
+            classes=tuple(state["classes"]),
+            groups=tuple(tuple(members) for members in state["groups"]),
+            counts=state["counts"],
+            star_part=state["star_part"],
+            missing_part=state["missing_part"],
+            garbage_part=state["garbage_part"],
+            **{name: state[name] for name in _FIELDS},
+        )
+
+
+# ------------------------------------------------------------------------------------------------
+# Saved records (docs/saved-model.md)
+
+#: The costs and provenance fields of both records, after the partition's own.
+_FIELDS = ("cost", "null_cost", "level", "prior_cost", "criterion", "method")
+
+_MARKERS = {"star": STAR, "missing": MISSING}
+
+
+class Member(Kind):
+    """A member of a group: a category value (a key, as in ``Keys``) or the marker of the star or
+    of the missing value."""
+
+    doc = "a category value, or the marker {\"marker\": \"star\"} or {\"marker\": \"missing\"}"
+
+    def dump(self, value, path):
+        if value is STAR or value is MISSING:
+            return {"marker": value.name.lower()}
+        return _dump_key(value, path)
+
+    def load(self, node, path, scope):
+        if isinstance(node, dict) and "marker" in node:
+            if set(node) != {"marker"} or not isinstance(node["marker"], str) or node["marker"] not in _MARKERS:
+                raise ModelFileError(f"{where(path)}: malformed marker {node!r}")
+            return _MARKERS[node["marker"]]
+        return _load_key(node, path)
+
+    def text(self):
+        return "category value or marker"
+
+
+def _costs() -> dict:
+    return {
+        "cost": Float(doc="MODL cost c(M*) of the partition (nats)"),
+        "null_cost": Float(doc="cost c(M0) of the one-part model"),
+        "level": Float(low=0.0, below=1.0, doc="1 − c(M*)/c(M0), or 0"),
+        "prior_cost": Float(doc="B(X): selection plus preparation cost"),
+    }
+
+
+register(
+    "Intervals",
+    Intervals,
+    Schema(
+        state={
+            "classes": CLASSES,
+            "upper_bounds": Array(
+                "float64", ("n_intervals",), finite=False, increasing=True, doc="right bounds of the intervals (the last may be +inf)"
+            ),
+            "counts": Array("float64", ("n_parts", "n_classes"), low=0.0, doc="part × class counts, missing values included"),
+            "missing_part": Int(low=-1, below="n_parts", doc="part of missing values, or −1"),
+            **_costs(),
+            "criterion": Str(choices=INTERVAL_CRITERIA, doc="the MODL criterion used"),
+            "method": Str(choices=METHODS, doc="the search that built the partition"),
+        },
+        doc="MODL discretization of a numeric variable",
+    ),
+    state=Intervals.record_state,
+    build=Intervals.from_record,
+)
+
+register(
+    "Groups",
+    Groups,
+    Schema(
+        state={
+            "classes": CLASSES,
+            "groups": List(List(Member()), length="n_parts", doc="the values of each group, with the star and missing markers"),
+            "counts": Array("float64", ("n_parts", "n_classes"), low=0.0, doc="group × class counts"),
+            "star_part": Int(low=0, below="n_parts", doc="group of unseen values (holds the star)"),
+            "missing_part": Int(low=-1, below="n_parts", doc="group of missing values, or −1"),
+            "garbage_part": Int(low=-1, below="n_parts", doc="the garbage group, or −1"),
+            **_costs(),
+            "criterion": Str(choices=GROUP_CRITERIA, doc="the MODL criterion used"),
+            "method": Str(choices=METHODS, doc="the search that built the partition"),
+        },
+        doc="MODL value grouping of a categorical variable",
+    ),
+    state=Groups.record_state,
+    build=Groups.from_record,
+)
