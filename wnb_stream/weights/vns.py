@@ -36,7 +36,7 @@ from ..io.registry import register
 from ..io.schema import Bool, Fields, Float, Int, Optional, Schema, Struct
 from .base import SIZES, Batch
 from .pgdmb import PARAMS, PGDMB, RUN
-from .regularizers import DEFAULT_DELTA
+from .regularizers import DEFAULT_DELTA, DEFAULT_SPREAD
 from .rprop import project
 
 __all__ = ["VNS"]
@@ -47,7 +47,7 @@ class VNS(PGDMB):
 
     Parameters
     ----------
-    batch_size, regularizer, penalty, exponent, tolerance, max_iterations, epsilon, initial_weight, initial_step, step_increase, step_decrease, step_min, step_max, zero_threshold, delta, rprop
+    batch_size, regularizer, penalty, exponent, tolerance, max_iterations, epsilon, initial_weight, initial_step, step_increase, step_decrease, step_min, step_max, zero_threshold, delta, rprop, spread
         As in :class:`PGDMB`.
     opti_level
         OptiLevel ≥ 0 in the session budget ``T = log(K·N)·2^OptiLevel`` (HBL17 retains 5).
@@ -115,6 +115,7 @@ class VNS(PGDMB):
         neighbourhood: float = 1 / 16,
         multi_start: bool = False,
         replay_level: int | None = 1,
+        spread: float = DEFAULT_SPREAD,
     ):
         super().__init__(
             batch_size=batch_size,
@@ -133,6 +134,7 @@ class VNS(PGDMB):
             zero_threshold=zero_threshold,
             delta=delta,
             rprop=rprop,
+            spread=spread,
         )
         if isinstance(opti_level, bool) or not isinstance(opti_level, (int, np.integer)) or opti_level < 0:
             raise ValueError(f"opti_level must be an integer >= 0, got {opti_level!r}")
