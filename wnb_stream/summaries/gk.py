@@ -162,6 +162,7 @@ class GKClass(Summary):
     """
 
     kind = "numeric"
+    skip_null_rebuilds = True  # (settle and n_atoms read the tuples, not a table)
 
     def __init__(
         self,
@@ -475,46 +476,42 @@ class GKClass(Summary):
     def settle(self) -> float:
         """Take the buffered values and give every registered class its column, as reading the
         table does (only where there is work: a rebuild settles thousands of summaries); then the
-        weight held, missing values included (``n``; ``Variable.null_proven``)."""
+        weight held, missing values included (``n``; ``Summary.settle``)."""
         if self._buffer_values:
             self._flush()
         if self._counts.shape[1] < len(self._classes) or len(self._missing) < len(self._classes):
             self._grow()
         return self._weight + sum(self._missing.tolist())  # (a few floats: cheaper than NumPy's sum)
 
-    @staticmethod
-    def take_settled(summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
-        """Each summary ``t`` takes ``values[starts[t]:ends[t]]`` of classes ``codes`` (into the
-        labels) with ``weights``, then settles: ``update_coded(…)`` then ``settle()``, bit for bit.
+    @classmethod
+    def take_many(cls, summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
+        """``Summary.take_many``, bit for bit: ``update_coded(…)`` (a ``GKClass``'s ``take_rows``)
+        then ``settle()`` for each summary.
 
-        ``values``, ``weights (M,)`` float64 (NaN: missing; weights finite and ≥ 0) and ``codes (M,)``
-        as a model's history holds them, ``labels`` the classes' ``(labels, typed())``; the summaries
-        are distinct. A rebuild settles what it feeds (``Registry.feed``): the summaries with an
-        empty buffer whose new values fit in one block absorb them in one compiled call for all of
-        them (``_gk_kernels.absorb_many``) instead of a buffer, a flush and a kernel call each; the
-        others (a buffer, a block to split, or a fixed budget of tuples) take the usual path.
+        The summaries with an empty buffer whose new values fit in one block absorb them in one
+        compiled call for all of them (``_gk_kernels.absorb_many``) instead of a buffer, a flush
+        and a kernel call each; the others (a buffer, a block to split, or a fixed budget of
+        tuples) take the usual path.
         """
-        gk_batch.take_settled(summaries, values, codes, labels, weights, starts, ends)
+        gk_batch.take_many(summaries, values, codes, labels, weights, starts, ends)
 
     def n_atoms(self) -> int:
         """The non-empty bins of the table (tuples whose class counts are not all 0: a long decay
         can take a tuple's counts to 0), and one for missing values if there are any."""
         return int(np.count_nonzero(self._counts.sum(axis=1))) + bool(self._missing.any())
 
-    @staticmethod
-    def aligned_stack(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The arrays of ``[s.table().aligned(classes) for s in summaries]`` stacked: ``bounds (R,)``,
-        ``counts (R, J)`` (the tables' rows one after the other), ``missing (T, J)`` and
-        ``lengths (T,)``, fresh arrays holding the same floats (``aligned`` moves columns, a copy
-        moves nothing), made with a few NumPy calls per class order instead of a few per summary
-        (``Variable.rebuild_many``)."""
-        return gk_batch.aligned_stack(summaries, classes)
+    @classmethod
+    def stack_tables(cls, summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``Summary.stack_tables``, the same floats, made with a few NumPy calls per class order
+        instead of a few per summary (``Variable.rebuild_many``); each summary settles."""
+        return gk_batch.stack_tables(summaries, classes)
 
-    def aligned_arrays(self, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Fresh ``(upper_bounds, counts, missing)`` arrays of ``table().aligned(classes)``, without
-        making the tables (``Variable.rebuild_many``: a rebuild of thousands of variables at once).
-        The same floats: copies of the tuples' arrays, or their columns moved as ``aligned`` does."""
-        return gk_batch.aligned_arrays(self, classes)
+    def aligned_table(self, classes: tuple) -> Bins:
+        """``table().aligned(classes)`` made from copies of the tuples' arrays (their columns moved
+        as ``aligned`` moves them), without the intermediate table: the same floats."""
+        classes = tuple(classes)
+        bounds, counts, missing = gk_batch.aligned_arrays(self, classes)
+        return Bins._assemble(bounds, counts, classes, missing)
 
     def quantile(self, phi: float) -> float:
         """A value whose rank range is within ``εn`` of ``φ·n`` (Greenwald & Khanna 2001). Cost O(s).
