@@ -57,11 +57,11 @@ from __future__ import annotations
 import array
 import copy
 import math
-import numbers
 import sys
 
 import numpy as np
 
+from .._checks import integer, real
 from ..io.registry import register
 from ..io.schema import Array, Fields, Float, Int, Optional, Schema
 from ..tables import Bins, ClassIndex
@@ -88,10 +88,6 @@ _INF = math.inf
 DEFAULT_EPSILON = 0.005
 #: Default number of buffered values between two flushes (see the design note).
 DEFAULT_BUFFER_SIZE = 1000
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,14 +172,10 @@ class GKClass(Summary):
         if len(given) > 1:
             raise ValueError(f"give at most one of epsilon, quantiles and max_tuples, got {', '.join(given)}")
         if epsilon is not None:
-            if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not 0.0 < epsilon < 0.5:
-                raise ValueError(f"epsilon must be in (0, 0.5), got {epsilon!r}")
-        if quantiles is not None and (not _is_int(quantiles) or quantiles < 2):
-            raise ValueError(f"quantiles must be an integer >= 2, got {quantiles!r}")
-        if max_tuples is not None and (not _is_int(max_tuples) or max_tuples < 3):
-            raise ValueError(f"max_tuples must be an integer >= 3, got {max_tuples!r}")
-        if buffer_size is not None and (not _is_int(buffer_size) or buffer_size < 1):
-            raise ValueError(f"buffer_size must be an integer >= 1, got {buffer_size!r}")
+            real(epsilon, "epsilon", above=0, below=0.5)
+        for name, value, low in (("quantiles", quantiles, 2), ("max_tuples", max_tuples, 3), ("buffer_size", buffer_size, 1)):
+            if value is not None:
+                integer(value, name, low=low)
         self.epsilon = epsilon
         self.quantiles = quantiles
         self.max_tuples = max_tuples
@@ -519,8 +511,7 @@ class GKClass(Summary):
         ``n`` is the weight of the non-missing values; an observation of weight ``w`` covers the
         ranks ``(r − w, r]``. Returns NaN when no value has been seen.
         """
-        if isinstance(phi, bool) or not isinstance(phi, numbers.Real) or not 0.0 <= phi <= 1.0:
-            raise ValueError(f"phi must be in [0, 1], got {phi!r}")
+        real(phi, "phi", low=0, high=1)
         self._flush()
         if not len(self._values):
             return math.nan
