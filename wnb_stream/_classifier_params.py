@@ -7,10 +7,8 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import numbers
 
-import numpy as np
-
+from ._checks import integer, real
 from .engine import Engine, rows
 from .engine.drift import EVERY
 
@@ -38,44 +36,18 @@ def check(model) -> None:
     check_part("numeric", model.numeric, summaries.Summary, "numeric", NUMERIC_SUMMARIES)
     check_part("categorical", model.categorical, summaries.Summary, "categorical", {"categorical": "Categorical"})
     check_part("optimizer", model.optimizer, weights.Optimizer, None, LEARNER_NAMES)
-    if not isinstance(model.history_size, numbers.Integral) or model.history_size < 1:
-        raise ValueError(f"history_size must be an integer >= 1, got {model.history_size!r}")
-    if model.batch_size is not None and (
-        not isinstance(model.batch_size, numbers.Integral) or not 1 <= model.batch_size <= model.history_size
-    ):
-        raise ValueError(
-            f"batch_size must be None or an integer in [1, history_size={model.history_size}], got {model.batch_size!r}"
-        )
-    if not isinstance(model.rebuild_growth, numbers.Real) or not model.rebuild_growth > 0:
-        raise ValueError(f"rebuild_growth must be a number > 0, got {model.rebuild_growth!r}")
-    if not isinstance(model.rebuild_every, numbers.Integral) or model.rebuild_every < 1:
-        raise ValueError(f"rebuild_every must be an integer >= 1, got {model.rebuild_every!r}")
+    integer(model.history_size, "history_size", low=1)
+    history = model.history_size
+    integer(model.batch_size, "batch_size", low=1, high=history, optional=True, bounds=f"in [1, history_size={history}]")
+    real(model.rebuild_growth, "rebuild_growth", above=0, what="a number")
+    integer(model.rebuild_every, "rebuild_every", low=1)
     if model.on_type_change not in rows.POLICIES:
         raise ValueError(f"on_type_change must be one of {rows.POLICIES}, got {model.on_type_change!r}")
-    if model.drift_delta is not None and (
-        isinstance(model.drift_delta, bool | np.bool_)
-        or not isinstance(model.drift_delta, float | np.floating)
-        or not 0.0 < model.drift_delta < 1.0
-    ):
-        raise ValueError(f"drift_delta must be None or a number in (0, 1), got {model.drift_delta!r}")
-    if model.half_life is not None and (
-        isinstance(model.half_life, bool | np.bool_)
-        or not isinstance(model.half_life, int | float | np.integer | np.floating)
-        or not EVERY <= model.half_life < math.inf
-    ):
-        raise ValueError(f"half_life must be None or a number of rows >= {EVERY}, got {model.half_life!r}")
-    if model.seed is not None and not isinstance(model.seed, numbers.Integral):
-        raise ValueError(f"seed must be None or an integer, got {model.seed!r}")
-    if model.absent is not None and (
-        isinstance(model.absent, bool | np.bool_)
-        or not isinstance(model.absent, numbers.Real)
-        or not math.isfinite(float(model.absent))
-    ):
-        raise ValueError(f"absent must be None (missing) or a finite number, got {model.absent!r}")
-    if model.memory_budget is not None and (
-        isinstance(model.memory_budget, bool | np.bool_) or not isinstance(model.memory_budget, numbers.Integral) or model.memory_budget < 1
-    ):
-        raise ValueError(f"memory_budget must be None or a number of bytes >= 1, got {model.memory_budget!r}")
+    real(model.drift_delta, "drift_delta", above=0, below=1, optional=True, what="a number")
+    real(model.half_life, "half_life", low=EVERY, finite=True, optional=True, what="a number of rows")
+    integer(model.seed, "seed", optional=True)
+    real(model.absent, "absent", finite=True, optional="None (missing)", what="a finite number")
+    integer(model.memory_budget, "memory_budget", low=1, optional=True, what="a number of bytes")
 
 
 def new_engine(model) -> Engine:

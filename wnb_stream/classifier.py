@@ -8,7 +8,6 @@ the variables (summaries and level 2), the history, the schedule, the lookups an
 
 from __future__ import annotations
 
-import numbers
 import threading
 
 from river import base
@@ -17,6 +16,7 @@ from . import _classifier_params as _params
 from . import _classifier_record as _record
 from . import _classifier_report as _report
 from . import io
+from ._checks import integer
 from ._classifier_params import one_at_a_time
 from .engine import frames, merge
 from .serving import Delta, Predictor
@@ -291,8 +291,7 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         ``history_size``), as after a detected change (``docs/algorithms/drift.md``): summaries,
         level 2 and class counts from the kept rows only, the weights restarted on them. The
         variables and the classes stay."""
-        if isinstance(keep, bool) or not isinstance(keep, numbers.Integral) or keep < 0:
-            raise ValueError(f"keep must be an integer >= 0, got {keep!r}")
+        integer(keep, "keep", low=0)
         self._engine.forget(int(keep))
 
     def merge(self, other: WeightedNaiveBayes) -> None:

@@ -141,7 +141,7 @@ class Bins:
         if not counts.any():
             return self
         bounds, merged = Bins.point_arrays(self.upper_bounds, self.counts, value, counts)
-        return Bins(bounds, merged, self.classes, self.missing)
+        return Bins._assemble(bounds, merged, self.classes, self.missing)  # (fresh arrays, already typed)
 
     @staticmethod
     def point_arrays(upper_bounds: np.ndarray, counts: np.ndarray, value: float, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -16,7 +16,8 @@ from profiles import examples
 from wnb_stream import summaries
 from wnb_stream.engine.classes import Classes
 from wnb_stream.engine.history import History
-from wnb_stream.engine.registry import FEW_ROWS, Registry
+from wnb_stream.engine.registry import Registry
+from wnb_stream.summaries.base import FEW_ROWS
 
 PROTOTYPES = {
     "GKClass": lambda: summaries.GKClass(),

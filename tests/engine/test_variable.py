@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
@@ -15,8 +16,8 @@ from wnb_stream.tables import Bins
 
 
 def _stacked_tables(variables: list, classes: tuple, default) -> list:
-    """The tables of ``Variable._gk_stack``, one per variable (each a view of the stack)."""
-    bounds, counts, missing, starts = Variable._gk_stack(variables, classes, default)
+    """The tables of ``Variable._stack``, one per variable (each a view of the stack)."""
+    bounds, counts, missing, starts = Variable._stack(variables, classes, default)
     return [Bins._assemble(bounds[lo:hi], counts[lo:hi], classes, missing[t])
             for t, (lo, hi) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist()))]  # fmt: skip
 
@@ -95,7 +96,7 @@ def test_rebuild_many_gives_each_variable_what_rebuild_gives(seed, n, missing, d
         ("categorical", summaries.Categorical()),
     ]
     streams = []
-    for kind, _ in kinds + kinds[:2]:
+    for kind, _ in kinds + kinds[:3]:
         labels = rng.choice(classes[: rng.integers(1, 4)], n).tolist()
         if kind == "numeric":
             values = (rng.normal(size=n) + np.array([classes.index(y) for y in labels]) * rng.random()).round(rng.integers(1, 4))
@@ -103,7 +104,7 @@ def test_rebuild_many_gives_each_variable_what_rebuild_gives(seed, n, missing, d
         else:
             values = [None if rng.random() < missing else "xyzw"[int(rng.integers(4))] for _ in range(n)]
         streams.append((values, labels))
-    spec = kinds + kinds[:2]
+    spec = kinds + kinds[:3]  # (two of each numeric binned kind: rebuilt together)
     one = [_fed(k, v, y) for k, (v, y) in zip(spec, streams)]
     many = [_fed(k, v, y) for k, (v, y) in zip(spec, streams)]
     option = (0.0, np.array([3.0, 400.0, 9.0])) if default else None
@@ -130,6 +131,7 @@ def _reference_table(variable: Variable, classes: tuple, default):
     return table
 
 
+@pytest.mark.parametrize("prototype", [summaries.GKClass(), summaries.CPiD(n_bins=4, warm_up=3)], ids=["gk", "cpid"])
 @settings(max_examples=examples(80), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -137,8 +139,9 @@ def _reference_table(variable: Variable, classes: tuple, default):
     default=st.sampled_from([None, 0.0, 1.0, 2.5, -3.0]),
     weights=st.sampled_from([1.0, 0.5, 0.3]),
 )
-def test_the_tables_made_together_are_each_variables_own(seed, n_variables, default, weights):
-    """``Variable._gk_stack`` (the stacked tables of a rebuild of many variables) and ``_table``
+def test_the_tables_made_together_are_each_variables_own(prototype, seed, n_variables, default, weights):
+    """``Variable._stack`` (the stacked tables of a rebuild of many variables, ``GKClass``'s own
+    ``stack_tables`` or the generic one) and ``_table``
     make, table by table, the summary's ``table().aligned(classes)`` with the default value's
     point (``with_point``) bit for bit: whatever the class order each summary met its classes in,
     classes it never met, no value but missing ones, a point that joins a bin or falls between
@@ -148,7 +151,7 @@ def test_the_tables_made_together_are_each_variables_own(seed, n_variables, defa
     classes = ("a", "b", "c")
     variables = []
     for _ in range(n_variables):
-        variable = Variable("v", "numeric", summaries.GKClass())
+        variable = Variable("v", "numeric", prototype.clone())
         seen = list(rng.permutation(classes)[: int(rng.integers(1, 4))])
         for _ in range(int(rng.integers(0, 8))):
             value = float(rng.integers(-4, 4)) if rng.random() > 0.1 else float("nan")
@@ -157,7 +160,7 @@ def test_the_tables_made_together_are_each_variables_own(seed, n_variables, defa
             variable = Variable("v", "numeric", copy.deepcopy(variables[int(rng.integers(0, len(variables)))].summary))
         variables.append(variable)
     # twins: equal summaries (equal tables), rebuilt together
-    variables += [_fed(("numeric", summaries.GKClass()), [1.0, 2.0], ["a", "b"]) for _ in range(3)]
+    variables += [_fed(("numeric", prototype), [1.0, 2.0], ["a", "b"]) for _ in range(3)]
     option = None if default is None else (default, rng.integers(0, 30, len(classes)).astype(float))
     together = _stacked_tables(variables, classes, option)
     for variable, table in zip(variables, together):
@@ -179,7 +182,7 @@ def test_the_tables_made_together_are_each_variables_own(seed, n_variables, defa
 
 
 def test_bincount_sums_the_rows_of_tables_as_their_sum_does():
-    """``Variable._gk_stack`` takes the column sums of many stacked tables with ``np.bincount``
+    """``Variable._stack`` takes the column sums of many stacked tables with ``np.bincount``
     (rows added in order from 0): the floats of each table's own ``counts.sum(axis=0)``, which
     NumPy adds row after row for a C-contiguous table of two or more columns."""
     rng = np.random.default_rng(0)

@@ -11,7 +11,6 @@ import importlib
 import inspect
 import json
 import math
-import numbers
 import operator
 import sys
 import types
@@ -21,6 +20,8 @@ import numpy as np
 from river import base
 
 from wnb_stream import WeightedNaiveBayes, summaries, weights
+
+from .._checks import is_real
 
 # ---------------------------------------------------------------------------------------------
 # The models the command and the benchmarks compare
@@ -77,7 +78,7 @@ class NumericOnly(base.Wrapper, base.Classifier):
         return {
             k: v
             for k, v in x.items()
-            if isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+            if is_real(v) and math.isfinite(v)
         }
 
     def learn_one(self, x, y) -> None:

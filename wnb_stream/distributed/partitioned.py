@@ -29,6 +29,7 @@ import os
 import time
 from typing import Any, Callable, Hashable, Iterable, Iterator
 
+from .._checks import integer
 from ..stream import checkpoints
 from ..stream.checkpoints import CoordinatorCheckpoint
 from ..stream.sources import Malformed
@@ -74,9 +75,7 @@ class IterableSource:
 
     def seek(self, position: int | None) -> None:
         position = 0 if position is None else position
-        if isinstance(position, bool) or not isinstance(position, int) or position < 0:
-            raise ValueError(f"position must be None or an integer >= 0, got {position!r}")
-        self._start = position
+        self._start = int(integer(position, "position", low=0, optional=True))
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         start = self._start
@@ -120,10 +119,8 @@ class Learner:
     """
 
     def __init__(self, partition: Hashable, source, batch_size: int = 256, keep_rows: int | None = None):
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
-        if keep_rows is not None and (isinstance(keep_rows, bool) or not isinstance(keep_rows, int) or keep_rows < 0):
-            raise ValueError(f"keep_rows must be None or an integer >= 0, got {keep_rows!r}")
+        integer(batch_size, "batch_size", low=1)
+        integer(keep_rows, "keep_rows", low=0, optional=True)
         self.keep_rows = keep_rows
         self.partition = partition
         self.source = source

@@ -24,14 +24,9 @@ import numpy as np
 
 from ..io.registry import Record, register
 from ..io.schema import Array, Fields, List, Schema
-from ..summaries.gk import GKClass
 from .variable import Variable
 
 __all__ = ["Registry"]
-
-#: Pending rows up to which a numeric summary is fed by a loop of ``update`` (cheaper than one
-#: ``update_coded`` call for a handful of rows; both give the same summary).
-FEW_ROWS = 8
 
 
 class Registry:
@@ -94,11 +89,12 @@ class Registry:
         """Give the numeric summaries of ``indices`` the history rows they have not seen yet.
 
         Variables that last took rows at the same point are fed together from one slice of the
-        history (from one pass over the entries of a sparse history): ``update_coded`` per
-        variable (a loop of ``update`` for a handful of rows). With ``settle`` (a rebuild, which
-        settles what it feeds), the ``GKClass`` summaries fed from a sparse history, a few values
-        each, also settle, together (``GKClass.take_settled``: the same summaries as settling
-        each after its feed; a dense history feeds a few summaries many values each).
+        history (from one pass over the entries of a sparse history): ``Summary.take_rows`` per
+        variable. With ``settle`` (a rebuild, which settles what it feeds), the summaries fed
+        from a sparse history, a few values each, also settle, those of each type together
+        (``Summary.take_many``, which a summary type may run for all of them at once: the same
+        summaries as settling each after its feed; a dense history feeds a few summaries many
+        values each).
         """
         if not len(indices):
             return
@@ -161,31 +157,25 @@ class Registry:
         self.synced[lagging] = stored
 
     def _take(self, k: int, values: np.ndarray, codes: np.ndarray, weights: np.ndarray, labels: tuple) -> None:
-        """Variable ``k``'s summary takes ``values`` of classes ``codes`` with ``weights`` (a loop
-        of ``update`` for a handful, else one ``update_coded``: the same summary); ``labels`` is
-        the classes' ``(labels, typed())``."""
-        summary = self.variables[k].summary
-        if len(values) <= FEW_ROWS:
-            names = labels[0]
-            for value, code, weight in zip(values.tolist(), codes.tolist(), weights.tolist()):
-                summary.update(float(value), names[code], float(weight))
-        else:
-            summary.update_coded(values, codes, labels[1], weights)
+        """Variable ``k``'s summary takes ``values`` of classes ``codes`` with ``weights``
+        (``Summary.take_rows``); ``labels`` is the classes' ``(labels, typed())``."""
+        self.variables[k].summary.take_rows(values, codes, labels, weights)
 
     def _take_settled(self, ks, starts, ends, values, codes, weights, labels: tuple) -> None:
         """Variable ``ks[i]``'s summary takes the entries ``starts[i]:ends[i]`` of ``values``,
-        ``codes`` and ``weights``, then settles (the ``GKClass`` ones together)."""
-        together, bounds = [], ([], [])
+        ``codes`` and ``weights``, then settles: the summaries of each type together, through
+        that type's ``take_many``."""
+        groups: dict = {}  # summary type → ([summary], [first entry], [end])
         for k, a, b in zip(ks.tolist(), starts.tolist(), ends.tolist()):
             summary = self.variables[k].summary
-            if summary.__class__ is GKClass:
-                together.append(summary)
-                bounds[0].append(a)
-                bounds[1].append(b)
-            else:
-                self._take(k, values[a:b], codes[a:b], weights[a:b], labels)
-        if together:
-            GKClass.take_settled(together, values, codes, labels, weights, *bounds)
+            group = groups.get(type(summary))
+            if group is None:
+                group = groups[type(summary)] = ([], [], [])
+            group[0].append(summary)
+            group[1].append(a)
+            group[2].append(b)
+        for kind, (members, firsts, lasts) in groups.items():
+            kind.take_many(members, values, codes, labels, weights, firsts, lasts)
 
     def make_room(self, m: int, history, classes) -> None:
         """Feed the numeric summaries that have not seen rows the next ``m`` stored rows overwrite."""

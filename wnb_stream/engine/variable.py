@@ -33,7 +33,6 @@ from ..modl.batch import discretize_many_flagged
 from ..modl.partition import MISSING, STAR
 from ..summaries import gaussian as gaussian_module
 from ..summaries.base import Summary
-from ..summaries.gk import GKClass
 from ..summaries.policy import feature_value
 from ..tables import Bins, Categories
 
@@ -147,37 +146,24 @@ class Variable:
         return self.log_prob is None or not self.log_prob.any()
 
     def _table(self, classes: tuple, default):
-        """The summary's table on the class axis ``classes``, with the default value's mass as a
-        point (``rebuild``)."""
-        if self.summary.__class__ is GKClass:  # the usual summary: one table made, not three
-            return self._gk_table(tuple(classes), default)
-        table = self.summary.table().aligned(classes)
+        """The summary's table on the class axis ``classes`` (``Summary.aligned_table``), with the
+        default value's mass as a point (``rebuild``)."""
+        table = self.summary.aligned_table(tuple(classes))
         if default is not None and self.kind == "numeric":
             value, class_counts = default
             held = (table.weights if self.density else table.counts.sum(axis=0)) + table.missing
             table = table.with_point(value, np.maximum(np.asarray(class_counts, dtype=float) - held, 0.0))
         return table
 
-    def _gk_table(self, classes: tuple, default) -> Bins:
-        """``_table`` of a ``GKClass`` summary from its arrays (``GKClass.aligned_arrays``,
-        ``Bins.point_arrays``): the same table, the same floats, without the two intermediate
-        tables and their copies, which cost more than the MODL search of a small table does."""
-        bounds, counts, missing = self.summary.aligned_arrays(classes)
-        if default is not None and self.kind == "numeric":
-            value, class_counts = default
-            point = np.maximum(np.asarray(class_counts, dtype=float) - (counts.sum(axis=0) + missing), 0.0)
-            if point.any():
-                bounds, counts = Bins.point_arrays(bounds, counts, value, point)
-        return Bins._assemble(bounds, counts, classes, missing)
-
     @staticmethod
-    def _gk_stack(variables: list, classes: tuple, default) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The tables of ``[variable._table(classes, default) for variable in variables]`` (variables
-        of ``GKClass`` summaries, ``classes`` two or more), stacked as ``GKClass.aligned_stack``
-        stacks them, with ``starts (T + 1,)`` their first rows: read-only ``bounds (R,)``, ``counts
-        (R, J)`` and ``missing (T, J)``, whose blocks are the tables.
+    def _stack(variables: list, classes: tuple, default) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The tables of ``[variable._table(classes, default) for variable in variables]`` (numeric
+        variables whose summaries are of one type and hand ``Bins``, ``classes`` two or more),
+        stacked as that type's ``Summary.stack_tables`` stacks them, with ``starts (T + 1,)``
+        their first rows: read-only ``bounds (R,)``, ``counts (R, J)`` and ``missing (T, J)``,
+        whose blocks are the tables.
 
-        The summaries' arrays are stacked, then the default value's point is found and inserted
+        The summaries' tables are stacked, then the default value's point is found and inserted
         for all the tables at once. The same floats: a table's column sums, which the point
         needs, are the sums of its rows in order from 0 (``np.bincount``'s, as NumPy's ``sum``
         along the rows of a C-contiguous table with two or more columns, tested); the point is
@@ -187,7 +173,8 @@ class Variable:
         stream; one at a time, ``_table`` cost more than their MODL searches.
         """
         J = len(classes)
-        bounds, counts, missing, lengths = GKClass.aligned_stack([variable.summary for variable in variables], classes)
+        summaries = [variable.summary for variable in variables]
+        bounds, counts, missing, lengths = type(summaries[0]).stack_tables(summaries, classes)
         T = len(lengths)
         starts = np.zeros(T + 1, dtype=np.intp)
         np.cumsum(lengths, out=starts[1:])
@@ -225,14 +212,15 @@ class Variable:
         """``(len(variables),)`` bool: True where a rebuild with these arguments is proven to give
         the null model again, so that it may be skipped (``docs/algorithms/prediction.md#rebuild-schedule``).
 
-        Only numeric ``GKClass`` variables whose level 2 is the null model (one part) on
+        Only numeric variables whose summary type allows it (``Summary.skip_null_rebuilds``,
+        ``GKClass``'s) and whose level 2 is the null model (one part) on
         ``n_classes`` classes, or not built yet, qualify, in a model whose absent features hold a
         number (``default`` = ``(value, class_counts)``): their table is the default value's point
         and the weight the summary holds, and ``modl.null_proven`` bounds every split of such a
         table. A skipped variable's level 2 scores every value 0 for every class, as the null
         model does; its partition (if any) keeps the counts and costs of its last rebuild, and a
         variable never rebuilt has none (it costs no lookup rows). Its summary takes its buffered
-        values as a rebuild's table would (``GKClass.settle``), so the summaries do not depend on
+        values as a rebuild's table would (``Summary.settle``), so the summaries do not depend on
         which rebuilds were skipped.
         """
         proven = np.zeros(len(variables), dtype=bool)
@@ -241,7 +229,7 @@ class Variable:
         candidates = [
             t
             for t, v in enumerate(variables)
-            if v.summary.__class__ is GKClass
+            if v.summary.skip_null_rebuilds
             and v.kind == "numeric"
             and (v.model is None or (v.n_parts == 1 and v.log_prob.shape[1] == n_classes))
         ]
@@ -297,9 +285,11 @@ class Variable:
         hundred distinct tables.
         """
         classes = tuple(classes)
-        stacked = []  # (a default value that is not a number sorts apart: ``_table`` alone places it)
-        if len(classes) > 1 and (default is None or math.isfinite(default[0])):
-            stacked = [v for v in variables if v.summary.__class__ is GKClass and v.kind == "numeric"]
+        stacked: dict = {}  # summary type → its numeric variables (binned: not a density)
+        if len(classes) > 1 and (default is None or math.isfinite(default[0])):  # (a default value
+            for v in variables:  # that is not a number sorts apart: ``_table`` alone places it)
+                if v.kind == "numeric" and not v.density:
+                    stacked.setdefault(type(v.summary), []).append(v)
         together, tables, index = [], [], {}  # variables of each distinct table, the tables, table → its place
 
         def join(variable, bounds, counts, missing, classes_, make) -> None:
@@ -311,12 +301,16 @@ class Variable:
             else:
                 together[i].append(variable)
 
-        if len(stacked) > 1:  # their tables, stacked: only the distinct ones are made
-            bounds, counts, missing, starts = Variable._gk_stack(stacked, classes, default)
-            for t, (variable, lo, hi) in enumerate(zip(stacked, starts[:-1].tolist(), starts[1:].tolist())):
+        done = set()
+        for group in stacked.values():  # their tables, stacked: only the distinct ones are made
+            if len(group) < 2:
+                continue
+            bounds, counts, missing, starts = Variable._stack(group, classes, default)
+            for t, (variable, lo, hi) in enumerate(zip(group, starts[:-1].tolist(), starts[1:].tolist())):
                 part = (bounds[lo:hi], counts[lo:hi], missing[t])
                 join(variable, *part, classes, lambda part=part: Bins._assemble(part[0], part[1], classes, part[2]))
-            done = set(map(id, stacked))
+            done |= set(map(id, group))
+        if done:
             variables = [variable for variable in variables if id(variable) not in done]
         for variable in variables:
             if variable.kind == "numeric" and not variable.density:

@@ -66,6 +66,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._checks import integer
 from .errors import LegacyFormatError, ModelFileError
 from .registry import from_record, to_record
 from .values import decode_array, encode_array
@@ -405,9 +406,7 @@ def _stored_checksum_matches(text: bytes) -> bool:
 def _check_max_size(max_size: int | None) -> int:
     if max_size is None:
         return MAX_SIZE
-    if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
-        raise ValueError(f"max_size must be None or an integer >= 1 (bytes), got {max_size!r}")
-    return max_size
+    return int(integer(max_size, "max_size", low=1, optional=True, unit=" (bytes)"))
 
 
 def _gunzip(data: bytes, limit: int) -> bytearray:

@@ -43,6 +43,7 @@ from typing import Any, Callable, NoReturn
 
 import numpy as np
 
+from .._checks import is_integer, is_real
 from ..tables import MAX_KEY_DEPTH, key_depth
 from . import values
 from .errors import ModelFileError, join, where
@@ -165,7 +166,7 @@ class Int(Kind):
     doc: str = ""
 
     def dump(self, value, path):
-        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        if not is_integer(value):
             raise TypeError(f"{where(path)}: expected an int, got {type(value).__name__}")
         return int(value)
 
@@ -199,7 +200,7 @@ class Float(Kind):
     doc: str = ""
 
     def dump(self, value, path):
-        if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        if not is_real(value) or not isinstance(value, int | float | np.integer | np.floating):
             raise TypeError(f"{where(path)}: expected a number, got {type(value).__name__}")
         return values.encode(value.item() if isinstance(value, np.generic) else value, path)
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
+from .._checks import real
 from .costs import data_costs
 from .partition import COST_TOLERANCE, METHODS
 
@@ -27,13 +27,7 @@ def check_options(criterion: str, criteria: tuple, method: str, selection_cost) 
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if type(selection_cost) is float and 0.0 <= selection_cost < math.inf:
         return  # the usual argument (a finite float ≥ 0) without the slower checks below
-    if (
-        isinstance(selection_cost, bool)
-        or not isinstance(selection_cost, numbers.Real)
-        or not math.isfinite(selection_cost)
-        or selection_cost < 0
-    ):
-        raise ValueError(f"selection_cost must be a finite number >= 0, got {selection_cost!r}")
+    real(selection_cost, "selection_cost", low=0, finite=True, what="a finite number")
 
 
 def observed_columns(counts: np.ndarray) -> np.ndarray:

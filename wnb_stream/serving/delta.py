@@ -15,6 +15,7 @@ import pickle
 
 import numpy as np
 
+from .._checks import integer
 from ..summaries.policy import excerpt as _excerpt
 from ..summaries.policy import feature_value
 
@@ -118,8 +119,7 @@ class Delta:
         """Keep only the ``rows`` most recent raw rows (after ``flush``, so that no summary loses
         a row). A round's window shares ``history_size`` rows among the partitions' deltas, so a
         learner of one of P partitions ships at most ⌈N / P⌉ rows (``partitioned.Learner``)."""
-        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 0:
-            raise ValueError(f"rows must be an integer >= 0, got {rows!r}")
+        rows = int(integer(rows, "rows", low=0))
         self.flush()
         self._engine.history.keep_recent(rows)
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import numbers
 from typing import Any, Iterator
 
 from .. import io
+from .._checks import integer
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -41,8 +41,7 @@ class DeadLetters:
     """
 
     def __init__(self, capacity: int = 1000):
-        if isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral) or capacity < 0:
-            raise ValueError(f"dead_letter_capacity must be an integer >= 0, got {capacity!r}")
+        integer(capacity, "dead_letter_capacity", low=0)
         self.capacity = int(capacity)
         self._letters: collections.deque[DeadLetter] = collections.deque()
         self.total = 0

@@ -7,13 +7,12 @@ from __future__ import annotations
 import collections
 import dataclasses
 import json
-import math
-import numbers
 from typing import Any, Hashable
 
 import numpy as np
 
 from .. import io
+from .._checks import integer, real
 from ..io.errors import ModelFileError, join, where
 from ..io.values import describe
 
@@ -66,12 +65,8 @@ class PendingTable:
     """
 
     def __init__(self, capacity: int = 100_000, ttl: float | None = None):
-        if isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral) or capacity < 1:
-            raise ValueError(f"capacity must be an integer >= 1, got {capacity!r}")
-        if ttl is not None and (
-            isinstance(ttl, bool) or not isinstance(ttl, numbers.Real) or not (ttl > 0) or math.isinf(ttl)
-        ):
-            raise ValueError(f"ttl must be None or a finite number of seconds > 0, got {ttl!r}")
+        integer(capacity, "capacity", low=1)
+        real(ttl, "ttl", above=0, finite=True, optional=True, what="a finite number of seconds")
         self.capacity = int(capacity)
         self.ttl = None if ttl is None else float(ttl)
         self._entries: collections.OrderedDict[Hashable, PendingEntry] = collections.OrderedDict()

@@ -75,12 +75,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 import os
 import time
 from typing import Any, Callable
 
 from .. import io
+from .._checks import integer, is_real, real
 from ..summaries.policy import excerpt as _excerpt
 from . import checkpoints
 from .checkpoints import StreamCheckpoint
@@ -129,7 +129,7 @@ def _plain(value):
 
 def _time(key, now) -> float:
     """A message's ``time`` as a finite float; ``ValueError`` for anything else."""
-    if isinstance(now, bool) or not isinstance(now, numbers.Real):
+    if not is_real(now):
         raise ValueError(f"message {key!r}: 'time' must be a finite number, got a {type(now).__name__}")
     try:
         value = float(now)
@@ -238,16 +238,8 @@ class StreamRunner:
         self.on_prediction = on_prediction
         self.errors = errors
         self.resume = resume
-        if checkpoint_every is not None and (
-            isinstance(checkpoint_every, bool) or not isinstance(checkpoint_every, numbers.Integral) or checkpoint_every < 1
-        ):
-            raise ValueError(f"checkpoint_every must be None or an integer >= 1, got {checkpoint_every!r}")
-        if checkpoint_interval is not None and (
-            isinstance(checkpoint_interval, bool)
-            or not isinstance(checkpoint_interval, numbers.Real)
-            or not checkpoint_interval > 0
-        ):
-            raise ValueError(f"checkpoint_interval must be None or a number of seconds > 0, got {checkpoint_interval!r}")
+        integer(checkpoint_every, "checkpoint_every", low=1, optional=True)
+        real(checkpoint_interval, "checkpoint_interval", above=0, optional=True, what="a number of seconds")
         if errors not in ("count", "raise"):
             raise ValueError(f"errors must be 'count' or 'raise', got {errors!r}")
         self.pending = PendingTable(capacity, ttl)  # validates capacity and ttl

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import numbers
 import os
 import typing
 from typing import Any, Iterator
 
+from .._checks import integer
 from ..summaries.policy import excerpt as _excerpt
 
 #: Longest line (or stream entry) a source decodes by default, in bytes: longer ones are handed on
@@ -20,9 +20,7 @@ MAX_LINE_BYTES = 1 << 20
 
 
 def check_max_line_bytes(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"max_line_bytes must be an integer >= 1 (bytes), got {value!r}")
-    return int(value)
+    return int(integer(value, "max_line_bytes", low=1, unit=" (bytes)"))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -57,8 +55,7 @@ class Limits:
     def __post_init__(self):
         for field in ("features", "string", "name"):
             value = getattr(self, field)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"Limits.{field} must be an integer >= 1, got {value!r}")
+            integer(value, f"Limits.{field}", low=1)
 
     def check(self, key, x, y=None, has_y: bool = False) -> None:
         """``ValueError`` naming the first field of a message beyond a limit. O(features)."""
@@ -123,8 +120,7 @@ class ListSource:
         """Start the next iteration after ``position`` messages (None: from the first). O(1)."""
         if position is None:
             position = 0
-        if isinstance(position, bool) or not isinstance(position, numbers.Integral):
-            raise ValueError(f"position must be None or an integer, got {position!r}")
+        integer(position, "position", optional=True)
         if not 0 <= position <= len(self.messages):
             raise ValueError(f"position must be in [0, {len(self.messages)}], got {position}")
         self._next = int(position)
@@ -177,8 +173,7 @@ class JSONLinesSource:
         """Start the next iteration at byte ``position`` (None: the start of the file). O(1)."""
         if position is None:
             position = 0
-        if isinstance(position, bool) or not isinstance(position, numbers.Integral) or position < 0:
-            raise ValueError(f"position must be None or a byte offset >= 0, got {position!r}")
+        integer(position, "position", low=0, optional=True, what="a byte offset")
         self._offset = int(position)
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:

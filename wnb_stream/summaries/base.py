@@ -22,6 +22,12 @@ A summary keeps, for one variable, class counts in bounded memory and offers one
   ``ModelFileError``; ``_check()`` asserts it empty;
 - its saved record (``docs/saved-model.md``), registered in its module: ``record_state()`` and
   ``from_record(fields)``, on the schema helpers of ``wnb_stream.io``.
+- the batch verbs the engine calls on the type of each group of summaries, so that it never
+  names a concrete class: ``take_rows`` (rows as a model's history holds them), ``settle``,
+  ``n_atoms``, ``aligned_table``, and the classmethods ``take_many(summaries, …)`` (feed and
+  settle many) and ``stack_tables(summaries, classes)`` (their tables stacked). The defaults
+  loop over single summaries and give what that loop gives; ``GKClass`` overrides them with
+  compiled kernels that give the same floats, and its subclasses inherit them.
 
 Classes may appear at any time: each summary keeps its class labels in order of first appearance
 (``classes``), and every count array grows a zero column when a class is registered. Tables
@@ -92,10 +98,14 @@ from river import base
 
 from ..io.registry import register
 from ..io.schema import Keys, Schema
-from ..tables import ClassIndex
+from ..tables import Bins, ClassIndex
 from .policy import check_codes
 
-__all__ = ["Summary", "decayed"]
+__all__ = ["FEW_ROWS", "Summary", "decayed"]
+
+#: Rows up to which ``Summary.take_rows`` feeds a summary by a loop of ``update`` (cheaper than
+#: one ``update_coded`` call for a handful of rows; both give the summary ``update_many`` does).
+FEW_ROWS = 8
 
 
 class Summary(base.Base, abc.ABC):
@@ -183,6 +193,90 @@ class Summary(base.Base, abc.ABC):
     @abc.abstractmethod
     def memory_usage(self) -> int:
         """Bytes held (an estimate)."""
+
+    # -- batch verbs: what the engine asks of many summaries at once ---------------------------
+    #
+    # The engine groups summaries by ``type(summary)`` and calls that type's verb, never naming a
+    # concrete class. The defaults below loop over single summaries; a subclass with a faster way
+    # for many summaries at once (``GKClass``: compiled kernels) overrides them, with the same
+    # results (its docstrings state how closely).
+
+    #: Whether a rebuild of this summary's variable that is proven to give the null model again
+    #: may be skipped (``Variable.null_proven``); such a summary answers ``settle`` and
+    #: ``n_atoms`` without building its table. Off by default: a skipped rebuild keeps the costs
+    #: of the last one, so turning it on changes the level-2 costs a model reports.
+    skip_null_rebuilds: bool = False
+
+    def take_rows(self, values, codes, labels: tuple, weights) -> None:
+        """Take rows as a model's history holds them: ``values (m,)`` float64 (NaN: missing), class
+        ``codes (m,)`` into ``labels``, ``weights (m,)`` float64 (finite, ≥ 0).
+
+        ``labels`` is the pair ``(names, typed)``: the class labels as a tuple and as an array
+        (``Classes.typed()``). Up to ``FEW_ROWS`` rows go through a loop of ``update`` (cheaper than
+        one batch call for a handful), more through one ``update_coded``: the summary
+        ``update_many`` leaves (the module docstring states how closely that is a loop of
+        ``update`` for each summary). Cost: that of ``update`` or ``update_coded``.
+        """
+        if len(values) <= FEW_ROWS:
+            names = labels[0]
+            for value, code, weight in zip(values.tolist(), codes.tolist(), weights.tolist()):
+                self.update(float(value), names[code], float(weight))
+        else:
+            self.update_coded(values, codes, labels[1], weights)
+
+    def settle(self) -> float:
+        """Bring pending input into the state a table is read from (as ``table()`` would), then
+        return ``n``. The default has nothing pending: it returns ``n``. Cost O(1) plus ``n``'s."""
+        return self.n
+
+    def n_atoms(self) -> int:
+        """The atoms level 2 would see in ``table()`` (a ``Bins`` summary's): its non-empty bins,
+        and one for missing values if there are any. Cost: that of ``table()``."""
+        table = self.table()
+        if not isinstance(table, Bins):
+            raise TypeError(f"n_atoms counts the bins of a Bins table; {type(self).__name__} hands {type(table).__name__}")
+        return int(np.count_nonzero(table.counts.sum(axis=1))) + bool(table.missing.any())
+
+    def aligned_table(self, classes: tuple):
+        """``table().aligned(classes)``: the table with its class axis in the order ``classes``.
+
+        The same value, float for float; a subclass may make it without the intermediate table.
+        Cost: that of ``table()`` plus O(size·J) when the class order differs."""
+        return self.table().aligned(classes)
+
+    @classmethod
+    def take_many(cls, summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
+        """Each summary ``t`` of ``summaries`` (distinct, of this type) takes the rows
+        ``starts[t]:ends[t]`` of ``values``, ``codes`` and ``weights`` (``take_rows``' arguments)
+        and settles (``settle``); what a rebuild asks of the summaries it feeds.
+
+        The default is exactly that loop, so each summary ends as it would alone. Cost: the
+        loop's; ``GKClass`` merges the new values of all its summaries in one compiled call.
+        """
+        for summary, a, b in zip(summaries, starts, ends):
+            summary.take_rows(values[a:b], codes[a:b], labels, weights[a:b])
+            summary.settle()
+
+    @classmethod
+    def stack_tables(cls, summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The ``Bins`` tables ``[s.aligned_table(classes) for s in summaries]`` stacked, as fresh
+        arrays: ``bounds (R,)`` and ``counts (R, J)`` (the tables' rows one after the other),
+        ``missing (T, J)`` and ``lengths (T,)`` (the rows of each table).
+
+        The default makes each table and concatenates their arrays: the same floats, moved, not
+        computed. ``TypeError`` for a summary whose table is not ``Bins``. Cost O(R·J) plus the
+        tables'; ``GKClass`` stacks its tuple arrays with a few NumPy calls per class order.
+        """
+        J = len(classes)
+        tables = [summary.aligned_table(classes) for summary in summaries]
+        for table in tables:
+            if not isinstance(table, Bins):
+                raise TypeError(f"stack_tables stacks Bins tables; {cls.__name__} hands {type(table).__name__}")
+        lengths = np.array([len(table.upper_bounds) for table in tables], dtype=np.intp)
+        bounds = np.concatenate([table.upper_bounds for table in tables] + [np.zeros(0)])
+        counts = np.concatenate([table.counts.reshape(len(table.upper_bounds), J) for table in tables] + [np.zeros((0, J))])
+        missing = np.array([table.missing for table in tables], dtype=float).reshape(len(tables), J)
+        return bounds, counts, missing, lengths
 
     @abc.abstractmethod
     def problems(self) -> list[str]:

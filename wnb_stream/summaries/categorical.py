@@ -13,11 +13,11 @@ number of distinct values.
 from __future__ import annotations
 
 import math
-import numbers
 import sys
 
 import numpy as np
 
+from .._checks import integer, real
 from ..io.registry import Record, register
 from ..io.schema import Array, Fields, Float, Int, Keys, Optional, Schema, Struct
 from ..tables import Categories, ClassIndex
@@ -117,14 +117,10 @@ class Categorical(Summary):
     def __init__(
         self, max_values: int = 1000, top_k: int = 100, epsilon: float = 0.001, delta: float = 0.01, seed: int = 0
     ):
-        if isinstance(max_values, bool) or not isinstance(max_values, numbers.Integral) or max_values < 1:
-            raise ValueError(f"max_values must be an integer >= 1, got {max_values!r}")
-        if isinstance(top_k, bool) or not isinstance(top_k, numbers.Integral) or top_k < 1:
-            raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
-        if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not 0 < epsilon < 1:
-            raise ValueError(f"epsilon must be in (0, 1), got {epsilon!r}")
-        if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 < delta < 1:
-            raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+        integer(max_values, "max_values", low=1)
+        integer(top_k, "top_k", low=1)
+        real(epsilon, "epsilon", above=0, below=1)
+        real(delta, "delta", above=0, below=1)
         check_seed(seed)
         self.max_values = max_values
         self.top_k = top_k

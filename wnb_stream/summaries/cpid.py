@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import copy
 import math
-import numbers
 import operator
 import sys
 from bisect import bisect_left
 
 import numpy as np
 
+from .._checks import integer, real
 from ..io.registry import register
 from ..io.schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str
 from ..tables import Bins, ClassIndex
@@ -136,16 +136,10 @@ class CPiD(Summary):
         min_width: float = 1e-9,
         tail_split: str = "halfway",
     ):
-        if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 4:
-            raise ValueError(f"n_bins must be an integer >= 4, got {n_bins!r}")
-        if alpha is not None and (
-            isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1
-        ):
-            raise ValueError(f"alpha must be None or in (0, 1), got {alpha!r}")
-        if isinstance(warm_up, bool) or not isinstance(warm_up, numbers.Integral) or warm_up < 1:
-            raise ValueError(f"warm_up must be an integer >= 1, got {warm_up!r}")
-        if isinstance(min_width, bool) or not isinstance(min_width, numbers.Real) or not 0 <= min_width < 1:
-            raise ValueError(f"min_width must be in [0, 1), got {min_width!r}")
+        integer(n_bins, "n_bins", low=4)
+        real(alpha, "alpha", above=0, below=1, optional=True)
+        integer(warm_up, "warm_up", low=1)
+        real(min_width, "min_width", low=0, below=1)
         if tail_split not in ("step", "halfway"):
             raise ValueError(f"tail_split must be 'step' or 'halfway', got {tail_split!r}")
         self.n_bins = n_bins

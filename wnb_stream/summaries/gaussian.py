@@ -17,11 +17,11 @@ Input is validated by the summaries' input policy (``policy``).
 from __future__ import annotations
 
 import math
-import numbers
 import sys
 
 import numpy as np
 
+from .._checks import integer
 from ..io.registry import register
 from ..io.schema import Array, Fields, Schema
 from ..tables import Bins, ClassIndex, Moments
@@ -652,8 +652,7 @@ def virtual_bins(
     >>> bins.counts.round(1).tolist()
     [[50.0, 0.0], [47.7, 2.3], [2.3, 47.7], [0.0, 50.0]]
     """
-    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
-        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
+    integer(n_bins, "n_bins", low=1)
     n_classes = len(moments.classes)
     weights_ = moments.weights
     total = float(weights_.sum())

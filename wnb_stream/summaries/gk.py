@@ -57,11 +57,11 @@ from __future__ import annotations
 import array
 import copy
 import math
-import numbers
 import sys
 
 import numpy as np
 
+from .._checks import integer, real
 from ..io.registry import register
 from ..io.schema import Array, Fields, Float, Int, Optional, Schema
 from ..tables import Bins, ClassIndex
@@ -88,10 +88,6 @@ _INF = math.inf
 DEFAULT_EPSILON = 0.005
 #: Default number of buffered values between two flushes (see the design note).
 DEFAULT_BUFFER_SIZE = 1000
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,6 +158,7 @@ class GKClass(Summary):
     """
 
     kind = "numeric"
+    skip_null_rebuilds = True  # (settle and n_atoms read the tuples, not a table)
 
     def __init__(
         self,
@@ -175,14 +172,10 @@ class GKClass(Summary):
         if len(given) > 1:
             raise ValueError(f"give at most one of epsilon, quantiles and max_tuples, got {', '.join(given)}")
         if epsilon is not None:
-            if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not 0.0 < epsilon < 0.5:
-                raise ValueError(f"epsilon must be in (0, 0.5), got {epsilon!r}")
-        if quantiles is not None and (not _is_int(quantiles) or quantiles < 2):
-            raise ValueError(f"quantiles must be an integer >= 2, got {quantiles!r}")
-        if max_tuples is not None and (not _is_int(max_tuples) or max_tuples < 3):
-            raise ValueError(f"max_tuples must be an integer >= 3, got {max_tuples!r}")
-        if buffer_size is not None and (not _is_int(buffer_size) or buffer_size < 1):
-            raise ValueError(f"buffer_size must be an integer >= 1, got {buffer_size!r}")
+            real(epsilon, "epsilon", above=0, below=0.5)
+        for name, value, low in (("quantiles", quantiles, 2), ("max_tuples", max_tuples, 3), ("buffer_size", buffer_size, 1)):
+            if value is not None:
+                integer(value, name, low=low)
         self.epsilon = epsilon
         self.quantiles = quantiles
         self.max_tuples = max_tuples
@@ -475,46 +468,42 @@ class GKClass(Summary):
     def settle(self) -> float:
         """Take the buffered values and give every registered class its column, as reading the
         table does (only where there is work: a rebuild settles thousands of summaries); then the
-        weight held, missing values included (``n``; ``Variable.null_proven``)."""
+        weight held, missing values included (``n``; ``Summary.settle``)."""
         if self._buffer_values:
             self._flush()
         if self._counts.shape[1] < len(self._classes) or len(self._missing) < len(self._classes):
             self._grow()
         return self._weight + sum(self._missing.tolist())  # (a few floats: cheaper than NumPy's sum)
 
-    @staticmethod
-    def take_settled(summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
-        """Each summary ``t`` takes ``values[starts[t]:ends[t]]`` of classes ``codes`` (into the
-        labels) with ``weights``, then settles: ``update_coded(…)`` then ``settle()``, bit for bit.
+    @classmethod
+    def take_many(cls, summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
+        """``Summary.take_many``, bit for bit: ``update_coded(…)`` (a ``GKClass``'s ``take_rows``)
+        then ``settle()`` for each summary.
 
-        ``values``, ``weights (M,)`` float64 (NaN: missing; weights finite and ≥ 0) and ``codes (M,)``
-        as a model's history holds them, ``labels`` the classes' ``(labels, typed())``; the summaries
-        are distinct. A rebuild settles what it feeds (``Registry.feed``): the summaries with an
-        empty buffer whose new values fit in one block absorb them in one compiled call for all of
-        them (``_gk_kernels.absorb_many``) instead of a buffer, a flush and a kernel call each; the
-        others (a buffer, a block to split, or a fixed budget of tuples) take the usual path.
+        The summaries with an empty buffer whose new values fit in one block absorb them in one
+        compiled call for all of them (``_gk_kernels.absorb_many``) instead of a buffer, a flush
+        and a kernel call each; the others (a buffer, a block to split, or a fixed budget of
+        tuples) take the usual path.
         """
-        gk_batch.take_settled(summaries, values, codes, labels, weights, starts, ends)
+        gk_batch.take_many(summaries, values, codes, labels, weights, starts, ends)
 
     def n_atoms(self) -> int:
         """The non-empty bins of the table (tuples whose class counts are not all 0: a long decay
         can take a tuple's counts to 0), and one for missing values if there are any."""
         return int(np.count_nonzero(self._counts.sum(axis=1))) + bool(self._missing.any())
 
-    @staticmethod
-    def aligned_stack(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The arrays of ``[s.table().aligned(classes) for s in summaries]`` stacked: ``bounds (R,)``,
-        ``counts (R, J)`` (the tables' rows one after the other), ``missing (T, J)`` and
-        ``lengths (T,)``, fresh arrays holding the same floats (``aligned`` moves columns, a copy
-        moves nothing), made with a few NumPy calls per class order instead of a few per summary
-        (``Variable.rebuild_many``)."""
-        return gk_batch.aligned_stack(summaries, classes)
+    @classmethod
+    def stack_tables(cls, summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``Summary.stack_tables``, the same floats, made with a few NumPy calls per class order
+        instead of a few per summary (``Variable.rebuild_many``); each summary settles."""
+        return gk_batch.stack_tables(summaries, classes)
 
-    def aligned_arrays(self, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Fresh ``(upper_bounds, counts, missing)`` arrays of ``table().aligned(classes)``, without
-        making the tables (``Variable.rebuild_many``: a rebuild of thousands of variables at once).
-        The same floats: copies of the tuples' arrays, or their columns moved as ``aligned`` does."""
-        return gk_batch.aligned_arrays(self, classes)
+    def aligned_table(self, classes: tuple) -> Bins:
+        """``table().aligned(classes)`` made from copies of the tuples' arrays (their columns moved
+        as ``aligned`` moves them), without the intermediate table: the same floats."""
+        classes = tuple(classes)
+        bounds, counts, missing = gk_batch.aligned_arrays(self, classes)
+        return Bins._assemble(bounds, counts, classes, missing)
 
     def quantile(self, phi: float) -> float:
         """A value whose rank range is within ``εn`` of ``φ·n`` (Greenwald & Khanna 2001). Cost O(s).
@@ -522,8 +511,7 @@ class GKClass(Summary):
         ``n`` is the weight of the non-missing values; an observation of weight ``w`` covers the
         ranks ``(r − w, r]``. Returns NaN when no value has been seen.
         """
-        if isinstance(phi, bool) or not isinstance(phi, numbers.Real) or not 0.0 <= phi <= 1.0:
-            raise ValueError(f"phi must be in [0, 1], got {phi!r}")
+        real(phi, "phi", low=0, high=1)
         self._flush()
         if not len(self._values):
             return math.nan

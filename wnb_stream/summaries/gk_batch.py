@@ -1,6 +1,6 @@
 """The batch verbs of ``GKClass`` over many summaries at once (a rebuild's: ``Registry.feed``,
 ``Variable.rebuild_many``), and a batch's way through the buffer (``update_many``): the bodies
-of ``GKClass.take_settled``, ``GKClass.aligned_stack``, ``GKClass.aligned_arrays`` and
+of ``GKClass.take_many``, ``GKClass.stack_tables``, ``GKClass.aligned_table`` and
 ``GKClass._push`` (whose docstrings state what they do). They read and write the summaries' tuple arrays as
 ``GKClass``'s own methods do: this module is part of the summary, as ``_gk_kernels`` is."""
 
@@ -12,8 +12,8 @@ from ..tables import _align_columns, _same_order
 from . import _gk_kernels
 
 
-def take_settled(summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
-    """``GKClass.take_settled``."""
+def take_many(summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
+    """``GKClass.take_many``."""
     names, typed = labels
     J = len(names)
     finite = np.isfinite(values)
@@ -82,8 +82,8 @@ def take_settled(summaries: list, values, codes, labels: tuple, weights, starts:
             summary._at_value, summary._counts, summary._weight = at_value[a:b].copy(), counts[a:b].copy(), w
 
 
-def aligned_stack(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``GKClass.aligned_stack``."""
+def stack_tables(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``GKClass.stack_tables``."""
     T, J = len(summaries), len(classes)
     values, sizes = [], []
     orders: dict = {}  # class order of the summaries → their positions
@@ -114,7 +114,7 @@ def aligned_stack(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarr
 
 
 def aligned_arrays(summary, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``GKClass.aligned_arrays``."""
+    """The arrays of ``GKClass.aligned_table``: fresh ``(upper_bounds, counts, missing)``."""
     summary._flush()
     summary._grow()
     values = np.array(summary._values, dtype=float)

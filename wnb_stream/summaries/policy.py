@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import is_real, real
 from ..tables import MAX_KEY_DEPTH, ClassIndex, _python_scalar, key_depth
 
 __all__ = [
@@ -129,7 +130,7 @@ def real_value(x: Any) -> float:
     """
     if x is None or is_pandas_missing(x):
         return math.nan
-    if isinstance(x, numbers.Real) and not isinstance(x, bool):  # np.bool_ is not a numbers.Real
+    if is_real(x):  # (not a bool; np.bool_ is not a numbers.Real)
         try:
             value = float(x)
         except OverflowError:  # an int (or a Fraction) beyond the float range
@@ -383,7 +384,7 @@ def check_codes(codes: Any, n_labels: int) -> np.ndarray:
 
 def check_weight(w: Any) -> float:
     """One sample weight as a float: a finite real number ≥ 0, else ``ValueError`` naming ``w``."""
-    if isinstance(w, bool) or not isinstance(w, numbers.Real):
+    if not is_real(w):
         raise ValueError(f"sample weight w must be a finite number >= 0, got {w!r}")
     try:
         value = float(w)
@@ -397,9 +398,7 @@ def check_weight(w: Any) -> float:
 def check_factor(factor: Any) -> float:
     """A decay factor as a float: a real number in (0, 1], else ``ValueError`` naming ``factor``."""
     # compared before the conversion: an int beyond the float range is refused, not an OverflowError
-    if isinstance(factor, bool) or not isinstance(factor, numbers.Real) or not 0 < factor <= 1:
-        raise ValueError(f"decay factor must be a real number in (0, 1], got {factor!r}")
-    return float(factor)
+    return float(real(factor, "decay factor", above=0, high=1, what="a real number"))
 
 
 def fast_weight(w: Any) -> float:
@@ -423,7 +422,7 @@ def as_weights(weights: Any, m: int) -> np.ndarray:
     if kind == "O":
         if not set(map(type, array)) <= _PLAIN_WEIGHTS:
             for w in array.tolist():
-                if isinstance(w, bool | np.bool_) or not isinstance(w, numbers.Real):
+                if not is_real(w):
                     raise ValueError(f"weights (sample weights w) must be finite numbers >= 0, got {w!r}")
     elif kind not in "iuf":
         raise ValueError(f"weights (sample weights w) must be finite numbers >= 0, got an array of dtype {array.dtype}")

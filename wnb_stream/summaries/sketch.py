@@ -31,6 +31,7 @@ from typing import Any, Hashable
 
 import numpy as np
 
+from .._checks import integer
 from ..io.registry import register
 from ..io.schema import Array, Fields, Int, Keys, Schema
 from .base import SMALLEST_WEIGHT, all_close, padded
@@ -97,9 +98,7 @@ def _seed_key(seed: int) -> bytes:
 
 def check_seed(seed: Any) -> int:
     """Validate a hash seed: an integer in [0, 2^64)."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 1 << 64:
-        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
-    return int(seed)
+    return int(integer(seed, "seed", low=0, below=1 << 64, bounds="in [0, 2**64)"))
 
 
 class CountMinSketch:
@@ -132,10 +131,8 @@ class CountMinSketch:
     __slots__ = ("width", "depth", "seed", "_key", "_digests", "_offsets", "_widths", "_cells", "_table")
 
     def __init__(self, width: int, depth: int, seed: int = 0, n_classes: int = 0):
-        if isinstance(width, bool) or not isinstance(width, numbers.Integral) or not 1 <= width <= _MAX_WIDTH:
-            raise ValueError(f"width must be an integer in [1, 2**32], got {width!r}")
-        if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
-            raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
+        integer(width, "width", low=1, high=_MAX_WIDTH, bounds="in [1, 2**32]")
+        integer(depth, "depth", low=1)
         self.width = int(width)
         self.depth = int(depth)
         self.seed = check_seed(seed)
@@ -363,8 +360,7 @@ class SpaceSaving:
     __slots__ = ("capacity", "_slots", "_heap", "_sequence")
 
     def __init__(self, capacity: int):
-        if isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral) or capacity < 1:
-            raise ValueError(f"capacity must be an integer >= 1, got {capacity!r}")
+        integer(capacity, "capacity", low=1)
         self.capacity = int(capacity)
         self._slots: dict = {}
         self._heap: list = []  # (count when pushed, sequence number, value), one per slot

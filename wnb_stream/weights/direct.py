@@ -41,6 +41,7 @@ import math
 
 import numpy as np
 
+from .._checks import integer
 from ..io.registry import register
 from ..io.schema import Float, Int, Schema
 from .base import Batch
@@ -202,9 +203,8 @@ class Direct(WarmSearch):
         refine=None,
     ):
         super().__init__(batch_size, max_variables, refine)
-        for name, value in (("n_starts", n_starts), ("max_iterations", max_iterations)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        integer(n_starts, "n_starts", low=1)
+        integer(max_iterations, "max_iterations", low=1)
         if not penalty >= 0:
             raise ValueError(f"penalty must be >= 0, got {penalty}")
         if not 0.0 < sigma < 0.5:

@@ -39,6 +39,7 @@ import dataclasses
 
 import numpy as np
 
+from .._checks import integer
 from ..io.registry import register
 from ..io.schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str, Struct
 from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights, sized_from_record
@@ -183,8 +184,7 @@ class PGDMB(VectorWeights):
 
     def _validate(self) -> None:
         def integer_at_least(name: str, value, low: int) -> None:
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+            integer(value, name, low=low)
 
         integer_at_least("batch_size", self.batch_size, 1)
         integer_at_least("tolerance", self.tolerance, 1)

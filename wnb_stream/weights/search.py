@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import integer
 from ..io.generators import GENERATOR, generator_from_state, generator_state
 from ..io.registry import Record
 from ..io.schema import Array, Bool, Fields, Int, Optional, Struct
@@ -285,12 +286,8 @@ class WarmSearch(WindowSearch):
     """
 
     def __init__(self, batch_size: int = 100, max_variables: int | None = None, refine: PGDMB | None = None):
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-            raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
-        if max_variables is not None and (
-            isinstance(max_variables, bool) or not isinstance(max_variables, (int, np.integer)) or max_variables < 0
-        ):
-            raise ValueError(f"max_variables must be None or an integer >= 0, got {max_variables!r}")
+        integer(batch_size, "batch_size", low=1)
+        integer(max_variables, "max_variables", low=0, optional=True)
         self.batch_size = batch_size
         self.max_variables = max_variables
         self.refine = refine

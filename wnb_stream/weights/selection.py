@@ -47,6 +47,7 @@ import math
 
 import numpy as np
 
+from .._checks import integer
 from ..io.generators import GENERATOR, generator_from_state, generator_state
 from ..io.schema import Array, Fields, Float, Int, Optional
 from ..modl.costs import universal_code_length
@@ -430,8 +431,7 @@ def ms_ffwbw(
 
 
 def _integer_at_least(name: str, value, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    integer(value, name, low=low)
 
 
 class SelectionSearch(WindowSearch):

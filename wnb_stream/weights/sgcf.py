@@ -36,6 +36,7 @@ import dataclasses
 
 import numpy as np
 
+from .._checks import integer
 from ..io.registry import register
 from ..io.schema import Float, Int, Schema
 from .base import Batch
@@ -317,8 +318,7 @@ class SGCF(WarmSearch):
             raise ValueError(f"delta must be in (0, 1), got {delta}")
         if not tolerance > 0:
             raise ValueError(f"tolerance must be > 0, got {tolerance}")
-        if isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)) or max_iterations < 1:
-            raise ValueError(f"max_iterations must be an integer >= 1, got {max_iterations!r}")
+        integer(max_iterations, "max_iterations", low=1)
         self.penalty = penalty
         self.exponent = exponent
         self.delta = delta

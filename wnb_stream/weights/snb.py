@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import integer
 from ..io.registry import register
 from ..io.schema import Array, Fields, Int, Optional, Schema, Str, Struct
 from .base import SIZES, WEIGHT_RANGE, Batch
@@ -84,8 +85,7 @@ class SNB(SelectionSearch):
         self.growth = growth
         self.refresh = refresh
         self._validate_schedule()
-        if starts is not None and (isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1):
-            raise ValueError(f"starts must be None or an integer >= 1, got {starts!r}")
+        integer(starts, "starts", low=1, optional=True)
         if self.averaging not in AVERAGING:
             raise ValueError(f"averaging must be one of {AVERAGING}, got {self.averaging!r}")
         self._n_variables = 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import integer
 from ..io.registry import register
 from ..io.schema import Fields, Int, Schema
 from .base import Batch, Context, Optimizer, sized_from_record
@@ -38,8 +39,7 @@ class Uniform(Optimizer):
     outside_weight = 1.0  # every variable weighs 1
 
     def __init__(self, batch_size: int = 1000):
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-            raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+        integer(batch_size, "batch_size", low=1)
         self.batch_size = batch_size
         self._n_variables = 0
         self._n_classes = 0

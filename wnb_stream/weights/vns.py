@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from .._checks import integer
 from ..io.generators import GENERATOR, generator_from_state, generator_state
 from ..io.registry import register
 from ..io.schema import Bool, Fields, Float, Int, Optional, Schema, Struct
@@ -136,14 +137,10 @@ class VNS(PGDMB):
             rprop=rprop,
             spread=spread,
         )
-        if isinstance(opti_level, bool) or not isinstance(opti_level, (int, np.integer)) or opti_level < 0:
-            raise ValueError(f"opti_level must be an integer >= 0, got {opti_level!r}")
+        integer(opti_level, "opti_level", low=0)
         if not 0.0 < neighbourhood <= 1.0:
             raise ValueError(f"neighbourhood must be in (0, 1], got {neighbourhood}")
-        if replay_level is not None and (
-            isinstance(replay_level, bool) or not isinstance(replay_level, (int, np.integer)) or replay_level < 0
-        ):
-            raise ValueError(f"replay_level must be None or an integer >= 0, got {replay_level!r}")
+        integer(replay_level, "replay_level", low=0, optional=True)
         self.opti_level = opti_level
         self.neighbourhood = neighbourhood
         self.multi_start = multi_start

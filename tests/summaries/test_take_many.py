@@ -1,4 +1,4 @@
-"""``GKClass.take_settled``: many summaries take a few values each and settle, bit for bit as each
+"""``GKClass.take_many``: many summaries take a few values each and settle, bit for bit as each
 would with ``update_coded`` then ``settle`` (what a rebuild of a sparse model did per variable)."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ entry = st.tuples(values_, st.integers(0, 2), weights_)
     ),
     shuffle=st.randoms(use_true_random=False),
 )
-def test_take_settled_is_update_coded_then_settle(label_set, summaries, shuffle):
+def test_take_many_is_update_coded_then_settle(label_set, summaries, shuffle):
     names = LABEL_SETS[label_set]
     typed = np.empty(len(names), dtype=object)
     typed[:] = names
@@ -89,7 +89,7 @@ def test_take_settled_is_update_coded_then_settle(label_set, summaries, shuffle)
     for summary, a, b in zip(expected, starts, ends):
         summary.update_coded(values[a:b], codes[a:b], typed, weights[a:b])
         summary.settle()
-    GKClass.take_settled(made, values, codes, (names, typed), weights, starts, ends)
+    GKClass.take_many(made, values, codes, (names, typed), weights, starts, ends)
     for got, want in zip(made, expected):
         assert raw(got) == raw(want)
         assert not got.problems()
@@ -112,7 +112,7 @@ def test_a_loop_of_update_gives_the_same_summaries():
             for value, code, weight in zip(values[a:b].tolist(), codes[a:b].tolist(), weights[a:b].tolist()):
                 summary.update(value, names[code], weight)
             summary.settle()
-        GKClass.take_settled(made, values, codes, (names, np.array(names)), weights, starts, ends)
+        GKClass.take_many(made, values, codes, (names, np.array(names)), weights, starts, ends)
         assert [raw(s) for s in made] == [raw(s) for s in expected]
 
 
@@ -133,7 +133,7 @@ def test_many_summaries_share_one_compiled_call():
     for summary, a, b in zip(expected, starts, ends):
         summary.update_coded(values[a:b], codes[a:b], np.array(names), weights[a:b])
         summary.settle()
-    GKClass.take_settled(made, values, codes, (names, np.array(names)), weights, starts, ends)
+    GKClass.take_many(made, values, codes, (names, np.array(names)), weights, starts, ends)
     assert [raw(s) for s in made] == [raw(s) for s in expected]
     assert [s.classes for s in made] == [("a", "b"), ("b",), ("b", "a"), ("a", "b")]
 
