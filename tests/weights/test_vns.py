@@ -13,7 +13,6 @@ from synthetic_weights import concat, context_for, make_rows
 
 from wnb_stream.weights import VNS
 from wnb_stream.weights.criterion import criterion, negative_log_likelihood
-from wnb_stream.weights.regularizers import Regularizer
 
 
 class SpyVNS(VNS):

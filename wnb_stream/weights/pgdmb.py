@@ -39,7 +39,7 @@ import dataclasses
 
 import numpy as np
 
-from .._checks import integer
+from .._checks import integer, real
 from ..io.registry import register
 from ..io.schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str, Struct
 from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights, sized_from_record
@@ -218,7 +218,7 @@ class PGDMB(VectorWeights):
         else:
             if not 0.0 < self.delta < 1.0:
                 raise ValueError(f"delta must be in (0, 1), got {self.delta}")
-            Regularizer("r2", spread=self.spread)  # checks spread
+            real(self.spread, "spread", low=0.0, finite=True, what="a finite number")
 
     @classmethod
     def _unit_test_params(cls):

@@ -36,6 +36,8 @@ import dataclasses
 
 import numpy as np
 
+from .._checks import real
+
 __all__ = [
     "DEFAULT_SPREAD",
     "Regularizer",
@@ -216,8 +218,7 @@ class Regularizer:
                 raise ValueError(f"exponent must be in {bound} for {self.kind}, got {self.exponent}")
         if not 0.0 < self.delta < 1.0:
             raise ValueError(f"delta must be in (0, 1), got {self.delta}")
-        if isinstance(self.spread, bool) or not self.spread >= 0.0 or not np.isfinite(self.spread):
-            raise ValueError(f"spread must be a finite number >= 0, got {self.spread!r}")
+        real(self.spread, "spread", low=0.0, finite=True, what="a finite number")
 
     @property
     def power(self) -> float:
