@@ -183,30 +183,26 @@ class Engine:
         self._grow_classes()
         self.classes.count_one(j, w)
         self.n_seen += 1
-        schedule.quiet -= 1
-        self.lookup.stale_prior = True
+        schedule.tick()
+        self.lookup.prior_changed()
         if row.new:
             row = self._register(row)
-        if registry.all_numeric(len(row.numeric)):
-            registry.count += 1
-        elif len(row.numeric):
-            registry.count[row.numeric] += 1
+        registry.count_row(row)
         for k, value in row.categorical:
-            registry.count[k] += 1
             registry.variables[k].summary.update(value, y, w)
         self._store(row, j, w)  # numeric summaries take the row from the history later
         if self.collect:
             return
-        schedule.rebuild_due(registry, self.classes, self._rebuild)
+        self._rebuild_due()
         self._encode_newest(row)
-        schedule.pending += 1
+        schedule.queue()
         if self.n_seen % EVERY == 0:
             self._check_point()
         self._maybe_step()
 
     def _grow_classes(self) -> None:
         if self.classes.grow():
-            self.schedule.quiet = 0  # a new class rebuilds every variable
+            self.schedule.rebuild_all_soon()  # a new class rebuilds every variable
             self.lookup.invalidate()  # (the lookups gain its column, even if no rebuild writes one)
 
     def _register(self, row: Row) -> Row:
@@ -231,7 +227,7 @@ class Engine:
         """Create the variables of the ``(name, kind)`` of ``features``, in order; their indices."""
         summaries = self._fresh_summaries([kind for _, kind in features])
         ks = self.registry.add_many([(name, kind, summary) for (name, kind), summary in zip(features, summaries)], self.history.stored)
-        self.schedule.quiet = 0  # their first rebuild falls due at once
+        self.schedule.rebuild_all_soon()  # their first rebuild falls due at once
         self.lookup.mark(ks.tolist())
         self._context = None
         return ks
@@ -255,7 +251,7 @@ class Engine:
             # the learner's initial weight, in the weights it predicts with too), from this row on
             self.optimizer.resize(*shape)
             self.shape = shape
-        self.lookup.stale_coef = True
+        self.lookup.coefficients_changed()
 
     def _store(self, row: Row, j: int, w: float) -> None:
         """Append the row's raw values to the history (its encoding follows the rebuilds)."""
@@ -296,6 +292,19 @@ class Engine:
         self._resize()
         self.lookup.recompile(self.registry.variables, len(self.classes))
 
+    def _rebuild_due(self) -> None:
+        """Rebuild level 2 of the variables the schedule finds due (every one when a class is)."""
+        schedule, registry, classes = self.schedule, self.registry, self.classes
+        due = schedule.rebuilds_due(registry, classes)
+        if due is None:  # the countdown runs
+            return
+        indices, every = due
+        if every or len(indices):
+            self._rebuild(indices)
+        if every:
+            classes.rebuilt(schedule.class_gap(classes.seen))
+        schedule.count_down(registry, classes)
+
     def _rebuild(self, indices: np.ndarray) -> None:
         """Rebuild level 2 of the given variables, then re-encode their history columns."""
         self._resize()
@@ -315,7 +324,8 @@ class Engine:
         held = held[~same]
         # all at once: the numeric binned variables are discretized together (``Variable.rebuild_many``)
         Variable.rebuild_many([variables[k] for k in held.tolist()], classes, selection_cost, default=default)
-        self.schedule.rebuilt(registry, np.array(rebuilt, dtype=np.intp))
+        rebuilt = np.array(rebuilt, dtype=np.intp)
+        registry.rebuilt(rebuilt, self.schedule.gap(registry.count[rebuilt]))
         if len(changed):
             self.lookup.mark(changed.tolist())
         self._context = None
@@ -372,7 +382,7 @@ class Engine:
         loaded model rebuilds it here instead of storing it.
         """
         self._resize()
-        self.history.log_lik[...] = 0.0
+        self.history.clear_encoding()
         self._reencode_columns(self.slots.variable.tolist())
 
     def _reencode(self, k: int) -> None:
@@ -385,7 +395,8 @@ class Engine:
             if ll is not None:
                 default[: len(ll)] = ll
         values, present = h.column(h.filled(), k, int(self.registry.column[k]), numeric)
-        h.reencode(int(self.slots.of[k]), values, present, variable.log_lik_many, default)
+        encoded = variable.log_lik_many(values[present]) if present.any() else None
+        h.reencode(int(self.slots.of[k]), present, encoded, default)
 
     # ------------------------------------------------------------------ level 3
     def _maybe_step(self) -> None:
@@ -418,7 +429,7 @@ class Engine:
         batch = Batch(*h.window(rows, A, J), log_prior)
         window = Batch(*h.window(h.filled(), A, J), log_prior)
         self.optimizer.learn(batch, window, self.context())
-        self.lookup.stale_coef = True
+        self.lookup.coefficients_changed()
 
     # ------------------------------------------------------------------ change detection, forgetting
     def _check_point(self) -> None:
@@ -529,7 +540,7 @@ class Engine:
         self.slots.remove(new_index)
         if len(gone):
             self._evicted = True  # (``learn_frame`` re-enters the batch's evicted columns)
-            self.parser.plan = None  # (a cache of variable indices)
+            self.parser.forget_plan()  # (a cache of variable indices)
             self._context = None
             self.lookup.invalidate()
             self.refresh()  # compiled for the variables left, so that their memory is measured
@@ -545,10 +556,9 @@ class Engine:
         """
         for variable in self.registry.variables:
             variable.summary.decay(factor)
-        self.classes.counts = self.classes.counts * factor
-        h = self.history
-        h.sample_weight[: h.size] *= factor
-        self.lookup.stale_prior = True
+        self.classes.fade(factor)
+        self.history.fade(factor)
+        self.lookup.prior_changed()
 
     def _watch(self) -> None:
         """A check point: the 0/1 errors of the rows since the last one go to the monitor; on a
@@ -562,7 +572,7 @@ class Engine:
         m = min(EVERY, h.size)
         if len(self.classes) < 2 or m == 0:
             return
-        before = (monitor.rows.copy(), monitor.errors.copy(), monitor.detected)
+        before = monitor.snapshot()
         errors = self._errors(m)
         since = monitor.add(errors)
         if since and self._refit(since):
@@ -625,12 +635,11 @@ class Engine:
         runs once. Only a rise that survives is a change. Returns the rows since it (0: none).
         """
         monitor = self.monitor
-        monitor.rows, monitor.errors, monitor.detected = before
+        monitor.restore(before)
         monitor.append(errors)
         tail = np.cumsum(monitor.rows[::-1])  # rows of the newest 1, 2, … buckets
         newer = int(np.searchsorted(tail, since)) + 1  # the newest buckets hold the rows since the rise
-        end = len(monitor.rows) - newer
-        monitor.rows, monitor.errors = monitor.rows[:end], monitor.errors[:end]
+        monitor.drop_newest(newer)
         fresh = self._errors(self.history.size)  # every weighted row of the history, oldest first
         return monitor.add(fresh[len(fresh) - int(tail[newer - 1]) :])
 
@@ -669,7 +678,7 @@ class Engine:
         window = Batch(*h.window(rows[: len(rows) - after], A, J), log_prior)
         if not refit(window, self.context()):
             return False
-        self.lookup.stale_coef = True
+        self.lookup.coefficients_changed()
         return True
 
     def forget(self, keep: int) -> None:
@@ -683,25 +692,21 @@ class Engine:
         h, registry, classes = self.history, self.registry, self.classes
         keep = max(0, min(int(keep), h.size))
         h.keep_recent(keep)
-        K, J = len(registry), len(classes)
+        K = len(registry)
         y, w = h.y[:keep], h.sample_weight[:keep]
-        classes.counts = np.bincount(y, weights=w, minlength=J).astype(float)
-        classes.seen = np.bincount(y, minlength=J).astype(float)
-        classes.next_rebuild = np.zeros(J)  # every variable is rebuilt below
+        classes.recount(y, w)  # every variable is rebuilt below
         labels = classes.typed()
         summaries = self._fresh_summaries([old.kind for old in registry.variables])
+        variables = []
         for k, (old, summary) in enumerate(zip(registry.variables, summaries)):
             variable = Variable(old.name, old.kind, summary)
-            registry.variables[k] = variable
+            variables.append(variable)
             if old.kind == "categorical":
                 values, present = h.column(slice(0, keep), k, int(registry.column[k]), numeric=False)
                 if present.any():
                     variable.summary.update_coded(values[present], y[present], labels, w[present])
-        registry.count = h.counts(slice(0, keep), K).astype(float)
-        registry.next_rebuild = np.ones(K)
-        numeric = np.array([v.kind == "numeric" for v in registry.variables], dtype=bool)
-        registry.synced = np.where(numeric, h.stored - keep, h.stored).astype(np.int64)
-        registry.synced_min = int(registry.synced.min()) if K else 0
+        numeric = np.array([v.kind == "numeric" for v in variables], dtype=bool)
+        registry.renew(variables, h.counts(slice(0, keep), K).astype(float), np.where(numeric, h.stored - keep, h.stored).astype(np.int64))
         self.restart(keep)
 
     def restart(self, recent: int, step: bool = False) -> None:
@@ -724,13 +729,12 @@ class Engine:
         self.shape = (A, J)
         self.history.resize(len(registry), J, registry.n_numeric, registry.n_categorical, n_encoded=A)
         self.lookup.invalidate()  # (the variables may be new: a merge)
-        self.lookup.stale_coef = self.lookup.stale_prior = True
+        self.lookup.coefficients_changed()
+        self.lookup.prior_changed()
         self._reencode_columns(self.slots.variable.tolist())  # their columns moved
         self._context = None
-        schedule.quiet = 0
-        schedule.step_size = 0
-        schedule.pending = min(recent, self.target_batch)
-        schedule.rebuild_due(registry, classes, self._rebuild)  # level 2 and the encoding of the history
+        schedule.restart(min(recent, self.target_batch))
+        self._rebuild_due()  # level 2 and the encoding of the history
         if self.monitor is not None:
             self.monitor.reset()
         if step:
@@ -797,8 +801,8 @@ class Engine:
         self._grow_classes()
         self.classes.count_many(class_index, chunk_weight)
         self.n_seen += m
-        schedule.quiet -= m
-        self.lookup.stale_prior = True
+        schedule.tick(m)
+        self.lookup.prior_changed()
         new = [(name, kind) for (name, kind, _), (_, start) in zip(frame.columns(), columns) if name not in registry.index and lo <= start < hi]
         if new:
             self._add_variables(sorted(new, key=lambda item: feature_order(item[0])))
@@ -819,7 +823,7 @@ class Engine:
         at = np.array([i for i, _, _ in numeric], dtype=np.intp)
         since = np.array([s for _, _, s in numeric], dtype=np.intp)
         if self.absent is None and frame.numeric_absent is None:
-            registry.count[ks] += hi - since
+            registry.count_many(ks, hi - since)
         self._resize()
         K = len(registry)
         # The raw rows go to the history now (numeric summaries take them from there).
@@ -827,14 +831,14 @@ class Engine:
         present[:, ks] = np.arange(lo, hi)[:, None] >= since[None, :]
         for k, _, s, absent in categorical:
             present[s - lo :, k] = True if absent is None else ~absent[s:hi]
-            registry.count[k] += present[s - lo :, k].sum()
+            registry.count_many(k, present[s - lo :, k].sum())
         block = frame.numeric[lo:hi][:, at]  # (m, a') NaN before a new variable's first value
         if self.absent is not None:  # a cell holding the default value is absent
             present[:, ks] &= block != self.absent
-            registry.count[ks] += present[:, ks].sum(axis=0)
+            registry.count_many(ks, present[:, ks].sum(axis=0))
         elif frame.numeric_absent is not None:  # a key absent from a dict: neither a value nor a missing one
             present[:, ks] &= ~frame.numeric_absent[lo:hi][:, at]
-            registry.count[ks] += present[:, ks].sum(axis=0)
+            registry.count_many(ks, present[:, ks].sum(axis=0))
         categories = np.empty((m, len(categorical)), dtype=object)
         for c, (_, values, _, _) in enumerate(categorical):
             categories[:, c] = values[lo:hi]  # None before a new variable's first value
@@ -848,9 +852,9 @@ class Engine:
                         variables=(ks, [k for k, _, _, _ in categorical]))  # fmt: skip
         if self.collect:
             return
-        schedule.rebuild_due(registry, self.classes, self._rebuild)
+        self._rebuild_due()
         self._encode_chunk(ks, block, present, categorical, m, hi)
-        schedule.pending += m
+        schedule.queue(m)
         if self.n_seen % EVERY == 0:
             self._check_point()
         self._maybe_step()
@@ -905,7 +909,10 @@ class Engine:
         if lookup.stale:
             self._resize()
         J = len(self.classes)
-        lookup.refresh(self.registry.variables, J, lambda: self.coefficients(J), self.classes.log_prior)
+        if lookup.compile_due(self.registry.variables, J):
+            lookup.take_coefficients(*self.coefficients(J))
+        if lookup.weigh():
+            lookup.take_prior(self.classes.log_prior())
 
     def coefficients(self, J: int) -> tuple[np.ndarray, np.ndarray]:
         """The learner's ``coef`` of the slots, per variable ``(K, J)``, and its ``bias (J,)``.

@@ -299,20 +299,28 @@ class History:
             array.flags.writeable = False
         return out
 
-    def reencode(self, slot: int, values: np.ndarray, present: np.ndarray, encode, default: np.ndarray | None = None) -> None:
-        """Recompute the encoded column ``slot`` of one variable: ``encode(values) -> (n, J)``.
-
-        ``values`` and ``present`` hold the variable's raw values and presence over the rows in
-        use (``column(self.filled(), …)``); ``default`` ``(J,)``, if given, is the encoding of the
-        rows where the variable is absent (else zeros).
-        """
+    def reencode(self, slot: int, present: np.ndarray, encoded: np.ndarray | None, default: np.ndarray | None = None) -> None:
+        """Write the encoded column ``slot`` of one variable over the rows in use: ``encoded (p, ·)``
+        at the ``p`` rows where ``present (n,)`` (None when p = 0), ``default (J,)``, if given, at the
+        others (the encoding of an absent value; else zeros)."""
         ll = np.zeros((self.size, self.log_lik.shape[2]))
         if default is not None:
             ll[~present, : len(default)] = default
-        if present.any():
-            encoded = encode(values[present])
+        if encoded is not None:
             ll[present, : encoded.shape[1]] = encoded
         self.log_lik[self.filled(), slot, :] = ll
+
+    def clear_encoding(self) -> None:
+        """Zero the encoded block (it is written again from the raw rows). O(capacity · A · J)."""
+        self.log_lik[...] = 0.0
+
+    def fade(self, factor: float) -> None:
+        """Multiply the sample weight of the rows in use by ``factor`` (forgetting). O(size)."""
+        self.sample_weight[: self.size] *= factor
+
+    def resume_clock(self, stored: int) -> None:
+        """Count ``stored`` rows stored so far (a merged window: the sides' rows together). O(1)."""
+        self.stored = stored
 
     # ------------------------------------------------------------------ reading the raw rows
     # Every reader of the raw rows goes through these, so that the sparse layout
