@@ -32,6 +32,7 @@ from .classes import Classes
 from .drift import EVERY, Monitor
 from .history import History, SparseHistory
 from .lookup import Lookup
+from .params import Params
 from .registry import Registry
 from .rows import Frame, Row, RowParser, check_label, check_sample_weights, feature_order
 from .rows import labels as label_codes
@@ -88,66 +89,60 @@ class Engine:
 
     Parameters
     ----------
-    numeric, categorical
-        Summary prototypes, cloned for each new variable.
-    optimizer
-        The weight learner (a fresh clone, reset).
-    history_size, batch_size, rebuild_growth, rebuild_every, on_type_change, drift_delta, half_life, seed
-        As ``WeightedNaiveBayes``'s parameters (already checked).
-    absent
-        None: a feature absent from a row is missing (it contributes nothing). A number: an absent
-        numeric feature holds that value (``docs/algorithms/summaries.md#absent-features``); the
-        summaries never see it, level 2 adds its mass from the class counts, and rows are scored
-        and encoded in proportion to their other entries.
-    memory_budget
-        None, or bytes: at every check point (``drift.EVERY`` rows) the history window is cut to
-        the most recent rows that keep ``memory_usage()`` within it (never below ``MIN_WINDOW``
-        rows), then variables outside level 3 are evicted (``keep_budget``;
-        ``docs/algorithms/prediction.md#memory-budget``).
+    params
+        The settings (``Params``, checked by the classifier).
     collect
         Level 1 only (the delta of a training round, ``docs/algorithms/merge.md#rounds``): rows
         are counted, summarised and stored raw in the history; nothing is rebuilt, encoded,
         checked for a change or learned at level 3. ``merge.absorbed`` takes such engines.
+
+    An engine of given parts (a loaded model's, a merge's) is built by ``from_parts``.
     """
 
-    absent = None  # (class defaults: engines pickled before these parameters existed)
-    memory_budget = None
     _evicted = False  # a check point evicted variables since ``learn_frame`` last looked
 
-    def __init__(self, numeric, categorical, optimizer, history_size, batch_size, rebuild_growth, rebuild_every,
-                 on_type_change, drift_delta=None, half_life=None, seed=None, absent=None, memory_budget=None,
-                 collect=False):  # fmt: skip
-        # the arguments of an empty engine like this one (``blank``)
-        self.arguments = (numeric, categorical, optimizer.clone(), history_size, batch_size, rebuild_growth, rebuild_every,
-                          on_type_change, drift_delta, half_life, seed, absent, memory_budget)  # fmt: skip
-        self.numeric_prototype = numeric
-        self.categorical_prototype = categorical
-        self.optimizer = optimizer
-        self.batch_size = batch_size
-        self.classes = Classes()
-        self.registry = Registry()
-        self.absent = absent
-        self.memory_budget = memory_budget
-        self.parser = RowParser(self.registry, on_type_change, absent)
-        self.collect = collect
+    def __init__(self, params: Params, collect: bool = False):
         # a stream whose absent features hold a value is sparse: its rows are kept as entries
-        self.history = (History if absent is None else SparseHistory)(history_size, encoded=not collect)
-        self.lookup = Lookup(absent)
-        self.schedule = Schedule(rebuild_growth, rebuild_every)
-        self.monitor = Monitor(drift_delta) if drift_delta is not None else None
+        history = (History if params.absent is None else SparseHistory)(params.history_size, encoded=not collect)
+        monitor = Monitor(params.drift_delta) if params.drift_delta is not None else None
+        schedule = Schedule(params.rebuild_growth, params.rebuild_every)
+        self._assemble(params, Classes(), Registry(), history, schedule, params.learner(), Slots(), monitor, collect)
+
+    @classmethod
+    def from_parts(cls, params: Params, classes: Classes, registry: Registry, history: History, schedule: Schedule,
+                   learner, slots: Slots, monitor: Monitor | None) -> Engine:  # fmt: skip
+        """The engine of these parts (a loaded model's, a merge's), taken over as they are: the
+        learner is sized for the slots and the classes, the clock ``n_seen`` is the history's;
+        the compiled lookups start empty (compiled at the next use). The encoded window is
+        not written: a loaded model encodes it again (``reencode_all``), a merge restarts
+        levels 2 and 3 (``restart``)."""
+        engine = cls.__new__(cls)
+        engine._assemble(params, classes, registry, history, schedule, learner, slots, monitor, collect=False)
+        engine.shape = (len(slots), len(classes))
+        engine.n_seen = history.stored
+        return engine
+
+    def _assemble(self, params, classes, registry, history, schedule, learner, slots, monitor, collect) -> None:
+        self.params = params
+        self.collect = collect
+        self.classes = classes
+        self.registry = registry
+        self.history = history
+        self.schedule = schedule
+        self.optimizer = learner
+        self.slots = slots
+        self.monitor = monitor
+        self.parser = RowParser(registry, params.on_type_change, params.absent)
+        self.lookup = Lookup(params.absent)
         # exponential forgetting: the weight of the past times this factor at every check point
-        self.fading = None if half_life is None else 0.5 ** (EVERY / half_life)
-        self.seed = seed
-        self.slots = Slots()
+        self.fading = None if params.half_life is None else 0.5 ** (EVERY / params.half_life)
         self.shape = (0, 0)  # (A, J) the learner is sized for (slots, classes)
         self.n_seen = 0
         self._context: Context | None = None  # the variables' prior costs and activity (a cache)
 
     def blank(self, collect: bool = False) -> Engine:
         """An empty engine with this one's parameters (``collect``: level 1 only, a round's delta)."""
-        engine = Engine(*self.arguments[:2], self.arguments[2].clone(), *self.arguments[3:], collect=collect)
-        engine.optimizer.reset(0, 0, self.seed)
-        return engine
+        return Engine(self.params, collect=collect)
 
     # ------------------------------------------------------------------ validated input
     def learn_dict(self, x: dict, y, w: float) -> None:
@@ -173,7 +168,8 @@ class Engine:
 
     @property
     def target_batch(self) -> int:
-        return self.batch_size if self.batch_size is not None else int(self.optimizer.batch_size)
+        batch_size = self.params.batch_size
+        return batch_size if batch_size is not None else int(self.optimizer.batch_size)
 
     # ------------------------------------------------------------------ one row
     def learn_row(self, row: Row, y, w: float) -> None:
@@ -191,11 +187,18 @@ class Engine:
         for k, value in row.categorical:
             registry.variables[k].summary.update(value, y, w)
         self._store(row, j, w)  # numeric summaries take the row from the history later
+        self._settle(1, self._encode_newest, row)
+
+    def _settle(self, m: int, encode, *args) -> None:
+        """The tail of a row and of a chunk (``m`` rows, stored raw): rebuild level 2 where it
+        falls due, encode the new rows with the level 2 of now (``encode(*args)``: one row or a
+        chunk), count them for the learner, check for a change every ``EVERY`` rows, and step
+        the learner when its batch is full. Nothing with ``collect`` (level 1 only)."""
         if self.collect:
             return
         self._rebuild_due()
-        self._encode_newest(row)
-        schedule.queue()
+        encode(*args)
+        self.schedule.queue(m)
         if self.n_seen % EVERY == 0:
             self._check_point()
         self._maybe_step()
@@ -234,7 +237,7 @@ class Engine:
 
     def _fresh_summaries(self, kinds: list) -> list:
         """A fresh summary (a clone of the prototype of its kind) for each of ``kinds``, in order."""
-        prototypes = {"numeric": self.numeric_prototype, "categorical": self.categorical_prototype}
+        prototypes = {"numeric": self.params.numeric, "categorical": self.params.categorical}
         fresh = {kind: iter(clones(prototypes[kind], kinds.count(kind))) for kind in set(kinds)}
         return [next(fresh[kind]) for kind in kinds]
 
@@ -312,7 +315,8 @@ class Engine:
         registry.feed(indices, self.history, self.classes, settle=True)  # (a rebuild reads what it feeds)
         classes = self.classes.index.classes
         selection_cost = math.log(max(1, len(registry)))
-        default = None if self.absent is None else (self.absent, self.classes.counts)
+        absent = self.params.absent
+        default = None if absent is None else (absent, self.classes.counts)
         variables = registry.variables
         rebuilt = [k for k in indices.tolist() if variables[k].summary.holds_weight()]  # (an empty summary is skipped)
         held = np.array(rebuilt, dtype=np.intp)
@@ -389,8 +393,8 @@ class Engine:
         variable, h = self.registry.variables[k], self.history
         numeric = variable.kind == "numeric"
         default = None
-        if self.absent is not None and numeric:  # absent cells hold the default value
-            ll = variable.log_lik_one(float(self.absent))
+        if self.params.absent is not None and numeric:  # absent cells hold the default value
+            ll = variable.log_lik_one(float(self.params.absent))
             default = np.zeros(len(self.classes))
             if ll is not None:
                 default[: len(ll)] = ll
@@ -439,8 +443,8 @@ class Engine:
             self.fade(self.fading)
         if self.monitor is not None:
             self._watch()
-        if self.memory_budget is not None:
-            self.keep_budget(self.memory_budget)
+        if self.params.memory_budget is not None:
+            self.keep_budget(self.params.memory_budget)
 
     def keep_budget(self, budget: int) -> None:
         """Bring ``memory_usage()`` within ``budget`` bytes: first cut the history window, then,
@@ -724,7 +728,7 @@ class Engine:
         self.slots.enter(registry.informative(), len(registry))
         self.history.drop_encoding()
         A, J = len(self.slots), len(classes)
-        seed = None if self.seed is None else hash((self.seed, self.history.stored)) & (2**63 - 1)
+        seed = None if self.params.seed is None else hash((self.params.seed, self.history.stored)) & (2**63 - 1)
         self.optimizer.reset(A, J, seed)
         self.shape = (A, J)
         self.history.resize(len(registry), J, registry.n_numeric, registry.n_categorical, n_encoded=A)
@@ -756,7 +760,7 @@ class Engine:
         t = 0
         while t < n:
             end = self.schedule.chunk_end(t, n, positions, columns, self.registry, self.classes, self.target_batch)
-            if self.monitor is not None or self.fading is not None or self.memory_budget is not None:  # a check point ends a chunk
+            if self.monitor is not None or self.fading is not None or self.params.memory_budget is not None:  # a check point ends a chunk
                 end = min(end, t + EVERY - 1 - self.n_seen % EVERY)
             self._learn_chunk(frame, columns, labels, codes, uniques, sample_weight, t, end + 1)
             t = end + 1
@@ -776,8 +780,8 @@ class Engine:
             if i < a:
                 values = frame.numeric[t:, i]
                 held = ~np.isnan(values)
-                if self.absent is not None:
-                    held &= values != self.absent
+                if self.params.absent is not None:
+                    held &= values != self.params.absent
                 if frame.numeric_absent is not None:
                     held &= ~frame.numeric_absent[t:, i]
             else:
@@ -822,7 +826,8 @@ class Engine:
         ks = np.array([k for _, k, _ in numeric], dtype=np.intp)
         at = np.array([i for i, _, _ in numeric], dtype=np.intp)
         since = np.array([s for _, _, s in numeric], dtype=np.intp)
-        if self.absent is None and frame.numeric_absent is None:
+        default = self.params.absent  # (None: an absent feature is missing)
+        if default is None and frame.numeric_absent is None:
             registry.count_many(ks, hi - since)
         self._resize()
         K = len(registry)
@@ -833,8 +838,8 @@ class Engine:
             present[s - lo :, k] = True if absent is None else ~absent[s:hi]
             registry.count_many(k, present[s - lo :, k].sum())
         block = frame.numeric[lo:hi][:, at]  # (m, a') NaN before a new variable's first value
-        if self.absent is not None:  # a cell holding the default value is absent
-            present[:, ks] &= block != self.absent
+        if default is not None:  # a cell holding the default value is absent
+            present[:, ks] &= block != default
             registry.count_many(ks, present[:, ks].sum(axis=0))
         elif frame.numeric_absent is not None:  # a key absent from a dict: neither a value nor a missing one
             present[:, ks] &= ~frame.numeric_absent[lo:hi][:, at]
@@ -850,14 +855,7 @@ class Engine:
             h.push_many((numeric_columns, block[start:stop]), (categorical_columns, categories[start:stop]),
                         present[start:stop], None, class_index[start:stop], chunk_weight[start:stop],
                         variables=(ks, [k for k, _, _, _ in categorical]))  # fmt: skip
-        if self.collect:
-            return
-        self._rebuild_due()
-        self._encode_chunk(ks, block, present, categorical, m, hi)
-        schedule.queue(m)
-        if self.n_seen % EVERY == 0:
-            self._check_point()
-        self._maybe_step()
+        self._settle(m, self._encode_chunk, ks, block, present, categorical, m, hi)
 
     def _encode_chunk(self, ks, block, present, categorical, m: int, hi: int) -> None:
         """Encode the chunk's rows still held in the history with the current level 2."""
@@ -974,6 +972,10 @@ class Engine:
     def __setstate__(self, state: dict) -> None:
         if "slots" not in state:  # pickled before slots: the learner's axis is the variables'
             state["slots"] = Slots(np.arange(state["shape"][0]))
+        if "params" not in state:  # pickled before ``Params``: its positional arguments
+            state["params"] = Params(*state.pop("arguments"))
+            for name in ("numeric_prototype", "categorical_prototype", "batch_size", "absent", "memory_budget", "seed"):
+                state.pop(name, None)
         self.__dict__.update(state)
 
     def _check(self) -> None:

@@ -208,13 +208,13 @@ def _combine(base: Engine, others: list[Engine], newer: bool) -> Engine:
         taken = window_sizes(sizes, capacity)
         order = interleave(*taken)
     parts = [Side(h, n, source, here, columns) for (h, source, here, columns), n in zip(sides, taken)]
-    base.history = merge_histories(parts, order, registry, len(base.classes), capacity)
+    history = merge_histories(parts, order, registry, len(base.classes), capacity)  # (its clock: ``stored``)
     registry.all_synced(stored)  # every summary has taken every row
-    base.n_seen = stored
     if base.monitor is not None:
         base.monitor.count_detected(sum(other.monitor.detected for other in others if other.monitor is not None))
-    base.restart(len(base.history), step=True)
-    return base
+    engine = Engine.from_parts(base.params, base.classes, registry, history, base.schedule, base.optimizer, base.slots, base.monitor)
+    engine.restart(len(history), step=True)
+    return engine
 
 
 def merged(a: Engine, b: Engine) -> Engine:
@@ -247,8 +247,8 @@ def absorbed(base: Engine, deltas: list[Engine]) -> Engine:
         if not delta.collect:
             raise ValueError("absorbed takes the deltas of a round (engines that collect level 1 only)")
     for delta in deltas:
-        if delta.absent != base.absent:  # (the sparse and the dense window do not merge)
-            raise ValueError(f"cannot absorb a delta of a model with another absent: {delta.absent!r} != {base.absent!r}")
+        if delta.params.absent != base.params.absent:  # (the sparse and the dense window do not merge)
+            raise ValueError(f"cannot absorb a delta of a model with another absent: {delta.params.absent!r} != {base.params.absent!r}")
     check_clock([base, *deltas])
     known = base.registry
     for delta in deltas:  # kinds checked against base and the deltas before it, before anything changes

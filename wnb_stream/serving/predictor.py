@@ -123,7 +123,7 @@ class Predictor:
         engine.refresh()
         lookup, K = engine.lookup, len(engine.registry)
         return cls(engine.classes.labels, [Scorer.of(v) for v in engine.registry.variables], lookup.coef[:K],
-                   lookup.learner_bias, engine.classes.log_prior(), engine.parser.on_type_change, engine.absent)  # fmt: skip
+                   lookup.learner_bias, engine.classes.log_prior(), engine.parser.on_type_change, engine.params.absent)  # fmt: skip
 
     # ------------------------------------------------------------------ queries
     @property
