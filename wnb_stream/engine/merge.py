@@ -272,10 +272,10 @@ def check_clock(engines: list) -> None:
 
 def _kinds_union(registry: Registry, other: Registry) -> Registry:
     """A registry-like view of every feature of both, with its kind (for ``check_kinds`` only)."""
-    union = Registry()
+    features = {}
     for source in (registry, other):
         for variable in source.variables:
-            if variable.name not in union.index:
-                union.index[variable.name] = len(union.variables)
-                union.variables.append(variable)
+            features.setdefault(variable.name, (variable.name, variable.kind, variable.summary))
+    union = Registry()
+    union.add_many(list(features.values()), 0)
     return union
