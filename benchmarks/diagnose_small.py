@@ -53,7 +53,7 @@ def with_weights(model, w: np.ndarray):
     """A copy of ``model`` predicting with the weights ``w`` on its level-3 variables."""
     twin = copy.deepcopy(model)
     twin._engine.optimizer._best = np.asarray(w, dtype=float)
-    twin._engine.lookup.stale_coef = True
+    twin._engine.lookup.coefficients_changed()
     return twin
 
 

@@ -9,7 +9,7 @@ import inspect
 import math
 
 from ._checks import integer, real
-from .engine import Engine, rows
+from .engine import Engine, Params, rows
 from .engine.drift import EVERY
 
 LEARNERS = ("Uniform", "PGDMB", "VNS", "FNB", "SNB", "Graphical", "SGCF", "Direct")
@@ -51,15 +51,19 @@ def check(model) -> None:
 
 
 def new_engine(model) -> Engine:
-    """A fresh engine for the parameters of ``model`` (checked), the defaults in place of None."""
+    """A fresh engine for the parameters of ``model`` (checked)."""
+    return Engine(engine_params(model))
+
+
+def engine_params(model) -> Params:
+    """The engine's ``Params`` of the parameters of ``model`` (checked), the defaults in place of None."""
     default = default_parts()
     numeric = model.numeric if model.numeric is not None else default["numeric"]
     categorical = model.categorical if model.categorical is not None else default["categorical"]
     optimizer = (model.optimizer if model.optimizer is not None else default["optimizer"]).clone()
-    optimizer.reset(0, 0, model.seed)
     drift_delta = None if model.drift_delta is None else float(model.drift_delta)
     half_life = None if model.half_life is None else float(model.half_life)
-    return Engine(numeric, categorical, optimizer, model.history_size, model.batch_size, model.rebuild_growth,
+    return Params(numeric, categorical, optimizer, model.history_size, model.batch_size, model.rebuild_growth,
                   model.rebuild_every_rows, model.on_type_change, drift_delta, half_life, model.seed,
                   None if model.absent is None else float(model.absent),
                   None if model.memory_budget is None else int(model.memory_budget))  # fmt: skip
@@ -98,7 +102,7 @@ def largest_gap(rebuild_every: int, half_life) -> int:
 def merge_params(model) -> dict:
     """The parameters, with the prototypes in use in place of None (the same model either way)."""
     e = model._engine
-    used = {"numeric": e.numeric_prototype, "categorical": e.categorical_prototype, "optimizer": e.optimizer}
+    used = {"numeric": e.params.numeric, "categorical": e.params.categorical, "optimizer": e.optimizer}
     return {**model._get_params(), **{name: (type(p), p._get_params()) for name, p in used.items()}}
 
 
@@ -112,10 +116,10 @@ def check_mergeable(model, other) -> None:
 
 def check_delta(engine, delta) -> None:
     """``ValueError`` unless the ``Delta`` ``delta`` has the summaries of ``engine``."""
-    theirs, ours = delta._engine.arguments, engine.arguments
-    for i, name in ((0, "numeric"), (1, "categorical")):
-        if (type(theirs[i]), theirs[i]._get_params()) != (type(ours[i]), ours[i]._get_params()):
-            raise ValueError(f"cannot absorb a delta with another {name} summary: {theirs[i]!r} != {ours[i]!r}")
+    for name in ("numeric", "categorical"):
+        theirs, ours = getattr(delta._engine.params, name), getattr(engine.params, name)
+        if (type(theirs), theirs._get_params()) != (type(ours), ours._get_params()):
+            raise ValueError(f"cannot absorb a delta with another {name} summary: {theirs!r} != {ours!r}")
 
 
 def describe(model) -> str:

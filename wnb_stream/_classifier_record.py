@@ -8,7 +8,7 @@ import numpy as np
 
 from . import io
 from ._classifier_params import LEARNERS, largest_gap
-from .engine import rows
+from .engine import Engine, rows
 from .engine.history import SparseHistory
 from .io.engine import check_parts
 
@@ -52,17 +52,10 @@ def model_check(fields: io.Fields) -> None:
 def model_build(cls: type, fields: io.Fields):
     """The ``cls`` model of checked ``fields``."""
     model = cls(**fields.params)
-    e, s = model._engine, fields.state
-    e.classes, e.registry, e.history, e.schedule, e.optimizer, e.monitor = (
-        s[k] for k in ("classes", "registry", "history", "schedule", "learner", "monitor")
-    )
-    if e.absent is None:  # a dense stream keeps a column per variable (the file holds entries)
-        e.history = e.history.dense()
-    e.slots = s["slots"]
-    e.shape = (len(e.slots), len(e.classes))  # the learner's size (checked above)
-    e.parser.registry = e.registry
-    e.n_seen = e.history.stored
-    e.reencode_all()  # the encoded window, a function of the raw rows and level 2
+    params, s = model._engine.params, fields.state
+    history = s["history"] if params.absent is not None else s["history"].dense()  # a dense stream keeps a column per variable
+    model._engine = Engine.from_parts(params, s["classes"], s["registry"], history, s["schedule"], s["learner"], s["slots"], s["monitor"])
+    model._engine.reencode_all()  # the encoded window, a function of the raw rows and level 2
     return model
 
 

@@ -68,7 +68,7 @@ class Reports:
         if engine.lookup.shift is not None:  # with a default value: the numeric variables absent from the row
             held = set(row.numeric.tolist())
             ks = [k for k, v in enumerate(engine.registry.variables) if v.kind == "numeric" and k not in held]
-            names.append(f"{len(ks)} absent (= {engine.absent:g})")
+            names.append(f"{len(ks)} absent (= {engine.params.absent:g})")
             terms.append(engine.lookup.shift[ks].sum(axis=0))
         return pd.DataFrame(np.array(terms), index=pd.Index(names, dtype=object, name=None),
                             columns=list(engine.classes.labels))  # fmt: skip

@@ -23,7 +23,7 @@ from engine_cases import assert_encoding_is_a_function_of_the_raw_rows, assert_s
 from river.datasets import synth
 
 from wnb_stream import WeightedNaiveBayes, io, weights
-from wnb_stream.engine.core import MIN_WINDOW
+from wnb_stream.engine.budget import MIN_WINDOW
 from wnb_stream.engine.drift import EVERY
 
 

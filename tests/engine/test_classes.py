@@ -189,3 +189,48 @@ def test_log_prior_stays_finite_when_the_total_weight_is_huge():
     small.count_one(small.encode("b"), 1.0)
     n, eps = 4.0, 1.0 / 5.0
     np.testing.assert_array_equal(small.log_prior(), np.log((np.array([3.0, 1.0]) + eps) / (n + 2 * eps)))
+
+
+# ---------------------------------------------------------------------- verbs the engine calls
+def three_classes() -> Classes:
+    classes = Classes()
+    for label in "abc":
+        classes.encode(label)
+    classes.count_many(np.array([0, 0, 1, 2, 2, 2]), np.array([1.0, 2.0, 0.5, 1.0, 1.0, 4.0]))
+    return classes
+
+
+def test_fade_scales_the_weighted_counts_not_the_examples():
+    classes = three_classes()
+    classes.fade(0.5)
+    assert classes.counts.tolist() == [1.5, 0.25, 3.0] and classes.seen.tolist() == [2.0, 1.0, 3.0]
+    classes._check()
+
+
+def test_recount_counts_the_kept_examples_only_and_makes_every_class_due():
+    classes = three_classes()
+    classes.rebuilt(np.array([5.0, 5.0, 5.0]))
+    assert not classes.due()
+    classes.recount(np.array([2, 0, 2]), np.array([1.0, 0.5, 2.0]))
+    assert classes.counts.tolist() == [0.5, 0.0, 3.0] and classes.seen.tolist() == [1.0, 0.0, 2.0]
+    assert classes.next_rebuild.tolist() == [0.0, 0.0, 0.0] and classes.due()
+    classes._check()
+
+
+def test_add_adds_counts_to_the_given_columns():
+    classes = three_classes()
+    classes.add(np.array([2, 0]), np.array([1.0, 3.0]), np.array([1.0, 2.0]))
+    assert classes.counts.tolist() == [6.0, 0.5, 7.0] and classes.seen.tolist() == [4.0, 1.0, 4.0]
+
+
+def test_rebuilt_moves_each_threshold_past_the_examples_and_rebuild_all_soon_takes_it_back():
+    classes = three_classes()
+    assert classes.due()  # (new classes: threshold 0)
+    classes.rebuilt(np.array([1.0, 2.0, 3.0]))
+    assert classes.next_rebuild.tolist() == [3.0, 3.0, 6.0] and not classes.due()
+    classes.count_one(1, 1.0)
+    classes.count_one(1, 1.0)
+    assert classes.due()  # class 1 reached 3
+    classes.rebuilt(np.array([1.0, 1.0, 1.0]))
+    classes.rebuild_all_soon()
+    assert classes.next_rebuild.tolist() == [0.0, 0.0, 0.0] and classes.due()

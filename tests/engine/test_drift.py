@@ -499,3 +499,23 @@ def test_a_change_that_raises_every_class_a_little_is_forgotten(seed):
         model.learn_one(x, y)
     assert model.changes_detected >= 1
     assert np.mean(hits[-n // 4 :]) > 0.7
+
+
+def test_snapshot_restore_drop_newest_and_count_detected():
+    monitor = Monitor(0.002)
+    monitor.append(np.zeros(3 * BUCKET))
+    before = monitor.snapshot()
+    monitor.append(np.ones(2 * BUCKET))
+    assert len(monitor.rows) == 5 and len(monitor) == 5 * BUCKET
+    monitor.drop_newest(2)
+    assert len(monitor) == 3 * BUCKET and monitor.errors.sum() == 0
+    monitor.append(np.ones(BUCKET))
+    monitor.count_detected(2)
+    monitor.restore(before)
+    assert len(monitor) == 3 * BUCKET and monitor.errors.sum() == 0 and monitor.detected == 0
+    snapshot = monitor.snapshot()
+    snapshot[0][0] = -1.0  # a snapshot is a copy: the monitor's buckets stay
+    assert monitor.rows[0] == BUCKET
+    monitor.count_detected(3)
+    assert monitor.detected == 3
+    monitor._check()

@@ -47,12 +47,14 @@ def test_growing_axes_keeps_rows_and_reencode_uses_raw_values():
     h.resize(3, 3, 2, 1)
     assert h.log_lik.shape[1] >= 3 and h.log_lik.shape[2] >= 3
     np.testing.assert_array_equal(np.sort(h.numeric[h.order(), 0]), [2.0, 3.0, 4.0, 5.0])
-    h.reencode(0, *h.column(h.filled(), 0, 0, numeric=True), lambda v: np.stack([v, -v], axis=1))
+    values, present = h.column(h.filled(), 0, 0, numeric=True)
+    h.reencode(0, present, np.stack([values[present], -values[present]], axis=1))
     rows = h.order()
     np.testing.assert_array_equal(h.log_lik[rows, 0, 0], h.numeric[rows, 0])
     np.testing.assert_array_equal(h.log_lik[rows, 0, 1], -h.numeric[rows, 0])
     # Variable 1 was never present: its encoded column stays zero.
-    h.reencode(1, *h.column(h.filled(), 1, 1, numeric=True), lambda v: np.ones((len(v), 3)))
+    values, present = h.column(h.filled(), 1, 1, numeric=True)
+    h.reencode(1, present, np.ones((int(present.sum()), 3)))
     assert not h.log_lik[rows, 1].any()
 
 
@@ -173,3 +175,16 @@ def test_sparse_layout_memory_grows_with_the_entries_not_the_variables():
     dense = History(100)
     dense.resize(100_000, 2, 100_000, 0, n_encoded=0)
     assert dense.memory_usage() > 100 * 100_000
+
+
+def test_fade_clear_encoding_and_resume_clock():
+    for h in (History(4), SparseHistory(4)):
+        h.resize(1, 2, 1, 0)
+        for i in range(6):
+            h.push(([0], [float(i)]), ([], []), [0], np.full((1, 2), -1.0), i % 2, 2.0)
+        h.fade(0.25)
+        assert h.sample_weight[: h.size].tolist() == [0.5] * 4
+        h.clear_encoding()
+        assert not h.log_lik.any()
+        h.resume_clock(40)
+        assert h.stored == 40 and h.size == 4

@@ -61,7 +61,7 @@ def build(seed: int):
     coef = rng.uniform(0.0, 1.5, size=(len(SPECS), J))
     learner_bias = rng.normal(size=J)
     log_prior = np.log(rng.dirichlet(np.ones(J)))
-    lookup.refresh(registry.variables, J, lambda: (coef, learner_bias), lambda: log_prior)
+    lookup.refresh(registry.variables, J, coef, learner_bias, log_prior)
     return registry, lookup, coef, log_prior + learner_bias, rng
 
 
@@ -212,7 +212,7 @@ def test_an_empty_lookup():
     lookup.compile([], 2)
     lookup._check(0, 2)
     assert lookup.table.shape == (1, 2) and lookup.cuts.shape == (0, 1)
-    lookup.refresh([], 2, lambda: (np.zeros((0, 2)), np.zeros(2)), lambda: np.log([0.5, 0.5]))
+    lookup.refresh([], 2, np.zeros((0, 2)), np.zeros(2), np.log([0.5, 0.5]))
     registry = Registry()
     row = RowParser(registry).row({})
     np.testing.assert_array_equal(lookup.scores_one(row, []), np.log([0.5, 0.5]))
@@ -268,7 +268,7 @@ def test_the_incremental_compilation_scores_as_a_full_one(absent, seed):
         engine.refresh()
         full = Lookup(absent)
         K, J_ = len(engine.registry), len(engine.classes)
-        full.refresh(engine.registry.variables, J_, lambda: (engine.lookup.coef, engine.lookup.learner_bias), engine.classes.log_prior)
+        full.refresh(engine.registry.variables, J_, engine.lookup.coef, engine.lookup.learner_bias, engine.classes.log_prior())
         full._check(K, J_)
         engine.lookup._check(K, J_)
         for probe in [x, {}, {"f0": 2.0, "f1": math.nan, "c": "zz"}]:
@@ -298,7 +298,7 @@ def assert_weighed_as_in_full(engine) -> None:
     lookup = engine.lookup
     K, J_ = len(engine.registry), len(engine.classes)
     full = Lookup(lookup.default)
-    full.refresh(engine.registry.variables, J_, lambda: (lookup.coef, lookup.learner_bias), engine.classes.log_prior)
+    full.refresh(engine.registry.variables, J_, lookup.coef, lookup.learner_bias, engine.classes.log_prior())
     assert lookup.coef.tobytes() == full.coef.tobytes()
     assert live_rows(lookup, K).tobytes() == live_rows(full, K).tobytes()
     assert lookup.bias.tobytes() == full.bias.tobytes() and lookup.intercept.tobytes() == full.intercept.tobytes()
@@ -352,3 +352,21 @@ def test_rows_any_is_numpys(K, J, seed):
     a = rng.choice([0.0, -0.0, 1.5, -2.0, np.nan, np.inf], size=(K, J), p=[0.5, 0.2, 0.1, 0.1, 0.05, 0.05])
     assert _rows_any(a).tolist() == a.any(axis=1).tolist()
     assert _rows_any(a != 0).tolist() == (a != 0).any(axis=1).tolist()
+
+
+def test_refresh_in_steps_asks_only_for_what_changed():
+    registry, lookup, coef, bias, _ = build(3)
+    assert lookup.fresh() and not lookup.compile_due(registry.variables, J) and not lookup.weigh()
+    lookup.prior_changed()
+    assert not lookup.fresh() and not lookup.compile_due(registry.variables, J) and lookup.weigh()
+    log_prior = np.log(np.full(J, 1.0 / J))
+    lookup.take_prior(log_prior)
+    assert lookup.fresh()
+    np.testing.assert_array_equal(lookup.bias, log_prior + lookup.learner_bias)
+    lookup.coefficients_changed()
+    assert lookup.compile_due(registry.variables, J)
+    lookup.take_coefficients(coef * 2.0, lookup.learner_bias)
+    assert lookup.weigh()  # every variable's coefficients moved: its rows weighed, the bias wanted
+    lookup.take_prior(log_prior)
+    assert lookup.fresh()
+    np.testing.assert_array_equal(lookup.coef, coef * 2.0)

@@ -17,6 +17,8 @@ from wnb_stream import summaries
 from wnb_stream.engine.classes import Classes
 from wnb_stream.engine.history import History
 from wnb_stream.engine.registry import Registry
+from wnb_stream.engine.rows import Row
+from wnb_stream.engine.variable import Variable
 from wnb_stream.summaries.base import FEW_ROWS
 
 PROTOTYPES = {
@@ -275,3 +277,50 @@ def test_remove_renumbers_the_variables_and_their_raw_columns():
     registry._check()
     assert registry.add("f0", "numeric", summaries.GKClass(), 6) == 4  # a removed feature comes back as a new variable
     registry._check()
+
+
+# ---------------------------------------------------------------------- verbs the engine calls
+def three_variables() -> Registry:
+    registry = Registry()
+    registry.add_many([("a", "numeric", summaries.Gaussian()), ("b", "categorical", summaries.Categorical()),
+                       ("c", "numeric", summaries.Gaussian())], 4)  # fmt: skip
+    return registry
+
+
+def test_count_row_counts_the_variables_a_row_holds():
+    registry = three_variables()
+    registry.count_row(Row(np.array([2], dtype=np.intp), np.array([1.0]), [(1, "x")], [], False))
+    assert registry.count.tolist() == [0.0, 1.0, 1.0]
+    numeric = Registry()
+    numeric.add_many([("a", "numeric", summaries.Gaussian()), ("b", "numeric", summaries.Gaussian())], 0)
+    numeric.count_row(Row(np.array([0, 1], dtype=np.intp), np.array([1.0, 2.0]), [], [], False))  # every variable, all numeric
+    assert numeric.count.tolist() == [1.0, 1.0]
+
+
+def test_count_many_rebuilt_and_rebuild_all_soon_move_the_thresholds():
+    registry = three_variables()
+    registry.count_many(np.array([0, 2]), np.array([4.0, 9.0]))
+    registry.count_many(1, 2)
+    assert registry.count.tolist() == [4.0, 2.0, 9.0]
+    registry.rebuilt(np.array([0, 2]), np.array([2.0, 3.0]))
+    assert registry.next_rebuild.tolist() == [6.0, 1.0, 12.0]
+    registry.rebuild_all_soon()
+    assert registry.next_rebuild.tolist() == [1.0, 1.0, 1.0]
+    registry._check()
+
+
+def test_renew_and_all_synced_restart_the_variables_and_their_clock():
+    registry = three_variables()
+    registry.count_many(np.arange(3), 5.0)
+    registry.rebuilt(np.arange(3), np.full(3, 2.0))
+    fresh = [Variable(v.name, v.kind, v.summary.clone()) for v in registry.variables]
+    registry.renew(fresh, np.array([1.0, 0.0, 2.0]), np.array([7, 9, 7], dtype=np.int64))
+    assert registry.variables == fresh and registry.index == {"a": 0, "b": 1, "c": 2}
+    assert registry.count.tolist() == [1.0, 0.0, 2.0] and registry.next_rebuild.tolist() == [1.0, 1.0, 1.0]
+    assert registry.synced.tolist() == [7, 9, 7] and registry.synced_min == 7 and registry.synced.dtype == np.int64
+    registry.all_synced(12)
+    assert registry.synced.tolist() == [12, 12, 12] and registry.synced_min == 12
+    registry._check()
+    empty = Registry()
+    empty.all_synced(5)
+    assert empty.synced.shape == (0,) and empty.synced_min == 0

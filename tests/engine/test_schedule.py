@@ -57,6 +57,26 @@ def parts(counts, thresholds, seen=(), class_thresholds=()):
     return registry, classes
 
 
+def rebuild_due(schedule, registry, classes, rebuild) -> None:
+    """What ``Engine._rebuild_due`` does with the schedule's answer: ``rebuild(indices)`` the
+    variables due (also none, when a class is due), move the classes' thresholds on, count down."""
+    due = schedule.rebuilds_due(registry, classes)
+    if due is None:
+        return
+    indices, every = due
+    if every or len(indices):
+        rebuild(indices)
+    if every:
+        classes.rebuilt(schedule.class_gap(classes.seen))
+    schedule.count_down(registry, classes)
+
+
+def rebuilt(schedule, registry, k) -> None:
+    """Variable ``k`` was rebuilt: its next threshold, as the engine sets it."""
+    ks = np.array([k], dtype=np.intp)
+    registry.rebuilt(ks, schedule.gap(registry.count[ks]))
+
+
 class Calls:
     """A ``rebuild`` callback: records its calls and, like the engine's, sets the next thresholds."""
 
@@ -68,14 +88,14 @@ class Calls:
         self.calls.append(indices.tolist())
         for k in indices.tolist():
             if k not in self.skip:  # the engine skips a variable with no weight yet
-                self.schedule.rebuilt(self.registry, k)
+                rebuilt(self.schedule, self.registry, k)
 
 
 def test_rebuild_due_rebuilds_the_variables_due():
     schedule = Schedule(growth=0.5, every=100)
     registry, classes = parts([3, 5, 8, 2], [3, 6, 8, 9], seen=[4, 2], class_thresholds=[6, 5])
     rebuild = Calls(schedule, registry)
-    schedule.rebuild_due(registry, classes, rebuild)
+    rebuild_due(schedule, registry, classes, rebuild)
     assert rebuild.calls == [[0, 2]]
     assert registry.next_rebuild.tolist() == [3 + 1, 6, 8 + 4, 9]
     assert classes.next_rebuild.tolist() == [6, 5]  # no class due: class thresholds unchanged
@@ -88,7 +108,7 @@ def test_a_class_due_rebuilds_every_variable():
     schedule = Schedule(growth=0.5, every=100)
     registry, classes = parts([3, 5, 9], [9, 9, 9], seen=[10, 2, 7], class_thresholds=[11, 2, 9])
     rebuild = Calls(schedule, registry, skip={2})
-    schedule.rebuild_due(registry, classes, rebuild)
+    rebuild_due(schedule, registry, classes, rebuild)
     assert rebuild.calls == [[0, 1, 2]]
     assert classes.next_rebuild.tolist() == [10 + 5, 2 + 1, 7 + 3]  # every class restarts: seen + gap(seen)
     assert registry.next_rebuild.tolist() == [3 + 1, 5 + 2, 9]  # variable 2 was skipped (no weight)
@@ -99,7 +119,7 @@ def test_a_class_due_without_variables_calls_rebuild_with_none():
     schedule = Schedule(growth=0.5, every=100)
     registry, classes = parts([], [], seen=[1], class_thresholds=[0])
     rebuild = Calls(schedule, registry)
-    schedule.rebuild_due(registry, classes, rebuild)
+    rebuild_due(schedule, registry, classes, rebuild)
     assert rebuild.calls == [[]] and classes.next_rebuild.tolist() == [2.0] and schedule.quiet == 1
 
 
@@ -108,14 +128,14 @@ def test_nothing_is_checked_while_the_countdown_runs():
     registry, classes = parts([5], [5], seen=[5], class_thresholds=[5])
     rebuild = Calls(schedule, registry)
     schedule.quiet = 2
-    schedule.rebuild_due(registry, classes, rebuild)
+    rebuild_due(schedule, registry, classes, rebuild)
     assert rebuild.calls == [] and schedule.quiet == 2 and classes.next_rebuild.tolist() == [5]
     schedule.quiet = 0
-    schedule.rebuild_due(registry, classes, rebuild)
+    rebuild_due(schedule, registry, classes, rebuild)
     assert rebuild.calls == [[0]]
     schedule.quiet = -3  # a chunk of several rows overshoots: checked too
     registry.count[0] = registry.next_rebuild[0]
-    schedule.rebuild_due(registry, classes, rebuild)
+    rebuild_due(schedule, registry, classes, rebuild)
     assert rebuild.calls == [[0], [0]] and schedule.quiet >= 0
     check(schedule, registry)
     with pytest.raises(AssertionError):  # a countdown longer than a variable's gap
@@ -151,7 +171,7 @@ def test_the_countdown_never_skips_a_rebuild(variables, seen, rows, growth, ever
                 assert not np.any(registry.count >= registry.next_rebuild)
                 assert not np.any(classes.seen >= classes.next_rebuild)
             before = len(rebuild.calls)
-            schedule.rebuild_due(registry, classes, rebuild)
+            rebuild_due(schedule, registry, classes, rebuild)
             log += [(r, call) for call in rebuild.calls[before:]]
             check(schedule, registry)
         logs.append((log, registry.next_rebuild.tolist(), classes.next_rebuild.tolist()))
@@ -162,7 +182,7 @@ def test_rebuilt_sets_the_next_threshold():
     schedule = Schedule(growth=0.5, every=10)
     registry, _ = parts([0, 7, 40], [1, 1, 1])
     for k in range(3):
-        schedule.rebuilt(registry, k)
+        rebuilt(schedule, registry, k)
     assert registry.next_rebuild.tolist() == [1.0, 7 + 3, 40 + 10]
 
 
@@ -231,18 +251,18 @@ class Model:
 
     def rebuild(self, row):
         def call(indices):
-            rebuilt = [k for k in indices.tolist() if self.weight[k] > 0]  # the engine skips the others
-            for k in rebuilt:
-                self.schedule.rebuilt(self.registry, k)
-            if rebuilt:
-                self.log.append((row, "rebuild", tuple(rebuilt)))
+            done = [k for k in indices.tolist() if self.weight[k] > 0]  # the engine skips the others
+            for k in done:
+                rebuilt(self.schedule, self.registry, k)
+            if done:
+                self.log.append((row, "rebuild", tuple(done)))
 
         return call
 
     def add(self, name, row):
         self.registry.add(name, "numeric", summaries.Gaussian(), 0)
         self.weight.append(0.0)
-        self.schedule.quiet = 0
+        self.schedule.rebuild_all_soon()
         self.log.append((row, "variable", name))
 
     def step(self, row):
@@ -255,18 +275,18 @@ class Model:
         """Row ``row``: class ``y``, weight ``w``; features ``new`` created, ``present`` counted."""
         j = self.classes.index.encode(y)
         if self.classes.grow():
-            self.schedule.quiet = 0
+            self.schedule.rebuild_all_soon()
             self.log.append((row, "class", y))
         self.classes.count_one(j, w)
-        self.schedule.quiet -= 1
+        self.schedule.tick()
         for name in sorted(set(new) - set(self.registry.index), key=feature_order):
             self.add(name, row)
         for name in present:
             k = self.registry.index[name]
-            self.registry.count[k] += 1
+            self.registry.count_many(k, 1)
             self.weight[k] += w
-        self.schedule.rebuild_due(self.registry, self.classes, self.rebuild(row))
-        self.schedule.pending += 1
+        rebuild_due(self.schedule, self.registry, self.classes, self.rebuild(row))
+        self.schedule.queue()
         self.held += 1
         self.step(row)
 
@@ -287,9 +307,9 @@ class Model:
                 if len(self.classes.index) > len(self.classes.counts):
                     self.log.append((r, "class", labels[r]))
             if self.classes.grow():
-                self.schedule.quiet = 0
+                self.schedule.rebuild_all_soon()
             self.classes.count_many(np.array([self.classes.index.position[y] for y in labels[lo:hi]], dtype=np.intp), np.array(weights[lo:hi]))
-            self.schedule.quiet -= hi - lo
+            self.schedule.tick(hi - lo)
             new = [name for name, start in batch_columns if name not in self.registry.index and lo <= start < hi]
             for name in sorted(new, key=feature_order):
                 self.add(name, columns[name])
@@ -297,10 +317,10 @@ class Model:
                 k = self.registry.index.get(name)
                 since = max(lo, start)
                 if k is not None and since < hi:
-                    self.registry.count[k] += hi - since
+                    self.registry.count_many(k, hi - since)
                     self.weight[k] += float(np.sum(weights[since:hi]))
-            self.schedule.rebuild_due(self.registry, self.classes, self.rebuild(hi - 1))
-            self.schedule.pending += hi - lo
+            rebuild_due(self.schedule, self.registry, self.classes, self.rebuild(hi - 1))
+            self.schedule.queue(hi - lo)
             self.held += hi - lo
             self.step(hi - 1)
             ends.append(end)
@@ -394,3 +414,36 @@ def test_many_classes_rebuild_every_variable_at_new_classes_and_rarely_else():
     np.testing.assert_array_equal(one._engine.classes.next_rebuild, many._engine.classes.next_rebuild)
     for x, _ in rows[-5:]:
         assert one.predict_proba_one(x) == many.predict_proba_one(x)
+
+
+def test_tick_queue_and_restart_run_the_counters():
+    schedule = Schedule(growth=0.5, every=100)
+    registry, classes = parts([3, 5], [9, 8], seen=[4], class_thresholds=[10])
+    schedule.count_down(registry, classes)
+    assert schedule.quiet == 3  # variable 1: 8 - 5
+    schedule.tick()
+    schedule.tick(2)
+    assert schedule.quiet == 0 and schedule.rebuilds_due(registry, classes)[0].tolist() == []
+    schedule.tick(4)
+    schedule.count_down(registry, classes)
+    schedule.rebuild_all_soon()
+    assert schedule.quiet == 0
+    schedule.queue()
+    schedule.queue(6)
+    assert schedule.step_due(32) == 0 and schedule.pending == 7 and schedule.step_size == 32
+    schedule.restart(40)
+    assert (schedule.quiet, schedule.pending, schedule.step_size) == (0, 40, 0)
+    assert schedule.step_due(32) == 40
+
+
+def test_rebuilds_due_answers_nothing_while_the_countdown_runs():
+    schedule = Schedule(growth=0.5, every=100)
+    registry, classes = parts([5], [5], seen=[5], class_thresholds=[5])
+    schedule.quiet = 1
+    assert schedule.rebuilds_due(registry, classes) is None
+    schedule.tick()
+    indices, every = schedule.rebuilds_due(registry, classes)
+    assert indices.tolist() == [0] and every  # the class is due: every variable
+    classes.rebuilt(schedule.class_gap(classes.seen))
+    indices, every = schedule.rebuilds_due(registry, classes)
+    assert indices.tolist() == [0] and not every  # the variable alone

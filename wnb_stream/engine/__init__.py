@@ -6,10 +6,13 @@
   columns (rebuild schedule, history column, feed state);
 - ``schedule``: when level 2 is rebuilt, when the learner steps, where mini-batches are cut;
 - ``lookup``: level 2 of all variables compiled into stacked arrays for the hot paths;
-- ``core.Engine``: the order in which a row or a chunk goes through them.
+- ``params.Params``: the engine's settings, one frozen value;
+- ``core.Engine``: the order in which a row or a chunk goes through them (its mini-batch path,
+  memory budget and forgetting kept beside it: ``batches``, ``budget``, ``forgetting``);
 - ``merge``: plain functions that merge two models' parts (``merge.merged``: two engines into one).
 """
 
 from .core import Engine
+from .params import Params
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "Params"]

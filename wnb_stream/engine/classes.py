@@ -75,6 +75,37 @@ class Classes:
         np.add.at(self.counts, j, w)
         np.add.at(self.seen, j, 1.0)
 
+    def add(self, columns: np.ndarray, counts: np.ndarray, seen: np.ndarray) -> None:
+        """Add another model's weighted ``counts (m,)`` and examples ``seen (m,)`` to the distinct
+        ``columns (m,)`` (a merge: its classes' columns here). O(m)."""
+        self.counts[columns] += counts
+        self.seen[columns] += seen
+
+    def recount(self, j: np.ndarray, w: np.ndarray) -> None:
+        """Count afresh from the examples of classes ``j (m,)`` with sample weights ``w (m,)``
+        only (what is kept after forgetting); every class's rebuild falls due. O(m + J)."""
+        J = len(self.index)
+        self.counts = np.bincount(j, weights=w, minlength=J).astype(float)
+        self.seen = np.bincount(j, minlength=J).astype(float)
+        self.next_rebuild = np.zeros(J)
+
+    def fade(self, factor: float) -> None:
+        """Multiply the weighted counts by ``factor`` (forgetting; examples per class stay). O(J)."""
+        self.counts = self.counts * factor
+
+    def rebuild_all_soon(self) -> None:
+        """Every class's rebuild threshold falls due at the next check (a merge). O(J)."""
+        self.next_rebuild = np.zeros(len(self.index))
+
+    def rebuilt(self, gaps: np.ndarray) -> None:
+        """Every variable was rebuilt for the classes: each class's next threshold is its
+        examples plus its ``gaps (J,)`` (``Schedule.class_gap``). O(J)."""
+        self.next_rebuild = self.seen + gaps
+
+    def due(self) -> bool:
+        """True when a class's examples reached its rebuild threshold. O(J)."""
+        return bool(np.any(self.seen >= self.next_rebuild))
+
     def log_prior(self) -> np.ndarray:
         """``(J,)`` log P(C_j) = log((N_j + ε) / (N + J·ε)) with ε = 1 / (N + 1)."""
         n = float(np.add.reduce(self.counts))  # (``counts.sum()`` without its Python wrapper: once per example)

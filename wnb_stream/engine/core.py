@@ -28,28 +28,23 @@ from ..summaries.policy import check_total_weight, fast_weight
 from ..tables import Batch, Context
 from . import frames
 from ._locate import place_rows
+from .arrays import as_slice
+from .batches import MiniBatches
+from .budget import MemoryBudget
 from .classes import Classes
 from .drift import EVERY, Monitor
+from .forgetting import Forgetting
 from .history import History, SparseHistory
 from .lookup import Lookup
+from .params import Params
 from .registry import Registry
 from .rows import Frame, Row, RowParser, check_label, check_sample_weights, feature_order
 from .rows import labels as label_codes
 from .schedule import Schedule
 from .slots import Slots
-from .variable import NOWHERE, Variable
+from .variable import Variable
 
 __all__ = ["Engine"]
-
-#: Weighted rows a refit needs before the rise (``Engine._refit``): as a learner's first search.
-FIRST_REFIT = 32
-
-#: Older rows of a class that give its error rate when a rise is checked within the classes
-#: (``Engine._rose_within_classes``).
-MIN_STRATUM = 32
-
-#: Fewest rows a memory budget leaves in the history window (``Engine.keep_budget``).
-MIN_WINDOW = 32
 
 #: Cells (rows × variables × classes) of the temporaries of one re-encoding piece.
 REENCODE_CELLS = 1 << 20
@@ -76,78 +71,65 @@ def clones(prototype, n: int) -> list:
     return [prototype.clone()] + [prototype.__class__(**params) for _ in range(n - 1)]
 
 
-def as_slice(index: np.ndarray) -> np.ndarray | slice:
-    """``index`` as a slice when it is a run of consecutive increasing integers (a view, not a gather)."""
-    if len(index) and index[-1] - index[0] == len(index) - 1 and (len(index) < 3 or np.all(np.diff(index) == 1)):
-        return slice(int(index[0]), int(index[-1]) + 1)
-    return index
-
-
-class Engine:
+class Engine(MiniBatches, Forgetting, MemoryBudget):
     """The parts of one model and the order in which a row goes through them.
 
     Parameters
     ----------
-    numeric, categorical
-        Summary prototypes, cloned for each new variable.
-    optimizer
-        The weight learner (a fresh clone, reset).
-    history_size, batch_size, rebuild_growth, rebuild_every, on_type_change, drift_delta, half_life, seed
-        As ``WeightedNaiveBayes``'s parameters (already checked).
-    absent
-        None: a feature absent from a row is missing (it contributes nothing). A number: an absent
-        numeric feature holds that value (``docs/algorithms/summaries.md#absent-features``); the
-        summaries never see it, level 2 adds its mass from the class counts, and rows are scored
-        and encoded in proportion to their other entries.
-    memory_budget
-        None, or bytes: at every check point (``drift.EVERY`` rows) the history window is cut to
-        the most recent rows that keep ``memory_usage()`` within it (never below ``MIN_WINDOW``
-        rows), then variables outside level 3 are evicted (``keep_budget``;
-        ``docs/algorithms/prediction.md#memory-budget``).
+    params
+        The settings (``Params``, checked by the classifier).
     collect
         Level 1 only (the delta of a training round, ``docs/algorithms/merge.md#rounds``): rows
         are counted, summarised and stored raw in the history; nothing is rebuilt, encoded,
         checked for a change or learned at level 3. ``merge.absorbed`` takes such engines.
+
+    An engine of given parts (a loaded model's, a merge's) is built by ``from_parts``.
     """
 
-    absent = None  # (class defaults: engines pickled before these parameters existed)
-    memory_budget = None
     _evicted = False  # a check point evicted variables since ``learn_frame`` last looked
 
-    def __init__(self, numeric, categorical, optimizer, history_size, batch_size, rebuild_growth, rebuild_every,
-                 on_type_change, drift_delta=None, half_life=None, seed=None, absent=None, memory_budget=None,
-                 collect=False):  # fmt: skip
-        # the arguments of an empty engine like this one (``blank``)
-        self.arguments = (numeric, categorical, optimizer.clone(), history_size, batch_size, rebuild_growth, rebuild_every,
-                          on_type_change, drift_delta, half_life, seed, absent, memory_budget)  # fmt: skip
-        self.numeric_prototype = numeric
-        self.categorical_prototype = categorical
-        self.optimizer = optimizer
-        self.batch_size = batch_size
-        self.classes = Classes()
-        self.registry = Registry()
-        self.absent = absent
-        self.memory_budget = memory_budget
-        self.parser = RowParser(self.registry, on_type_change, absent)
-        self.collect = collect
+    def __init__(self, params: Params, collect: bool = False):
         # a stream whose absent features hold a value is sparse: its rows are kept as entries
-        self.history = (History if absent is None else SparseHistory)(history_size, encoded=not collect)
-        self.lookup = Lookup(absent)
-        self.schedule = Schedule(rebuild_growth, rebuild_every)
-        self.monitor = Monitor(drift_delta) if drift_delta is not None else None
+        history = (History if params.absent is None else SparseHistory)(params.history_size, encoded=not collect)
+        monitor = Monitor(params.drift_delta) if params.drift_delta is not None else None
+        schedule = Schedule(params.rebuild_growth, params.rebuild_every)
+        self._assemble(params, Classes(), Registry(), history, schedule, params.learner(), Slots(), monitor, collect)
+
+    @classmethod
+    def from_parts(cls, params: Params, classes: Classes, registry: Registry, history: History, schedule: Schedule,
+                   learner, slots: Slots, monitor: Monitor | None) -> Engine:  # fmt: skip
+        """The engine of these parts (a loaded model's, a merge's), taken over as they are: the
+        learner is sized for the slots and the classes, the clock ``n_seen`` is the history's;
+        the compiled lookups start empty (compiled at the next use). The encoded window is
+        not written: a loaded model encodes it again (``reencode_all``), a merge restarts
+        levels 2 and 3 (``restart``)."""
+        engine = cls.__new__(cls)
+        engine._assemble(params, classes, registry, history, schedule, learner, slots, monitor, collect=False)
+        engine.shape = (len(slots), len(classes))
+        engine.n_seen = history.stored
+        return engine
+
+    def _assemble(self, params, classes, registry, history, schedule, learner, slots, monitor, collect) -> None:
+        self.params = params
+        self.collect = collect
+        self.classes = classes
+        self.registry = registry
+        self.history = history
+        self.schedule = schedule
+        self.optimizer = learner
+        self.slots = slots
+        self.monitor = monitor
+        self.parser = RowParser(registry, params.on_type_change, params.absent)
+        self.lookup = Lookup(params.absent)
         # exponential forgetting: the weight of the past times this factor at every check point
-        self.fading = None if half_life is None else 0.5 ** (EVERY / half_life)
-        self.seed = seed
-        self.slots = Slots()
+        self.fading = None if params.half_life is None else 0.5 ** (EVERY / params.half_life)
         self.shape = (0, 0)  # (A, J) the learner is sized for (slots, classes)
         self.n_seen = 0
         self._context: Context | None = None  # the variables' prior costs and activity (a cache)
 
     def blank(self, collect: bool = False) -> Engine:
         """An empty engine with this one's parameters (``collect``: level 1 only, a round's delta)."""
-        engine = Engine(*self.arguments[:2], self.arguments[2].clone(), *self.arguments[3:], collect=collect)
-        engine.optimizer.reset(0, 0, self.seed)
-        return engine
+        return Engine(self.params, collect=collect)
 
     # ------------------------------------------------------------------ validated input
     def learn_dict(self, x: dict, y, w: float) -> None:
@@ -173,7 +155,8 @@ class Engine:
 
     @property
     def target_batch(self) -> int:
-        return self.batch_size if self.batch_size is not None else int(self.optimizer.batch_size)
+        batch_size = self.params.batch_size
+        return batch_size if batch_size is not None else int(self.optimizer.batch_size)
 
     # ------------------------------------------------------------------ one row
     def learn_row(self, row: Row, y, w: float) -> None:
@@ -183,30 +166,33 @@ class Engine:
         self._grow_classes()
         self.classes.count_one(j, w)
         self.n_seen += 1
-        schedule.quiet -= 1
-        self.lookup.stale_prior = True
+        schedule.tick()
+        self.lookup.prior_changed()
         if row.new:
             row = self._register(row)
-        if registry.all_numeric(len(row.numeric)):
-            registry.count += 1
-        elif len(row.numeric):
-            registry.count[row.numeric] += 1
+        registry.count_row(row)
         for k, value in row.categorical:
-            registry.count[k] += 1
             registry.variables[k].summary.update(value, y, w)
         self._store(row, j, w)  # numeric summaries take the row from the history later
+        self._settle(1, self._encode_newest, row)
+
+    def _settle(self, m: int, encode, *args) -> None:
+        """The tail of a row and of a chunk (``m`` rows, stored raw): rebuild level 2 where it
+        falls due, encode the new rows with the level 2 of now (``encode(*args)``: one row or a
+        chunk), count them for the learner, check for a change every ``EVERY`` rows, and step
+        the learner when its batch is full. Nothing with ``collect`` (level 1 only)."""
         if self.collect:
             return
-        schedule.rebuild_due(registry, self.classes, self._rebuild)
-        self._encode_newest(row)
-        schedule.pending += 1
+        self._rebuild_due()
+        encode(*args)
+        self.schedule.queue(m)
         if self.n_seen % EVERY == 0:
             self._check_point()
         self._maybe_step()
 
     def _grow_classes(self) -> None:
         if self.classes.grow():
-            self.schedule.quiet = 0  # a new class rebuilds every variable
+            self.schedule.rebuild_all_soon()  # a new class rebuilds every variable
             self.lookup.invalidate()  # (the lookups gain its column, even if no rebuild writes one)
 
     def _register(self, row: Row) -> Row:
@@ -231,14 +217,14 @@ class Engine:
         """Create the variables of the ``(name, kind)`` of ``features``, in order; their indices."""
         summaries = self._fresh_summaries([kind for _, kind in features])
         ks = self.registry.add_many([(name, kind, summary) for (name, kind), summary in zip(features, summaries)], self.history.stored)
-        self.schedule.quiet = 0  # their first rebuild falls due at once
+        self.schedule.rebuild_all_soon()  # their first rebuild falls due at once
         self.lookup.mark(ks.tolist())
         self._context = None
         return ks
 
     def _fresh_summaries(self, kinds: list) -> list:
         """A fresh summary (a clone of the prototype of its kind) for each of ``kinds``, in order."""
-        prototypes = {"numeric": self.numeric_prototype, "categorical": self.categorical_prototype}
+        prototypes = {"numeric": self.params.numeric, "categorical": self.params.categorical}
         fresh = {kind: iter(clones(prototypes[kind], kinds.count(kind))) for kind in set(kinds)}
         return [next(fresh[kind]) for kind in kinds]
 
@@ -255,7 +241,7 @@ class Engine:
             # the learner's initial weight, in the weights it predicts with too), from this row on
             self.optimizer.resize(*shape)
             self.shape = shape
-        self.lookup.stale_coef = True
+        self.lookup.coefficients_changed()
 
     def _store(self, row: Row, j: int, w: float) -> None:
         """Append the row's raw values to the history (its encoding follows the rebuilds)."""
@@ -296,6 +282,19 @@ class Engine:
         self._resize()
         self.lookup.recompile(self.registry.variables, len(self.classes))
 
+    def _rebuild_due(self) -> None:
+        """Rebuild level 2 of the variables the schedule finds due (every one when a class is)."""
+        schedule, registry, classes = self.schedule, self.registry, self.classes
+        due = schedule.rebuilds_due(registry, classes)
+        if due is None:  # the countdown runs
+            return
+        indices, every = due
+        if every or len(indices):
+            self._rebuild(indices)
+        if every:
+            classes.rebuilt(schedule.class_gap(classes.seen))
+        schedule.count_down(registry, classes)
+
     def _rebuild(self, indices: np.ndarray) -> None:
         """Rebuild level 2 of the given variables, then re-encode their history columns."""
         self._resize()
@@ -303,7 +302,8 @@ class Engine:
         registry.feed(indices, self.history, self.classes, settle=True)  # (a rebuild reads what it feeds)
         classes = self.classes.index.classes
         selection_cost = math.log(max(1, len(registry)))
-        default = None if self.absent is None else (self.absent, self.classes.counts)
+        absent = self.params.absent
+        default = None if absent is None else (absent, self.classes.counts)
         variables = registry.variables
         rebuilt = [k for k in indices.tolist() if variables[k].summary.holds_weight()]  # (an empty summary is skipped)
         held = np.array(rebuilt, dtype=np.intp)
@@ -315,7 +315,8 @@ class Engine:
         held = held[~same]
         # all at once: the numeric binned variables are discretized together (``Variable.rebuild_many``)
         Variable.rebuild_many([variables[k] for k in held.tolist()], classes, selection_cost, default=default)
-        self.schedule.rebuilt(registry, np.array(rebuilt, dtype=np.intp))
+        rebuilt = np.array(rebuilt, dtype=np.intp)
+        registry.rebuilt(rebuilt, self.schedule.gap(registry.count[rebuilt]))
         if len(changed):
             self.lookup.mark(changed.tolist())
         self._context = None
@@ -372,20 +373,21 @@ class Engine:
         loaded model rebuilds it here instead of storing it.
         """
         self._resize()
-        self.history.log_lik[...] = 0.0
+        self.history.clear_encoding()
         self._reencode_columns(self.slots.variable.tolist())
 
     def _reencode(self, k: int) -> None:
         variable, h = self.registry.variables[k], self.history
         numeric = variable.kind == "numeric"
         default = None
-        if self.absent is not None and numeric:  # absent cells hold the default value
-            ll = variable.log_lik_one(float(self.absent))
+        if self.params.absent is not None and numeric:  # absent cells hold the default value
+            ll = variable.log_lik_one(float(self.params.absent))
             default = np.zeros(len(self.classes))
             if ll is not None:
                 default[: len(ll)] = ll
         values, present = h.column(h.filled(), k, int(self.registry.column[k]), numeric)
-        h.reencode(int(self.slots.of[k]), values, present, variable.log_lik_many, default)
+        encoded = variable.log_lik_many(values[present]) if present.any() else None
+        h.reencode(int(self.slots.of[k]), present, encoded, default)
 
     # ------------------------------------------------------------------ level 3
     def _maybe_step(self) -> None:
@@ -418,7 +420,7 @@ class Engine:
         batch = Batch(*h.window(rows, A, J), log_prior)
         window = Batch(*h.window(h.filled(), A, J), log_prior)
         self.optimizer.learn(batch, window, self.context())
-        self.lookup.stale_coef = True
+        self.lookup.coefficients_changed()
 
     # ------------------------------------------------------------------ change detection, forgetting
     def _check_point(self) -> None:
@@ -428,281 +430,8 @@ class Engine:
             self.fade(self.fading)
         if self.monitor is not None:
             self._watch()
-        if self.memory_budget is not None:
-            self.keep_budget(self.memory_budget)
-
-    def keep_budget(self, budget: int) -> None:
-        """Bring ``memory_usage()`` within ``budget`` bytes: first cut the history window, then,
-        with the window at its floor, evict variables outside level 3
-        (``docs/algorithms/prediction.md#memory-budget``).
-
-        What the budget cannot bound is left as it is: the variables in level 3 (their summaries,
-        level 2 and lookups), what every class holds, and ``MIN_WINDOW`` rows of the window.
-        """
-        total = self._cut_window(budget)
-        if self.history.capacity <= MIN_WINDOW and total > budget:
-            self._evict_to(budget, total - self.history.memory_usage() - self.lookup.memory_usage())
-
-    def _cut_window(self, budget: int) -> int:
-        """Cut the history window to the most recent rows that bring ``memory_usage()`` within
-        ``budget`` bytes (at least ``MIN_WINDOW`` rows; it never grows back). The numeric
-        summaries take the rows that go first (as before the ring overwrites a row). Returns
-        ``memory_usage()`` after the cut."""
-        h, registry = self.history, self.registry
-        while True:
-            total = self.memory_usage()
-            if total <= budget or h.capacity <= MIN_WINDOW:
-                return total
-            window = h.memory_usage()
-            rows = int((budget - (total - window)) // (window / h.capacity))
-            rows = max(MIN_WINDOW, min(rows, h.capacity - 1))
-            dropped = h.stored - min(h.size, rows)  # rows stored before this one leave the window
-            if dropped <= registry.synced_min:
-                break
-            # the summaries take those rows first; they grow, so measure again
-            registry.feed(np.flatnonzero(registry.synced < dropped), h, self.classes)
-        h.shrink(rows)
-        return total - window + h.memory_usage()
-
-    def _evict_to(self, budget: int, held: int) -> None:
-        """Evict the least useful variables outside level 3 (``eviction_order``) until
-        ``memory_usage()`` is within ``budget``, or none is left to evict; ``held`` is the
-        registry's ``memory_usage()`` (the variables' bytes, an O(K) walk made once).
-
-        Each pass evicts the first variables of the order whose estimated bytes (their own, their
-        raw column in the window, their lookup rows) cover the excess, then measures the window
-        and the lookups again (the estimates leave out the containers' headroom, which the
-        removal frees too); the registry's bytes go down by exactly the evicted variables'.
-        Cost O(K + window) per pass, a few passes per check point that finds the model over its
-        budget with its window at the floor.
-        """
-        h, lookup = self.history, self.lookup
-        self.evict(np.zeros(0, dtype=np.intp))  # the window's raw blocks without headroom first
-        for _ in range(8):
-            excess = held + h.memory_usage() + lookup.memory_usage() - budget
-            if excess <= 0:
-                return
-            order = self.eviction_order()
-            if not len(order):
-                return  # what is left is what the budget cannot bound
-            variables = self.registry.variables
-            freed, own, n = 0, 0, 0
-            for k in order.tolist():
-                size = variables[k].memory_usage() + 64  # (``Registry.memory_usage``'s share)
-                own += size
-                freed += size + h.column_bytes(variables[k].kind == "numeric") + lookup.variable_bytes(k)
-                n += 1
-                if freed >= excess:
-                    break
-            self.evict(order[:n])
-            held -= own
-
-    def eviction_order(self) -> np.ndarray:
-        """The variables a memory budget may evict, the least useful first: ``(m,)`` indices.
-
-        Only variables without a level-3 slot are candidates: their level 2 is flat (one part,
-        or not built yet), so they add ℓ = 0 to every score and evicting them changes no
-        prediction; what is lost is the evidence their summaries gathered. Among them, those
-        absent from the rows of the window go first (not seen lately), then the fewest
-        observations (``Registry.count``: the least evidence, the least likely to become
-        informative), then the oldest (a variable that has had longer to show something).
-        """
-        registry, h = self.registry, self.history
-        K = len(registry)
-        self.slots.grow(K)
-        free = np.flatnonzero(self.slots.of[:K] < 0)
-        if not len(free):
-            return free
-        seen = h.counts(h.filled(), K)[free] > 0
-        return free[np.lexsort((free, registry.count[free], seen))]
-
-    def evict(self, gone: np.ndarray) -> None:
-        """Remove the variables ``gone`` (none with a level-3 slot) from every part: the registry
-        and its columns, the window's raw columns, the slots' numbering, the compiled lookups
-        (compiled again, for the variables left). An evicted feature seen again is a new
-        variable, with a fresh summary. With ``gone`` empty, the window's raw blocks lose their
-        headroom. Cost O(K + capacity · columns) and a full compilation of the lookups."""
-        registry = self.registry
-        self._resize()
-        new_index, numeric_columns, categorical_columns = registry.remove(gone)
-        self.history.remove(new_index, numeric_columns, categorical_columns)
-        self.slots.remove(new_index)
-        if len(gone):
-            self._evicted = True  # (``learn_frame`` re-enters the batch's evicted columns)
-            self.parser.plan = None  # (a cache of variable indices)
-            self._context = None
-            self.lookup.invalidate()
-            self.refresh()  # compiled for the variables left, so that their memory is measured
-
-    def fade(self, factor: float) -> None:
-        """Multiply the weight of everything learned so far by ``factor`` (0 < factor ≤ 1).
-
-        Every summary decays (``Summary.decay``), so do the class counts and the sample weights of
-        the history's rows: a row a numeric summary has not taken yet enters it with its faded
-        weight, and the learners judge older rows with less weight. All share the stream's
-        clock, so the model is the one built on the stream with the weight of each example
-        times ``factor`` per check point since it came (forward decay).
-        """
-        for variable in self.registry.variables:
-            variable.summary.decay(factor)
-        self.classes.counts = self.classes.counts * factor
-        h = self.history
-        h.sample_weight[: h.size] *= factor
-        self.lookup.stale_prior = True
-
-    def _watch(self) -> None:
-        """A check point: the 0/1 errors of the rows since the last one go to the monitor; on a
-        rise of the error, forget what came before the change.
-
-        A row's error is that of the current model on the row's encoding in the history (level 2
-        as rebuilt so far, the learner's current weights): both paths of learning meet here in
-        the same state, so they detect the same changes.
-        """
-        h, monitor = self.history, self.monitor
-        m = min(EVERY, h.size)
-        if len(self.classes) < 2 or m == 0:
-            return
-        before = (monitor.rows.copy(), monitor.errors.copy(), monitor.detected)
-        errors = self._errors(m)
-        since = monitor.add(errors)
-        if since and self._refit(since):
-            since = self._retest(before, errors, since)
-        if since and not self._rose_within_classes(since):
-            monitor.dismiss()  # the class mix changed, not the concept: nothing is forgotten
-            since = 0
-        if since:
-            self.forget(since)
-
-    def _rose_within_classes(self, since: int) -> bool:
-        """Whether the error rose within a class, not only through the mix of classes: the check
-        of a rise found in the ``since`` newest weighted rows against the older rows of the
-        history (``docs/algorithms/drift.md#a-rise-of-the-class-mix-alone-check-within-classes``).
-
-        Every weighted row of the history is scored by the current model. A class j with at
-        least ``MIN_STRATUM`` older rows gives its older error rate p_j; its n_j newer rows would
-        make n_j p_j errors if nothing changed within it, with variance
-        V_j = n_j p_j (1 − p_j)(1 + n_j / n⁰_j) (n⁰_j older rows). The rise holds when one class
-        makes more than n_j p_j + ε_j, ε_j = sqrt(2 V_j ln(4nJ/δ)) + 2/3 ln(4nJ/δ) (the monitor's
-        Bernstein bound at δ/2, shared among the J classes; n the rows compared), or when the
-        classes together make more than Σ n_j p_j + ε, ε the same bound on Σ V_j at the other
-        δ/2 (a change that raises every class a little, as one that swaps which variables tell
-        the classes apart: one class's rows are too few to show it). Newer rows of a class
-        the older rows hardly hold cannot be compared (a sorted file's next class). A rise
-        reaching back past all but ``MIN_STRATUM`` rows of the history cannot be checked and
-        holds, as before this check. Cost O(history × K × J), at an alarm only.
-        """
-        h, J = self.history, len(self.classes)
-        rows = h.recent(h.size)  # oldest first
-        y = h.y[rows][h.sample_weight[rows] > 0]  # the weighted rows, as ``_errors`` scores them
-        cut = len(y) - since
-        if cut < MIN_STRATUM:
-            return True
-        errors = self._errors(h.size).astype(float)
-        old_rows, new_rows = np.bincount(y[:cut], minlength=J), np.bincount(y[cut:], minlength=J)
-        old_errors, new_errors = np.bincount(y[:cut], errors[:cut], J), np.bincount(y[cut:], errors[cut:], J)
-        comparable = (old_rows >= MIN_STRATUM) & (new_rows > 0)
-        if not comparable.any():
-            return False
-        n_old, n_new = old_rows[comparable].astype(float), new_rows[comparable].astype(float)
-        p = old_errors[comparable] / n_old
-        variance = np.maximum(n_new * p * (1.0 - p) * (1.0 + n_new / n_old), 1.0)
-        excess = new_errors[comparable] - n_new * p
-        # half of δ for one class at a time (shared among the J), half for all of them together
-        log_class = math.log(4.0 * len(y) * J / self.monitor.delta)
-        if np.any(excess > np.sqrt(2.0 * variance * log_class) + 2.0 / 3.0 * log_class):
-            return True
-        log_all = math.log(4.0 * len(y) / self.monitor.delta)
-        return bool(excess.sum() > math.sqrt(2.0 * variance.sum() * log_all) + 2.0 / 3.0 * log_all)
-
-    def _retest(self, before: tuple, errors: np.ndarray, since: int) -> int:
-        """The test again after a refit on the rows before the rise (``_refit``): the rows since
-        the rise, as the refitted model scores them, against the older rows as they were scored.
-
-        The monitor goes back to the state the first test saw (``before`` this check point, with
-        its ``errors``); the part older than the rise, the reference, keeps its errors; the
-        ``since`` rows after it (whole buckets, all in the history: ``_refit`` checked) are
-        scored again by the refitted model, which has not been fitted on them, and the split test
-        runs once. Only a rise that survives is a change. Returns the rows since it (0: none).
-        """
-        monitor = self.monitor
-        monitor.rows, monitor.errors, monitor.detected = before
-        monitor.append(errors)
-        tail = np.cumsum(monitor.rows[::-1])  # rows of the newest 1, 2, … buckets
-        newer = int(np.searchsorted(tail, since)) + 1  # the newest buckets hold the rows since the rise
-        end = len(monitor.rows) - newer
-        monitor.rows, monitor.errors = monitor.rows[:end], monitor.errors[:end]
-        fresh = self._errors(self.history.size)  # every weighted row of the history, oldest first
-        return monitor.add(fresh[len(fresh) - int(tail[newer - 1]) :])
-
-    def _errors(self, m: int) -> np.ndarray:
-        """0/1 errors of the current model on the ``m`` most recent rows of the history, oldest
-        first (rows of sample weight 0 left out)."""
-        h = self.history
-        self.refresh()
-        A, J = len(self.slots), len(self.classes)
-        rows = as_slice(h.recent(m))
-        scores = self.lookup.bias + np.einsum("nkj,kj->nj", h.log_lik[rows, :A, :J], self.lookup.coef[self.slots.variable, :J])
-        errors = np.argmax(scores, axis=1) != h.y[rows]
-        return errors[h.sample_weight[rows] > 0]
-
-    def _refit(self, since: int) -> bool:
-        """Ask the learner to re-fit its weights now (``Optimizer.refit``) on the rows of the
-        window older than the ``since`` weighted rows of the rise; True when it did.
-
-        The rows after the rise are left out so that the new test judges them out of sample:
-        weights fitted on them could absorb a change of concept (the error of the refitted model
-        on them would fall without the model being any good after the change).
-        """
-        refit = getattr(self.optimizer, "refit", None)
-        if refit is None:
-            return False
-        h = self.history
-        rows = h.recent(h.size)  # oldest first
-        weighted = np.cumsum(h.sample_weight[rows][::-1] > 0)  # weighted rows among the newest 1, 2, …
-        after = int(np.searchsorted(weighted, since)) + 1  # history rows holding the rise's rows
-        if after >= len(rows) or weighted[-1] < since + FIRST_REFIT:  # too little before the rise
-            return False
-        A, J = len(self.slots), len(self.classes)
-        h.fit_encoding(A, J)
-        log_prior = self.classes.log_prior()
-        log_prior.flags.writeable = False
-        window = Batch(*h.window(rows[: len(rows) - after], A, J), log_prior)
-        if not refit(window, self.context()):
-            return False
-        self.lookup.stale_coef = True
-        return True
-
-    def forget(self, keep: int) -> None:
-        """Forget all but the ``keep`` most recent rows of the history (0: everything).
-
-        What the model learned from older examples is dropped: each variable's summary starts
-        afresh from the kept rows (its level 2 with it), the class counts are those of the kept
-        rows, the learner restarts (a variable it had zeroed can come back) and steps on them.
-        The variables, the classes and the clocks stay.
-        """
-        h, registry, classes = self.history, self.registry, self.classes
-        keep = max(0, min(int(keep), h.size))
-        h.keep_recent(keep)
-        K, J = len(registry), len(classes)
-        y, w = h.y[:keep], h.sample_weight[:keep]
-        classes.counts = np.bincount(y, weights=w, minlength=J).astype(float)
-        classes.seen = np.bincount(y, minlength=J).astype(float)
-        classes.next_rebuild = np.zeros(J)  # every variable is rebuilt below
-        labels = classes.typed()
-        summaries = self._fresh_summaries([old.kind for old in registry.variables])
-        for k, (old, summary) in enumerate(zip(registry.variables, summaries)):
-            variable = Variable(old.name, old.kind, summary)
-            registry.variables[k] = variable
-            if old.kind == "categorical":
-                values, present = h.column(slice(0, keep), k, int(registry.column[k]), numeric=False)
-                if present.any():
-                    variable.summary.update_coded(values[present], y[present], labels, w[present])
-        registry.count = h.counts(slice(0, keep), K).astype(float)
-        registry.next_rebuild = np.ones(K)
-        numeric = np.array([v.kind == "numeric" for v in registry.variables], dtype=bool)
-        registry.synced = np.where(numeric, h.stored - keep, h.stored).astype(np.int64)
-        registry.synced_min = int(registry.synced.min()) if K else 0
-        self.restart(keep)
+        if self.params.memory_budget is not None:
+            self.keep_budget(self.params.memory_budget)
 
     def restart(self, recent: int, step: bool = False) -> None:
         """Start levels 2 and 3 afresh on the parts as they are (after ``forget`` or a merge).
@@ -719,182 +448,21 @@ class Engine:
         self.slots.enter(registry.informative(), len(registry))
         self.history.drop_encoding()
         A, J = len(self.slots), len(classes)
-        seed = None if self.seed is None else hash((self.seed, self.history.stored)) & (2**63 - 1)
+        seed = None if self.params.seed is None else hash((self.params.seed, self.history.stored)) & (2**63 - 1)
         self.optimizer.reset(A, J, seed)
         self.shape = (A, J)
         self.history.resize(len(registry), J, registry.n_numeric, registry.n_categorical, n_encoded=A)
         self.lookup.invalidate()  # (the variables may be new: a merge)
-        self.lookup.stale_coef = self.lookup.stale_prior = True
+        self.lookup.coefficients_changed()
+        self.lookup.prior_changed()
         self._reencode_columns(self.slots.variable.tolist())  # their columns moved
         self._context = None
-        schedule.quiet = 0
-        schedule.step_size = 0
-        schedule.pending = min(recent, self.target_batch)
-        schedule.rebuild_due(registry, classes, self._rebuild)  # level 2 and the encoding of the history
+        schedule.restart(min(recent, self.target_batch))
+        self._rebuild_due()  # level 2 and the encoding of the history
         if self.monitor is not None:
             self.monitor.reset()
         if step:
             self._maybe_step()
-
-    # ------------------------------------------------------------------ a mini-batch
-    def learn_frame(self, frame: Frame, labels: np.ndarray, codes: np.ndarray, uniques: list, sample_weight: np.ndarray) -> None:
-        """Learn a parsed batch in chunks cut by the schedule (the states of a loop of ``learn_row``)."""
-        n = len(labels)
-        # A feature takes part from the first row where it is known (a new one: its first value).
-        columns = [(name, 0 if name in self.registry.index else first) for name, _, first in frame.columns()]
-        if self.collect:  # nothing but level 1 and the history: one chunk
-            self._learn_chunk(frame, columns, labels, codes, uniques, sample_weight, 0, n)
-            return
-        # Row positions of each label: a class count reaching its rebuild threshold ends a chunk
-        # (a new class has threshold 1, so its first row ends one).
-        by_label = np.argsort(codes, kind="stable")
-        positions = dict(zip(uniques, np.split(by_label, np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1])))
-        t = 0
-        while t < n:
-            end = self.schedule.chunk_end(t, n, positions, columns, self.registry, self.classes, self.target_batch)
-            if self.monitor is not None or self.fading is not None or self.memory_budget is not None:  # a check point ends a chunk
-                end = min(end, t + EVERY - 1 - self.n_seen % EVERY)
-            self._learn_chunk(frame, columns, labels, codes, uniques, sample_weight, t, end + 1)
-            t = end + 1
-            if self._evicted:
-                self._evicted = False
-                columns = self._reenter(frame, columns, t)
-
-    def _reenter(self, frame: Frame, columns: list, t: int) -> list:
-        """``columns`` after an eviction (a memory budget's): a column of the batch whose variable
-        left starts again at its next value from row ``t`` (−1: none), where a loop of
-        ``learn_one`` would create it anew."""
-        index, a = self.registry.index, len(frame.numeric_names)
-        out = list(columns)
-        for i, (name, start) in enumerate(columns):
-            if not 0 <= start < t or name in index:
-                continue
-            if i < a:
-                values = frame.numeric[t:, i]
-                held = ~np.isnan(values)
-                if self.absent is not None:
-                    held &= values != self.absent
-                if frame.numeric_absent is not None:
-                    held &= ~frame.numeric_absent[t:, i]
-            else:
-                held = np.array([value is not None for value in frame.categorical[i - a][1][t:].tolist()], dtype=bool)
-                absent = frame.categorical_absent[i - a] if frame.categorical_absent else None
-                if absent is not None:
-                    held &= ~absent[t:]
-            out[i] = (name, t + int(np.argmax(held)) if held.any() else -1)
-        return out
-
-    def _learn_chunk(self, frame: Frame, columns: list, labels, codes, uniques, sample_weight, lo: int, hi: int) -> None:
-        """Rows ``lo:hi`` in bulk; only the last row may trigger a class, a rebuild or a step."""
-        registry, schedule, h = self.registry, self.schedule, self.history
-        chunk_weight = sample_weight[lo:hi]
-        m = hi - lo
-        # class indices through the batch's distinct labels; new ones registered in row order
-        known = np.array([self.classes.index.position.get(label, -1) for label in uniques], dtype=np.intp)
-        class_index = known[codes[lo:hi]]
-        for r in np.flatnonzero(class_index < 0).tolist():
-            class_index[r] = self.classes.index.encode(labels[lo + r])
-        self._grow_classes()
-        self.classes.count_many(class_index, chunk_weight)
-        self.n_seen += m
-        schedule.quiet -= m
-        self.lookup.stale_prior = True
-        new = [(name, kind) for (name, kind, _), (_, start) in zip(frame.columns(), columns) if name not in registry.index and lo <= start < hi]
-        if new:
-            self._add_variables(sorted(new, key=lambda item: feature_order(item[0])))
-        # Columns taking part in the chunk, each from row ``since`` (its first row if it is new).
-        a = len(frame.numeric_names)
-        numeric = [(i, registry.index.get(name), max(lo, start)) for i, (name, start) in enumerate(columns[:a])]
-        numeric = [(i, k, since) for i, k, since in numeric if k is not None and since < hi]
-        categorical = []
-        absent_keys = frame.categorical_absent or [None] * len(frame.categorical)
-        for (name, values, _), (_, start), absent in zip(frame.categorical, columns[a:], absent_keys):
-            k = registry.index.get(name)
-            if k is not None and start < hi:
-                since = max(lo, start)
-                held = slice(since, hi) if absent is None else since + np.flatnonzero(~absent[since:hi])  # (a key absent from a dict is not counted)
-                registry.variables[k].summary.update_many(values[held], labels[held], sample_weight[held])
-                categorical.append((k, values, since, absent))
-        ks = np.array([k for _, k, _ in numeric], dtype=np.intp)
-        at = np.array([i for i, _, _ in numeric], dtype=np.intp)
-        since = np.array([s for _, _, s in numeric], dtype=np.intp)
-        if self.absent is None and frame.numeric_absent is None:
-            registry.count[ks] += hi - since
-        self._resize()
-        K = len(registry)
-        # The raw rows go to the history now (numeric summaries take them from there).
-        present = np.zeros((m, K), dtype=bool)
-        present[:, ks] = np.arange(lo, hi)[:, None] >= since[None, :]
-        for k, _, s, absent in categorical:
-            present[s - lo :, k] = True if absent is None else ~absent[s:hi]
-            registry.count[k] += present[s - lo :, k].sum()
-        block = frame.numeric[lo:hi][:, at]  # (m, a') NaN before a new variable's first value
-        if self.absent is not None:  # a cell holding the default value is absent
-            present[:, ks] &= block != self.absent
-            registry.count[ks] += present[:, ks].sum(axis=0)
-        elif frame.numeric_absent is not None:  # a key absent from a dict: neither a value nor a missing one
-            present[:, ks] &= ~frame.numeric_absent[lo:hi][:, at]
-            registry.count[ks] += present[:, ks].sum(axis=0)
-        categories = np.empty((m, len(categorical)), dtype=object)
-        for c, (_, values, _, _) in enumerate(categorical):
-            categories[:, c] = values[lo:hi]  # None before a new variable's first value
-        numeric_columns = registry.column[ks]
-        categorical_columns = registry.column[np.array([k for k, _, _, _ in categorical], dtype=np.intp)]
-        for start in range(0, m, h.capacity):  # pieces the history can hold at once
-            stop = min(m, start + h.capacity)
-            registry.make_room(stop - start, h, self.classes)
-            h.push_many((numeric_columns, block[start:stop]), (categorical_columns, categories[start:stop]),
-                        present[start:stop], None, class_index[start:stop], chunk_weight[start:stop],
-                        variables=(ks, [k for k, _, _, _ in categorical]))  # fmt: skip
-        if self.collect:
-            return
-        schedule.rebuild_due(registry, self.classes, self._rebuild)
-        self._encode_chunk(ks, block, present, categorical, m, hi)
-        schedule.pending += m
-        if self.n_seen % EVERY == 0:
-            self._check_point()
-        self._maybe_step()
-
-    def _encode_chunk(self, ks, block, present, categorical, m: int, hi: int) -> None:
-        """Encode the chunk's rows still held in the history with the current level 2."""
-        lookup, h, variables, slots = self.lookup, self.history, self.registry.variables, self.slots
-        if lookup.stale:
-            self._compile()
-        A, J = len(slots), len(self.classes)
-        if not A:
-            return
-        kept = min(m, len(h))
-        at_rows = as_slice(h.recent(kept))
-        if isinstance(at_rows, slice):  # the rows are consecutive in the ring: encode in place
-            log_lik = h.log_lik[at_rows, :A, :J]  # (kept, A, J) a view
-            log_lik[...] = 0.0
-        else:
-            log_lik = np.zeros((kept, A, J))  # (kept, A, J)
-        held = slots.of[ks] >= 0  # the chunk's numeric variables in level 3
-        block, rows = block[m - kept :], slice(m - kept, m)
-        if held.all():
-            lookup.encode_block(ks, block, present[rows, ks], log_lik, as_slice(slots.of[ks]))
-        elif held.any():
-            lookup.encode_block(ks[held], block[:, held], present[rows, ks[held]], log_lik, as_slice(slots.of[ks[held]]))
-        for k, values, _, _ in categorical:
-            variable = variables[k]
-            if slots.of[k] < 0:
-                continue
-            parts = variable.locate_many(values[hi - kept : hi]) if variable.log_prob is not None else None
-            if parts is not None:
-                found = lookup.categorical_rows(k, parts)
-                found[~present[rows, k]] = NOWHERE
-                log_lik[:, slots.of[k], :] = lookup.table[found]
-        for i in np.flatnonzero(held).tolist():
-            k = int(ks[i])
-            if variables[k].density:
-                ll = variables[k].log_lik_many(block[:, i])
-                ll[~present[rows, k]] = 0.0
-                log_lik[:, slots.of[k], : ll.shape[1]] = ll
-        if lookup.defaults is not None:  # absent numeric features hold the default value
-            np.copyto(log_lik, lookup.defaults[slots.variable], where=~present[rows, slots.variable][..., None])
-        if not isinstance(at_rows, slice):
-            h.log_lik[at_rows, :A, :J] = log_lik
 
     # ------------------------------------------------------------------ prediction
     def refresh(self) -> None:
@@ -905,7 +473,10 @@ class Engine:
         if lookup.stale:
             self._resize()
         J = len(self.classes)
-        lookup.refresh(self.registry.variables, J, lambda: self.coefficients(J), self.classes.log_prior)
+        if lookup.compile_due(self.registry.variables, J):
+            lookup.take_coefficients(*self.coefficients(J))
+        if lookup.weigh():
+            lookup.take_prior(self.classes.log_prior())
 
     def coefficients(self, J: int) -> tuple[np.ndarray, np.ndarray]:
         """The learner's ``coef`` of the slots, per variable ``(K, J)``, and its ``bias (J,)``.
@@ -967,6 +538,10 @@ class Engine:
     def __setstate__(self, state: dict) -> None:
         if "slots" not in state:  # pickled before slots: the learner's axis is the variables'
             state["slots"] = Slots(np.arange(state["shape"][0]))
+        if "params" not in state:  # pickled before ``Params``: its positional arguments
+            state["params"] = Params(*state.pop("arguments"))
+            for name in ("numeric_prototype", "categorical_prototype", "batch_size", "absent", "memory_budget", "seed"):
+                state.pop(name, None)
         self.__dict__.update(state)
 
     def _check(self) -> None:

@@ -81,6 +81,23 @@ class Monitor:
     def reset(self) -> None:
         self.rows, self.errors = np.zeros(0), np.zeros(0)
 
+    def snapshot(self) -> tuple:
+        """The monitor's state now, for ``restore``: copies of its buckets and its count of changes. O(B)."""
+        return self.rows.copy(), self.errors.copy(), self.detected
+
+    def restore(self, state: tuple) -> None:
+        """Go back to a ``snapshot``. O(1)."""
+        self.rows, self.errors, self.detected = state
+
+    def drop_newest(self, n_buckets: int) -> None:
+        """Drop the ``n_buckets`` newest buckets (a retest scores their rows again). O(B)."""
+        end = len(self.rows) - n_buckets
+        self.rows, self.errors = self.rows[:end], self.errors[:end]
+
+    def count_detected(self, n: int) -> None:
+        """Add ``n`` changes detected elsewhere (a merged model's). O(1)."""
+        self.detected += n
+
     def add(self, errors: np.ndarray) -> int:
         """Add the 0/1 ``errors (m,)`` of the rows since the last check, oldest first, in buckets of
         ``BUCKET`` rows (the oldest bucket takes the remainder), then test; the rows since the

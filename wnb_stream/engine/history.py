@@ -31,24 +31,9 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Array, Fields, Int, Schema
+from .arrays import grow
 
 __all__ = ["History", "SparseHistory"]
-
-
-def _grow(array: np.ndarray, axis: int, size: int, fill) -> np.ndarray:
-    """``array`` padded along ``axis`` to at least ``size`` (capacity doubled), new cells = ``fill``."""
-    if array.shape[axis] >= size:
-        return array
-    new_size = max(size, 2 * array.shape[axis], 4)
-    shape = list(array.shape)
-    shape[axis] = new_size
-    # zeros come from the allocator's zeroed pages, touched only where written (the encoded block
-    # of a wide stream is gigabytes); other fills are written out
-    out = np.zeros(shape, dtype=array.dtype) if fill is not None and not fill else np.full(shape, fill, dtype=array.dtype)
-    index = [slice(None)] * array.ndim
-    index[axis] = slice(0, array.shape[axis])
-    out[tuple(index)] = array
-    return out
 
 
 def _some(index) -> bool:
@@ -108,8 +93,8 @@ class History:
         n_encoded = n_variables if n_encoded is None else n_encoded
         self._grow_raw(n_variables, n_numeric, n_categorical)
         if self.encoded:
-            self.log_lik = _grow(self.log_lik, 1, n_encoded, 0.0)
-            self.log_lik = _grow(self.log_lik, 2, n_classes, 0.0)
+            self.log_lik = grow(self.log_lik, 1, n_encoded, 0.0)
+            self.log_lik = grow(self.log_lik, 2, n_classes, 0.0)
         self.n_encoded = max(self.n_encoded, n_encoded)
         self.n_variables = max(self.n_variables, n_variables)
         self.n_classes = max(self.n_classes, n_classes)
@@ -117,9 +102,9 @@ class History:
         self.n_categorical = max(self.n_categorical, n_categorical)
 
     def _grow_raw(self, n_variables: int, n_numeric: int, n_categorical: int) -> None:
-        self.numeric = _grow(self.numeric, 1, n_numeric, np.nan)
-        self.categorical = _grow(self.categorical, 1, n_categorical, None)
-        self.present = _grow(self.present, 1, n_variables, False)
+        self.numeric = grow(self.numeric, 1, n_numeric, np.nan)
+        self.categorical = grow(self.categorical, 1, n_categorical, None)
+        self.present = grow(self.present, 1, n_variables, False)
 
     def fit_encoding(self, n_encoded: int, n_classes: int) -> None:
         """Drop the headroom of ``log_lik`` beyond ``(n_encoded, n_classes)`` (at least the sizes
@@ -299,20 +284,27 @@ class History:
             array.flags.writeable = False
         return out
 
-    def reencode(self, slot: int, values: np.ndarray, present: np.ndarray, encode, default: np.ndarray | None = None) -> None:
-        """Recompute the encoded column ``slot`` of one variable: ``encode(values) -> (n, J)``.
-
-        ``values`` and ``present`` hold the variable's raw values and presence over the rows in
-        use (``column(self.filled(), …)``); ``default`` ``(J,)``, if given, is the encoding of the
-        rows where the variable is absent (else zeros).
-        """
+    def reencode(self, slot: int, present: np.ndarray, encoded: np.ndarray | None, default: np.ndarray | None = None) -> None:
+        """Write the encoded column ``slot`` over the rows in use: ``encoded (p, ·)`` at the p rows
+        where ``present (n,)`` (None: p = 0), elsewhere ``default (J,)`` (an absent value's) or zeros."""
         ll = np.zeros((self.size, self.log_lik.shape[2]))
         if default is not None:
             ll[~present, : len(default)] = default
-        if present.any():
-            encoded = encode(values[present])
+        if encoded is not None:
             ll[present, : encoded.shape[1]] = encoded
         self.log_lik[self.filled(), slot, :] = ll
+
+    def clear_encoding(self) -> None:
+        """Zero the encoded block (it is written again from the raw rows). O(capacity · A · J)."""
+        self.log_lik[...] = 0.0
+
+    def fade(self, factor: float) -> None:
+        """Multiply the sample weight of the rows in use by ``factor`` (forgetting). O(size)."""
+        self.sample_weight[: self.size] *= factor
+
+    def resume_clock(self, stored: int) -> None:
+        """Count ``stored`` rows stored so far (a merged window: the sides' rows together). O(1)."""
+        self.stored = stored
 
     # ------------------------------------------------------------------ reading the raw rows
     # Every reader of the raw rows goes through these, so that the sparse layout
@@ -405,14 +397,14 @@ class SparseHistory(History):
         self.entry_count = np.zeros(self.capacity, dtype=np.intp)
 
     def _grow_raw(self, n_variables: int, n_numeric: int, n_categorical: int) -> None:
-        self.categorical = _grow(self.categorical, 1, n_categorical, None)
+        self.categorical = grow(self.categorical, 1, n_categorical, None)
 
     def _reserve(self, width: int) -> None:
         """Room for rows of ``width`` entries."""
         if width > self.entry_variable.shape[1]:
-            self.entry_variable = _grow(self.entry_variable, 1, width, -1)
-            self.entry_column = _grow(self.entry_column, 1, width, -1)
-            self.entry_value = _grow(self.entry_value, 1, width, np.nan)
+            self.entry_variable = grow(self.entry_variable, 1, width, -1)
+            self.entry_column = grow(self.entry_column, 1, width, -1)
+            self.entry_value = grow(self.entry_value, 1, width, np.nan)
         self.width = max(self.width, width)
 
     # ------------------------------------------------------------------ writing

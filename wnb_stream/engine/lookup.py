@@ -314,38 +314,62 @@ class Lookup:
                     defaults[i, : len(ll)] = ll
         return defaults
 
-    def refresh(self, variables: list, n_classes: int, coefficients, log_prior) -> None:
-        """Bring the lookups, the coefficients and the bias up to date.
+    def prior_changed(self) -> None:
+        """The class counts changed: the bias takes the log prior again at the next refresh. O(1)."""
+        self.stale_prior = True
 
-        ``coefficients()`` returns the learner's ``coef (K, J)`` and ``bias (J,)``; ``log_prior()``
-        the ``(J,)`` log prior. Each is called only when it changed.
-        """
+    def coefficients_changed(self) -> None:
+        """The learner stepped or was resized: the next refresh takes its coefficients. O(1)."""
+        self.stale_coef = True
+
+    def refresh(self, variables: list, n_classes: int, coef: np.ndarray, bias: np.ndarray, log_prior: np.ndarray) -> None:
+        """Bring the lookups, the coefficients and the bias up to date, given the learner's
+        ``coef (K, J)`` and ``bias (J,)`` and the ``(J,)`` log prior (each taken only if it
+        changed). A caller for whom these cost something asks in steps: ``compile_due``, then
+        ``take_coefficients`` if it says so, ``weigh``, then ``take_prior`` if it says so."""
+        if self.compile_due(variables, n_classes):
+            self.take_coefficients(coef, bias)
+        if self.weigh():
+            self.take_prior(log_prior)
+
+    def compile_due(self, variables: list, n_classes: int) -> bool:
+        """Compile what changed since the last compilation (if anything); True when the lookups
+        want the learner's coefficients (``take_coefficients``)."""
         if self.stale:
             self.recompile(variables, n_classes)
-        if self.stale_coef:
-            coef, bias = coefficients()
-            coef = np.asarray(coef, dtype=float)  # (K, J)
-            old = self.coef
-            if self.reweigh is not None and coef.ndim == old.ndim == 2 and coef.shape[1] == old.shape[1] and len(coef) >= len(old):
-                # the variables whose coefficients changed (bit for bit), and the new ones
-                n = len(old)
-                moved = np.ascontiguousarray(coef[:n]).view(np.uint64) != np.ascontiguousarray(old).view(np.uint64)
-                self.reweigh.update((np.flatnonzero(moved) // moved.shape[1]).tolist())  # (a set: repeats are one)
-                self.reweigh.update(range(n, len(coef)))
-            else:
-                self.reweigh = None
-            self.coef = coef
-            self.learner_bias = np.asarray(bias, dtype=float)  # (J,)
-            self.stale_coef = False
-            self.stale_prior = True
+        return self.stale_coef
+
+    def take_coefficients(self, coef, bias) -> None:
+        """The learner's ``coef (K, J)`` and ``bias (J,)``: the variables whose coefficients
+        changed (bit for bit), and the new ones, are weighed again. O(K · J)."""
+        coef = np.asarray(coef, dtype=float)  # (K, J)
+        old = self.coef
+        if self.reweigh is not None and coef.ndim == old.ndim == 2 and coef.shape[1] == old.shape[1] and len(coef) >= len(old):
+            # the variables whose coefficients changed (bit for bit), and the new ones
+            n = len(old)
+            moved = np.ascontiguousarray(coef[:n]).view(np.uint64) != np.ascontiguousarray(old).view(np.uint64)
+            self.reweigh.update((np.flatnonzero(moved) // moved.shape[1]).tolist())  # (a set: repeats are one)
+            self.reweigh.update(range(n, len(coef)))
+        else:
+            self.reweigh = None
+        self.coef = coef
+        self.learner_bias = np.asarray(bias, dtype=float)  # (J,)
+        self.stale_coef = False
+        self.stale_prior = True
+
+    def weigh(self) -> bool:
+        """Weigh the table rows due (``reweigh``); True when the bias wants the log prior (``take_prior``)."""
         if self.reweigh is None or self.reweigh:
             self._weigh(self.reweigh)
             self.reweigh = set()
             self.stale_prior = True
-        if self.stale_prior:
-            self.bias = log_prior() + self.learner_bias
-            self.intercept = self.bias if self.defaults is None else self.bias + self.constant
-            self.stale_prior = False
+        return self.stale_prior
+
+    def take_prior(self, log_prior: np.ndarray) -> None:
+        """The ``(J,)`` log prior: the bias and the intercept. O(J)."""
+        self.bias = log_prior + self.learner_bias
+        self.intercept = self.bias if self.defaults is None else self.bias + self.constant
+        self.stale_prior = False
 
     def _weigh(self, ks) -> None:
         """``weighted``, ``shift`` and ``constant`` for the coefficients ``coef``: of every variable

@@ -51,9 +51,8 @@ def merge_classes(classes: Classes, other: Classes) -> np.ndarray:
     classes, ``(J_other,)``. Every class is then due for a rebuild (``next_rebuild`` = 0)."""
     columns = classes.index.merge(other.index)
     classes.grow()
-    classes.counts[columns] += other.counts  # columns are distinct
-    classes.seen[columns] += other.seen
-    classes.next_rebuild = np.zeros(len(classes))
+    classes.add(columns, other.counts, other.seen)  # columns are distinct
+    classes.rebuild_all_soon()
     return columns
 
 
@@ -72,8 +71,8 @@ def merge_variables(registry: Registry, other: Registry, stored: int) -> np.ndar
         else:
             registry.variables[mine].summary.merge(variable.summary)
         indices[k] = mine
-    registry.count[indices] += other.count
-    registry.next_rebuild = np.ones(len(registry))
+    registry.count_many(indices, other.count)
+    registry.rebuild_all_soon()
     return indices
 
 
@@ -182,7 +181,7 @@ def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_
         merged._push_entries(where[r][moved], (variable[moved], column[moved], value[moved]), categorical, None, y[order], sample_weight[order])
     else:
         merged.push_many((np.arange(registry.n_numeric), numeric[order]), categorical, present[order], None, y[order], sample_weight[order])
-    merged.stored = sum(side.history.stored for side in sides)
+    merged.resume_clock(sum(side.history.stored for side in sides))
     return merged
 
 
@@ -209,14 +208,13 @@ def _combine(base: Engine, others: list[Engine], newer: bool) -> Engine:
         taken = window_sizes(sizes, capacity)
         order = interleave(*taken)
     parts = [Side(h, n, source, here, columns) for (h, source, here, columns), n in zip(sides, taken)]
-    base.history = merge_histories(parts, order, registry, len(base.classes), capacity)
-    registry.synced = np.full(len(registry), stored, dtype=np.int64)  # every summary has taken every row
-    registry.synced_min = stored if len(registry) else 0
-    base.n_seen = stored
+    history = merge_histories(parts, order, registry, len(base.classes), capacity)  # (its clock: ``stored``)
+    registry.all_synced(stored)  # every summary has taken every row
     if base.monitor is not None:
-        base.monitor.detected += sum(other.monitor.detected for other in others if other.monitor is not None)
-    base.restart(len(base.history), step=True)
-    return base
+        base.monitor.count_detected(sum(other.monitor.detected for other in others if other.monitor is not None))
+    engine = Engine.from_parts(base.params, base.classes, registry, history, base.schedule, base.optimizer, base.slots, base.monitor)
+    engine.restart(len(history), step=True)
+    return engine
 
 
 def merged(a: Engine, b: Engine) -> Engine:
@@ -249,8 +247,8 @@ def absorbed(base: Engine, deltas: list[Engine]) -> Engine:
         if not delta.collect:
             raise ValueError("absorbed takes the deltas of a round (engines that collect level 1 only)")
     for delta in deltas:
-        if delta.absent != base.absent:  # (the sparse and the dense window do not merge)
-            raise ValueError(f"cannot absorb a delta of a model with another absent: {delta.absent!r} != {base.absent!r}")
+        if delta.params.absent != base.params.absent:  # (the sparse and the dense window do not merge)
+            raise ValueError(f"cannot absorb a delta of a model with another absent: {delta.params.absent!r} != {base.params.absent!r}")
     check_clock([base, *deltas])
     known = base.registry
     for delta in deltas:  # kinds checked against base and the deltas before it, before anything changes
@@ -274,10 +272,10 @@ def check_clock(engines: list) -> None:
 
 def _kinds_union(registry: Registry, other: Registry) -> Registry:
     """A registry-like view of every feature of both, with its kind (for ``check_kinds`` only)."""
-    union = Registry()
+    features = {}
     for source in (registry, other):
         for variable in source.variables:
-            if variable.name not in union.index:
-                union.index[variable.name] = len(union.variables)
-                union.variables.append(variable)
+            features.setdefault(variable.name, (variable.name, variable.kind, variable.summary))
+    union = Registry()
+    union.add_many(list(features.values()), 0)
     return union

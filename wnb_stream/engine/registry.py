@@ -84,6 +84,45 @@ class Registry:
         they are all numeric (the usual numeric stream): its indices are then ``0 … K − 1``."""
         return n_numeric_in_row == self.n_numeric == len(self.variables)
 
+    # ------------------------------------------------------------------ counts and rebuild thresholds
+    def count_row(self, row) -> None:
+        """Count one observation of each variable a parsed ``Row`` holds (its numeric indices and
+        its categorical entries). O(entries of the row)."""
+        if self.all_numeric(len(row.numeric)):
+            self.count += 1
+        elif len(row.numeric):
+            self.count[row.numeric] += 1
+        for k, _ in row.categorical:
+            self.count[k] += 1
+
+    def count_many(self, ks, n) -> None:
+        """Add ``n`` (a number, or one per variable) observations to the distinct variables ``ks``. O(len(ks))."""
+        self.count[ks] += n
+
+    def rebuilt(self, ks: np.ndarray, gaps: np.ndarray) -> None:
+        """The variables ``ks`` were rebuilt: each next threshold is its count plus its gap
+        (``Schedule.gap`` of the count). O(len(ks))."""
+        self.next_rebuild[ks] = self.count[ks] + gaps
+
+    def rebuild_all_soon(self) -> None:
+        """Every variable's rebuild falls due at its next observation (a merge). O(K)."""
+        self.next_rebuild = np.ones(len(self.variables))
+
+    def renew(self, variables: list, count: np.ndarray, synced: np.ndarray) -> None:
+        """Start afresh from the window (forgetting): the same features as ``variables`` (fresh
+        summaries), ``count (K,)`` their observations in the rows kept, ``synced (K,)`` the rows
+        each summary counts as taken; every rebuild falls due at once. O(K)."""
+        self.variables[:] = variables
+        self.count = count
+        self.next_rebuild = np.ones(len(variables))
+        self.all_synced(synced)
+
+    def all_synced(self, synced) -> None:
+        """Every summary has taken the rows up to ``synced`` (a number, or ``(K,)`` one per
+        variable). O(K)."""
+        self.synced = np.broadcast_to(np.asarray(synced, dtype=np.int64), (len(self.variables),)).copy()
+        self.synced_min = int(self.synced.min()) if len(self.variables) else 0
+
     # ------------------------------------------------------------------ numeric summaries, in blocks
     def feed(self, indices: np.ndarray, history, classes, settle: bool = False) -> None:
         """Give the numeric summaries of ``indices`` the history rows they have not seen yet.

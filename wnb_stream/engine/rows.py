@@ -259,6 +259,10 @@ class RowParser:
         self.default = default
         self.plan: Plan | None = None  # how the last plain dict was read (a cache, not state)
 
+    def forget_plan(self) -> None:
+        """Drop the cached plan (variable indices changed: an eviction). O(1)."""
+        self.plan = None
+
     # ------------------------------------------------------------------ one dict
     def row(self, x: dict, learn: bool = False) -> Row:
         """Validate ``x`` (the plan cache aside, nothing changes): its ``Row``.

@@ -72,18 +72,28 @@ class Schedule:
         return np.maximum(1.0, np.minimum(np.floor(count * self.growth), float(self.every)))
 
     # ------------------------------------------------------------------ rebuilds
-    def rebuild_due(self, registry, classes, rebuild) -> None:
-        """Call ``rebuild(indices)`` for the variables whose level 2 falls due, then restart the countdown."""
+    def tick(self, m: int = 1) -> None:
+        """``m`` rows arrived: the countdown runs down by ``m``. O(1)."""
+        self.quiet -= m
+
+    def rebuild_all_soon(self) -> None:
+        """Check at the next row (a new class or new variables: their rebuild falls due at once). O(1)."""
+        self.quiet = 0
+
+    def rebuilds_due(self, registry, classes) -> tuple[np.ndarray, bool] | None:
+        """What level 2 rebuilds now: None while the countdown runs; else the indices of the
+        variables due and whether a class reached its threshold (then every variable is due,
+        and the classes' thresholds move on after the rebuild: ``Classes.rebuilt`` with
+        ``class_gap``). After the rebuild, ``count_down`` restarts the countdown. O(K + J)."""
         if self.quiet > 0:
-            return
-        if np.any(classes.seen >= classes.next_rebuild):
-            rebuild(np.arange(len(registry)))
-            classes.next_rebuild = classes.seen + self.class_gap(classes.seen)
-        else:
-            due = np.flatnonzero(registry.count >= registry.next_rebuild)
-            if len(due):
-                rebuild(due)
-        # A row adds at most 1 to each count: nothing falls due before the smallest gap is spent.
+            return None
+        if classes.due():
+            return np.arange(len(registry)), True
+        return np.flatnonzero(registry.count >= registry.next_rebuild), False
+
+    def count_down(self, registry, classes) -> None:
+        """Restart the countdown after a check: a row adds at most 1 to each count, so nothing
+        falls due before the smallest gap left is spent. O(K + J)."""
         gaps = np.concatenate([registry.next_rebuild - registry.count, classes.next_rebuild - classes.seen])
         self.quiet = max(0, math.ceil(gaps.min())) if len(gaps) else 0
 
@@ -102,11 +112,18 @@ class Schedule:
         seen = np.asarray(seen, dtype=float)
         return np.maximum(self.gap(seen), float(len(seen) // CLASS_SPREAD))
 
-    def rebuilt(self, registry, k: int) -> None:
-        """Variable ``k`` was rebuilt: its next threshold."""
-        registry.next_rebuild[k] = registry.count[k] + self.gap(registry.count[k])
-
     # ------------------------------------------------------------------ learner steps
+    def queue(self, m: int = 1) -> None:
+        """``m`` more rows wait for the learner's next step. O(1)."""
+        self.pending += m
+
+    def restart(self, pending: int) -> None:
+        """Start both schedules afresh (after forgetting or a merge): check for rebuilds at the
+        next row, and step first on the ``pending`` most recent rows. O(1)."""
+        self.quiet = 0
+        self.step_size = 0
+        self.pending = pending
+
     def first_step_size(self, target: int) -> int:
         return self.step_size or (min(target, 32) if target > 1 else 1)
 

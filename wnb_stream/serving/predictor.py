@@ -115,7 +115,7 @@ class Predictor:
         self._names = _Names(self.variables)
         self._parser = RowParser(self._names, on_type_change, self.absent)
         self._lookup = Lookup(self.absent)
-        self._lookup.refresh(self.variables, J, lambda: (self.coef, self.offset), lambda: self.log_prior)
+        self._lookup.refresh(self.variables, J, self.coef, self.offset, self.log_prior)
 
     @classmethod
     def of_engine(cls, engine) -> Predictor:
@@ -123,7 +123,7 @@ class Predictor:
         engine.refresh()
         lookup, K = engine.lookup, len(engine.registry)
         return cls(engine.classes.labels, [Scorer.of(v) for v in engine.registry.variables], lookup.coef[:K],
-                   lookup.learner_bias, engine.classes.log_prior(), engine.parser.on_type_change, engine.absent)  # fmt: skip
+                   lookup.learner_bias, engine.classes.log_prior(), engine.parser.on_type_change, engine.params.absent)  # fmt: skip
 
     # ------------------------------------------------------------------ queries
     @property
