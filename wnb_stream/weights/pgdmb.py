@@ -110,21 +110,14 @@ class PGDMB(VectorWeights):
     window of 5,000 rows, the noise variables are dropped.
 
     >>> import numpy as np
-    >>> from wnb_stream.weights import Batch, Context, PGDMB
+    >>> from wnb_stream.weights import Context, PGDMB, toy_batch
     >>> rng = np.random.default_rng(42)
-    >>> def rows(n):
-    ...     y = rng.integers(0, 2, n)
-    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 10)))          # (n, 10, 2) noise
-    ...     agree = rng.random((n, 5)) < 0.7                                # 5 informative variables
-    ...     hot = np.where(agree, y[:, None], 1 - y[:, None])
-    ...     log_lik[:, :5, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
-    ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
     >>> model = PGDMB(batch_size=200)
     >>> model.reset(n_variables=10, n_classes=2)
     >>> context = Context(prior_costs=np.full(10, np.log(10) + 1), active=np.ones(10, bool))
-    >>> history = rows(5000)
+    >>> history = toy_batch(rng, 5000, n_variables=10, n_informative=5)
     >>> for _ in range(40):
-    ...     model.learn(rows(200), history, context)
+    ...     model.learn(toy_batch(rng, 200, n_variables=10, n_informative=5), history, context)
     >>> model.weights.round(1).tolist()
     [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     """
