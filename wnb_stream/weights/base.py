@@ -28,7 +28,7 @@ import numpy as np
 from river import base
 
 from .._checks import integer
-from ..io.schema import Int
+from ..io.schema import Fields, Int
 from ..tables import Batch, Context
 
 __all__ = ["Batch", "Context", "Optimizer", "VectorWeights", "toy_batch"]
@@ -205,3 +205,27 @@ class VectorWeights(Optimizer):
             return data
         log_lik = np.pad(data.log_lik, ((0, 0), (0, missing), (0, 0)))
         return Batch(log_lik, data.y, data.sample_weight, data.log_prior)
+
+    # -- saved record (docs/saved-model.md): the sizes, and ``run`` once reset (null before); a
+    # learner gives ``_run_state`` and ``_load_run``, the fields of its ``run``
+
+    def record_state(self) -> dict:
+        """The state fields of the learner's record: ``n_variables``, ``n_classes`` and ``run``
+        (``_run_state()`` once reset, None before)."""
+        return {"n_variables": self._n_variables, "n_classes": self._n_classes, "run": self._run_state() if self._ready else None}
+
+    def _run_state(self) -> dict:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> VectorWeights:
+        """The learner a loaded, schema-checked record describes (its ``problems()`` not yet
+        asked): sized by the record, and reset from its ``run`` (``_load_run``) when it has one."""
+        model, run = sized_from_record(cls, fields)
+        if run is not None:
+            model._load_run(run)
+            model._ready = True
+        return model
+
+    def _load_run(self, run: dict) -> None:  # pragma: no cover
+        raise NotImplementedError
