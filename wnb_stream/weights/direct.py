@@ -42,11 +42,10 @@ import math
 import numpy as np
 
 from .._checks import integer
-from ..io.registry import register
-from ..io.schema import Float, Int, Schema
+from ..io.schema import Float, Int
 from .base import Batch
 from .criterion import negative_log_likelihood_and_gradient
-from .search import PARAMS, STATE, WarmSearch
+from .search import WarmSearch, register_warm_search
 
 __all__ = ["Direct", "DescentResult", "bimodal_prior", "bimodal_prior_gradient", "descent"]
 
@@ -245,27 +244,18 @@ class Direct(WarmSearch):
         return best.weights
 
 
-register(
-    "Direct",
+register_warm_search(
     Direct,
-    Schema(
-        params={
-            "batch_size": PARAMS["batch_size"],
-            "penalty": Float(doc="multiplier of the bimodal prior term"),
-            "sigma": Float(doc="σ of the two modes"),
-            "n_starts": Int(doc="descents per search"),
-            "max_iterations": Int(doc="iterations per descent"),
-            "initial_rate": Float(doc="η0, initial per-coordinate rate"),
-            "rate_increase": Float(doc="rate factor when the sign is kept"),
-            "rate_decrease": Float(doc="rate factor otherwise"),
-            "rate_min": Float(doc="least rate"),
-            "rate_max": Float(doc="largest rate"),
-            "max_variables": PARAMS["max_variables"],
-            "refine": PARAMS["refine"],
-        },
-        state=STATE,
-        doc="Direct descent with a bimodal prior and multistarts (GB11)",
-    ),
-    state=Direct.record_state,
-    build=Direct.from_record,
+    {
+        "penalty": Float(doc="multiplier of the bimodal prior term"),
+        "sigma": Float(doc="σ of the two modes"),
+        "n_starts": Int(doc="descents per search"),
+        "max_iterations": Int(doc="iterations per descent"),
+        "initial_rate": Float(doc="η0, initial per-coordinate rate"),
+        "rate_increase": Float(doc="rate factor when the sign is kept"),
+        "rate_decrease": Float(doc="rate factor otherwise"),
+        "rate_min": Float(doc="least rate"),
+        "rate_max": Float(doc="largest rate"),
+    },
+    doc="Direct descent with a bimodal prior and multistarts (GB11)",
 )

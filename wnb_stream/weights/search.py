@@ -44,14 +44,14 @@ import numpy as np
 
 from .._checks import integer
 from ..io.generators import GENERATOR, generator_from_state, generator_state
-from ..io.registry import Record
-from ..io.schema import Array, Bool, Int, Optional, Struct
+from ..io.registry import Record, register
+from ..io.schema import Array, Bool, Int, Optional, Schema, Struct
 from .base import SIZES, WEIGHT_RANGE, Batch, Context
 from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB
 from .refinement import Refinable
 
-__all__ = ["FIRST_SEARCH", "WindowSearch", "WarmSearch", "drop_gains", "top_variables"]
+__all__ = ["FIRST_SEARCH", "WindowSearch", "WarmSearch", "drop_gains", "register_warm_search", "top_variables"]
 
 #: Rows before the first search (a search on fewer rows would fit noise).
 FIRST_SEARCH = 32
@@ -405,3 +405,11 @@ STATE = {
         doc="null before reset",
     ),
 }
+
+
+def register_warm_search(cls: type[WarmSearch], params: dict, doc: str) -> None:
+    """Register the record type ``cls.__name__`` of a ``WarmSearch`` subclass: the shared
+    ``PARAMS`` around the learner's own ``params`` (``batch_size`` first, ``max_variables`` and
+    ``refine`` last), the shared ``STATE``, and ``WarmSearch``'s ``record_state``/``from_record``."""
+    fields = {"batch_size": PARAMS["batch_size"], **params, "max_variables": PARAMS["max_variables"], "refine": PARAMS["refine"]}
+    register(cls.__name__, cls, Schema(params=fields, state=STATE, doc=doc), state=cls.record_state, build=cls.from_record)

@@ -37,12 +37,11 @@ import dataclasses
 import numpy as np
 
 from .._checks import integer
-from ..io.registry import register
-from ..io.schema import Float, Int, Schema
+from ..io.schema import Float, Int
 from .base import Batch
 from .criterion import negative_log_likelihood, negative_log_likelihood_and_gradient
 from .regularizers import DEFAULT_DELTA, _xi_constants, r2, xi_delta
-from .search import PARAMS, STATE, WarmSearch
+from .search import WarmSearch, register_warm_search
 
 __all__ = [
     "SGCF",
@@ -342,23 +341,14 @@ class SGCF(WarmSearch):
         return second.weights
 
 
-register(
-    "SGCF",
+register_warm_search(
     SGCF,
-    Schema(
-        params={
-            "batch_size": PARAMS["batch_size"],
-            "penalty": Float(doc="λ"),
-            "exponent": Float(doc="α of ξ(τ) = τ^α"),
-            "delta": Float(doc="δ of the ξ_δ smoothing"),
-            "tolerance": Float(doc="a stage stops when the displacement norm is below it"),
-            "max_iterations": Int(doc="accepted steps per stage"),
-            "max_variables": PARAMS["max_variables"],
-            "refine": PARAMS["refine"],
-        },
-        state=STATE,
-        doc="Two-stage SG.CF search on the window (HB24 §3.2.2)",
-    ),
-    state=SGCF.record_state,
-    build=SGCF.from_record,
+    {
+        "penalty": Float(doc="λ"),
+        "exponent": Float(doc="α of ξ(τ) = τ^α"),
+        "delta": Float(doc="δ of the ξ_δ smoothing"),
+        "tolerance": Float(doc="a stage stops when the displacement norm is below it"),
+        "max_iterations": Int(doc="accepted steps per stage"),
+    },
+    doc="Two-stage SG.CF search on the window (HB24 §3.2.2)",
 )
