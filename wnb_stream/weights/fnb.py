@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..io.registry import Record, register
-from ..io.schema import Fields, Float, Optional, Schema, Str, Struct
-from .base import SIZES, Batch
+from ..io.schema import Fields, Float, Optional, Schema, Str
+from .base import Batch
 from .pgdmb import PGDMB
-from .selection import DEFAULT_EXPONENT, PARAMS, RUN, SCHEDULE, SCHEDULES, SelectionSearch, fractional_search
+from .selection import DEFAULT_EXPONENT, PARAMS, SCHEDULE, SCHEDULES, SelectionSearch, fractional_search, search_state
 
 __all__ = ["FNB"]
 
@@ -154,16 +154,7 @@ register(
             **SCHEDULE,
             "refine": Optional(Record("PGDMB", "VNS"), doc="learner restarted from each search's result (null: none)"),
         },
-        state={
-            **SIZES,
-            "run": Optional(
-                Struct(
-                    {**RUN, "refiner": Optional(Record("PGDMB", "VNS"), doc="the refine learner's live copy (null without refine)")},
-                    doc="the search state, once reset",
-                ),
-                doc="null before reset",
-            ),
-        },
+        state=search_state({"refiner": Optional(Record("PGDMB", "VNS"), doc="the refine learner's live copy (null without refine)")}),
         doc="Fractional naive Bayes (HB24 Algorithm 2)",
     ),
     state=FNB.record_state,

@@ -49,9 +49,9 @@ import numpy as np
 
 from .._checks import integer
 from ..io.generators import GENERATOR, generator_from_state, generator_state
-from ..io.schema import Array, Float, Int, Optional
+from ..io.schema import Array, Float, Int, Optional, Struct
 from ..modl.costs import universal_code_length
-from .base import WEIGHT_RANGE, Batch
+from .base import SIZES, WEIGHT_RANGE, Batch
 from .criterion import _log_normaliser, negative_log_likelihood
 from .search import WindowSearch
 
@@ -64,6 +64,7 @@ __all__ = [
     "increments",
     "ms_ffwbw",
     "ranked_forward_pass",
+    "search_state",
     "selection_criterion",
     "selection_prior",
 ]
@@ -557,3 +558,12 @@ RUN = {
     "searches": Int(low=0, doc="searches since reset"),
     "value": Optional(Float(), doc="criterion of the last search's result (null before the first)"),
 }
+
+
+def search_state(run: dict) -> dict:
+    """The state fields of an FNB or SNB record: the sizes, and ``run`` once reset (null before),
+    whose fields are the shared ``RUN`` then the learner's own ``run`` fields."""
+    return {
+        **SIZES,
+        "run": Optional(Struct({**RUN, **run}, doc="the search state, once reset"), doc="null before reset"),
+    }

@@ -19,9 +19,9 @@ import numpy as np
 
 from .._checks import integer
 from ..io.registry import register
-from ..io.schema import Array, Fields, Int, Optional, Schema, Str, Struct
-from .base import SIZES, WEIGHT_RANGE, Batch
-from .selection import AVERAGING, PARAMS, RUN, SCHEDULE, SelectionSearch, ms_ffwbw
+from ..io.schema import Array, Fields, Int, Optional, Schema, Str
+from .base import WEIGHT_RANGE, Batch
+from .selection import AVERAGING, PARAMS, SCHEDULE, SelectionSearch, ms_ffwbw, search_state
 
 __all__ = ["SNB"]
 
@@ -156,20 +156,12 @@ register(
             "averaging": Str(choices=AVERAGING, doc="subsets averaged: the trajectory or the local optima"),
             **SCHEDULE,
         },
-        state={
-            **SIZES,
-            "run": Optional(
-                Struct(
-                    {
-                        **RUN,
-                        "best": Array("float64", ("n_variables",), **WEIGHT_RANGE, doc="0/1 weights of the best subset of the last search"),
-                        "models": Int(low=0, doc="subsets averaged by the last search"),
-                    },
-                    doc="the search state, once reset",
-                ),
-                doc="null before reset",
-            ),
-        },
+        state=search_state(
+            {
+                "best": Array("float64", ("n_variables",), **WEIGHT_RANGE, doc="0/1 weights of the best subset of the last search"),
+                "models": Int(low=0, doc="subsets averaged by the last search"),
+            }
+        ),
         doc="Selective naive Bayes with compression-based averaging (HB24 Algorithm 1)",
     ),
     state=SNB.record_state,
