@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from wnb_stream import WeightedNaiveBayes, summaries, weights
-from wnb_stream._checks import integer, is_integer, is_real, real
+from wnb_stream._checks import bound_terms, integer, is_integer, is_real, real
 from wnb_stream.distributed.partitioned import Learner
+from wnb_stream.io.schema import Float
 from wnb_stream.stream.dead_letters import DeadLetters
 from wnb_stream.stream.pending import PendingTable
 
@@ -99,3 +100,13 @@ def test_no_module_writes_its_own_bool_and_number_check():
         if pattern.search(line)
     ]
     assert not found, found
+
+
+@pytest.mark.parametrize("bounds", [dict(low=1), dict(above=0), dict(high=5), dict(below=2), dict(low=0, below="n_variables")])
+def test_a_bound_reads_the_same_in_a_message_and_in_a_saved_field(bounds):
+    """A parameter's message and a record field's description spell each bound alike."""
+    terms = bound_terms(**(dict(low=None, high=None, above=None, below=None) | bounds))
+    assert Float(**bounds).text().endswith(f"({', '.join(terms)})")
+    if len(bounds) == 1:  # one-sided: the parameter's message says the same words
+        with pytest.raises(ValueError, match=re.escape(f"must be {terms[0]}, got")):
+            real(-10 if "low" in bounds or "above" in bounds else 10, "count", **bounds)

@@ -33,7 +33,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["integer", "is_integer", "is_real", "real"]
+__all__ = ["bound_terms", "integer", "is_integer", "is_real", "real"]
 
 
 def is_integer(value: Any) -> bool:
@@ -52,16 +52,27 @@ def _bounds_text(low, high, above, below) -> str:
     upper = (f"{high}]", high) if high is not None else (f"{below})", below) if below is not None else None
     if lower and upper:
         return f"in {lower[0]}, {upper[0]}"
-    parts = []
+    return " and ".join(bound_terms(low, high, above, below))
+
+
+def bound_terms(low, high, above, below) -> list[str]:
+    """One term a bound that is not None, in the order low, above, high, below: ``>= low``,
+    ``> above``, ``<= high``, ``< below`` (a bound may be a number or a name). Shared by these
+    checks' messages and the saved records' field descriptions (``io.schema``).
+
+    >>> bound_terms(0, None, None, "n_variables")
+    ['>= 0', '< n_variables']
+    """
+    terms = []
     if low is not None:
-        parts.append(f">= {low}")
+        terms.append(f">= {low}")
     if above is not None:
-        parts.append(f"> {above}")
+        terms.append(f"> {above}")
     if high is not None:
-        parts.append(f"<= {high}")
+        terms.append(f"<= {high}")
     if below is not None:
-        parts.append(f"< {below}")
-    return " and ".join(parts)
+        terms.append(f"< {below}")
+    return terms
 
 
 def _within(value, low, high, above, below) -> bool:

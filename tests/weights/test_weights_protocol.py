@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from synthetic_weights import context_for, make_rows
 
-from wnb_stream.weights import FNB, PGDMB, SGCF, SNB, VNS, Batch, Direct, Graphical, Optimizer, Uniform
+from wnb_stream.weights import FNB, PGDMB, SGCF, SNB, VNS, Batch, Direct, Graphical, Optimizer, Uniform, toy_batch
 
 LEARNERS = [Uniform, PGDMB, VNS, Graphical]
 
@@ -104,3 +104,40 @@ def test_refit_searches_the_window_now_or_does_nothing(cls):
         assert done is True if cls in (FNB, SNB) else isinstance(done, bool)
     else:
         assert done is False and np.array_equal(model.weights, weights)
+
+
+def _examples_rows(rng, n, k, m):
+    """The generator the learners' examples wrote out before ``toy_batch`` (kept to pin it)."""
+    y = rng.integers(0, 2, n)
+    log_lik = np.log(rng.dirichlet([1, 1], size=(n, k)))
+    agree = rng.random((n, m)) < 0.7
+    hot = np.where(agree, y[:, None], 1 - y[:, None])
+    log_lik[:, :m, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
+    return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
+
+
+@pytest.mark.parametrize("k, m", [(6, 3), (10, 5), (4, 0), (3, 3)])
+def test_toy_batch_draws_the_examples_rows_bit_for_bit(k, m):
+    """The examples' printed weights depend on every draw: toy_batch makes the same ones, in order."""
+    mine, theirs = np.random.default_rng(7), np.random.default_rng(7)
+    for n in (50, 0, 120):
+        got, expected = toy_batch(mine, n, n_variables=k, n_informative=m), _examples_rows(theirs, n, k, m)
+        for name in ("log_lik", "y", "sample_weight", "log_prior"):
+            assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+    assert got.log_lik.shape == (120, k, 2)
+    assert set(np.exp(got.log_lik[:, :m, :]).round(12).ravel()) <= {0.7, 0.3}
+
+
+@pytest.mark.parametrize(
+    "args, name",
+    [((10,), None), ((-1,), "n"), ((10, 2, 3), "n_informative"), ((10, 6, -1), "n_informative"), ((10, -1, 0), "n_variables"), ((2.5,), "n")],
+)
+def test_toy_batch_refuses_impossible_sizes_naming_them(args, name):
+    rng = np.random.default_rng(0)
+    if name is None:
+        assert len(toy_batch(rng, *args)) == 10
+        return
+    state = rng.bit_generator.state
+    with pytest.raises(ValueError, match=rf"^{name} must be"):
+        toy_batch(rng, *args)
+    assert rng.bit_generator.state == state  # nothing drawn

@@ -43,7 +43,7 @@ from typing import Any, Callable, NoReturn
 
 import numpy as np
 
-from .._checks import is_integer, is_real
+from .._checks import bound_terms, is_integer, is_real
 from ..tables import MAX_KEY_DEPTH, key_depth
 from . import values
 from .errors import ModelFileError, join, where
@@ -106,16 +106,7 @@ class Kind:
 
 
 def _range_text(low: Bound, high: Bound, above: Bound, below: Bound) -> str:
-    parts = []
-    if low is not None:
-        parts.append(f">= {low}")
-    if above is not None:
-        parts.append(f"> {above}")
-    if high is not None:
-        parts.append(f"<= {high}")
-    if below is not None:
-        parts.append(f"< {below}")
-    return ", ".join(parts)
+    return ", ".join(bound_terms(low, high, above, below))
 
 
 def _check_range(value: Any, low: Bound, high: Bound, above: Bound, below: Bound, path: str, scope: dict) -> None:

@@ -8,10 +8,12 @@ Algorithm 2), ``SNB`` (selective naive Bayes with compression-based averaging, H
 the history window ``SGCF`` (two-stage convex relaxation then composite step, HB24 §3.2.2) and
 ``Direct`` (bimodal prior, Rprop-style rates, multistart, GB11). The criterion, its
 gradient and the regularizers are pure functions in ``criterion`` and ``regularizers``.
+``toy_batch`` builds the small seeded problem (informative and noise variables) of the learners'
+examples.
 """
 
 from . import criterion, regularizers, selection
-from .base import Batch, Context, Optimizer
+from .base import Batch, Context, Optimizer, toy_batch
 from .direct import Direct
 from .fnb import FNB
 from .graphical import Graphical
@@ -36,4 +38,5 @@ __all__ = [
     "criterion",
     "regularizers",
     "selection",
+    "toy_batch",
 ]

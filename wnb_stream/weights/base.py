@@ -27,10 +27,11 @@ from __future__ import annotations
 import numpy as np
 from river import base
 
-from ..io.schema import Int
+from .._checks import integer
+from ..io.schema import Fields, Int
 from ..tables import Batch, Context
 
-__all__ = ["Batch", "Context", "Optimizer", "VectorWeights"]
+__all__ = ["Batch", "Context", "Optimizer", "VectorWeights", "toy_batch"]
 
 #: The sizes a learner's record holds: binds ``n_variables``.
 SIZES = {
@@ -39,6 +40,40 @@ SIZES = {
 }
 #: The range of a weight in a learner's record.
 WEIGHT_RANGE = {"low": 0.0, "high": 1.0}
+
+
+def toy_batch(rng: np.random.Generator, n: int, n_variables: int = 6, n_informative: int = 3) -> Batch:
+    """``n`` rows of a two-class toy problem, encoded as a learner sees them.
+
+    The classes are equally likely and every row has weight 1. Each of the first
+    ``n_informative`` variables agrees with the row's class with probability 0.7 and then gives
+    that class likelihood 0.7 and the other 0.3; on disagreement the two are swapped. The other
+    ``n_variables - n_informative`` variables are noise: their two likelihoods are a fresh
+    Dirichlet(1, 1) draw on every row, unrelated to the class. A good weight learner keeps the
+    informative variables (weight near 1) and drops the noise (weight near 0). It is the problem
+    of the learners' examples; every draw comes from ``rng``.
+
+    Returns a :class:`Batch`: ``log_lik (n, n_variables, 2)``, ``y (n,)``, ``sample_weight (n,)``
+    of ones, ``log_prior (2,)`` = log(1/2).
+
+    >>> import numpy as np
+    >>> from wnb_stream.weights import toy_batch
+    >>> batch = toy_batch(np.random.default_rng(42), 1000)
+    >>> batch.log_lik.shape, len(batch)
+    ((1000, 6, 2), 1000)
+    >>> agree = batch.log_lik.argmax(axis=2) == batch.y[:, None]    # (1000, 6) the variable's vote is the class
+    >>> agree.mean(axis=0).round(2).tolist()
+    [0.7, 0.7, 0.67, 0.49, 0.49, 0.51]
+    """
+    integer(n, "n", low=0)
+    integer(n_variables, "n_variables", low=0)
+    integer(n_informative, "n_informative", low=0, high=n_variables)
+    y = rng.integers(0, 2, n)
+    log_lik = np.log(rng.dirichlet([1, 1], size=(n, n_variables)))  # (n, K, 2) noise
+    agree = rng.random((n, n_informative)) < 0.7  # (n, n_informative) the variable votes for y
+    vote = np.where(agree, y[:, None], 1 - y[:, None])
+    log_lik[:, :n_informative, :] = np.log(np.where(vote[..., None] == np.arange(2), 0.7, 0.3))
+    return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
 
 
 
@@ -170,3 +205,27 @@ class VectorWeights(Optimizer):
             return data
         log_lik = np.pad(data.log_lik, ((0, 0), (0, missing), (0, 0)))
         return Batch(log_lik, data.y, data.sample_weight, data.log_prior)
+
+    # -- saved record (docs/saved-model.md): the sizes, and ``run`` once reset (null before); a
+    # learner gives ``_run_state`` and ``_load_run``, the fields of its ``run``
+
+    def record_state(self) -> dict:
+        """The state fields of the learner's record: ``n_variables``, ``n_classes`` and ``run``
+        (``_run_state()`` once reset, None before)."""
+        return {"n_variables": self._n_variables, "n_classes": self._n_classes, "run": self._run_state() if self._ready else None}
+
+    def _run_state(self) -> dict:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def from_record(cls, fields: Fields) -> VectorWeights:
+        """The learner a loaded, schema-checked record describes (its ``problems()`` not yet
+        asked): sized by the record, and reset from its ``run`` (``_load_run``) when it has one."""
+        model, run = sized_from_record(cls, fields)
+        if run is not None:
+            model._load_run(run)
+            model._ready = True
+        return model
+
+    def _load_run(self, run: dict) -> None:  # pragma: no cover
+        raise NotImplementedError

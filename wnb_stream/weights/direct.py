@@ -42,11 +42,10 @@ import math
 import numpy as np
 
 from .._checks import integer
-from ..io.registry import register
-from ..io.schema import Float, Int, Schema
+from ..io.schema import Float, Int
 from .base import Batch
 from .criterion import negative_log_likelihood_and_gradient
-from .search import PARAMS, STATE, WarmSearch
+from .search import WarmSearch, register_warm_search
 
 __all__ = ["Direct", "DescentResult", "bimodal_prior", "bimodal_prior_gradient", "descent"]
 
@@ -169,20 +168,13 @@ class Direct(WarmSearch):
     Examples
     --------
     >>> import numpy as np
-    >>> from wnb_stream.weights import Batch, Context, Direct
+    >>> from wnb_stream.weights import Context, Direct, toy_batch
     >>> rng = np.random.default_rng(42)
-    >>> def rows(n):
-    ...     y = rng.integers(0, 2, n)
-    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 6)))          # (n, 6, 2) noise
-    ...     agree = rng.random((n, 3)) < 0.7                                # 3 informative variables
-    ...     hot = np.where(agree, y[:, None], 1 - y[:, None])
-    ...     log_lik[:, :3, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
-    ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
     >>> model = Direct()
     >>> model.reset(n_variables=6, n_classes=2, seed=42)
     >>> context = Context(prior_costs=np.full(6, np.log(6) + 1), active=np.ones(6, bool))
-    >>> history = rows(2000)
-    >>> model.learn(rows(100), history, context)
+    >>> history = toy_batch(rng, 2000)
+    >>> model.learn(toy_batch(rng, 100), history, context)
     >>> model.weights.round(2).tolist()
     [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
     """
@@ -252,27 +244,18 @@ class Direct(WarmSearch):
         return best.weights
 
 
-register(
-    "Direct",
+register_warm_search(
     Direct,
-    Schema(
-        params={
-            "batch_size": PARAMS["batch_size"],
-            "penalty": Float(doc="multiplier of the bimodal prior term"),
-            "sigma": Float(doc="σ of the two modes"),
-            "n_starts": Int(doc="descents per search"),
-            "max_iterations": Int(doc="iterations per descent"),
-            "initial_rate": Float(doc="η0, initial per-coordinate rate"),
-            "rate_increase": Float(doc="rate factor when the sign is kept"),
-            "rate_decrease": Float(doc="rate factor otherwise"),
-            "rate_min": Float(doc="least rate"),
-            "rate_max": Float(doc="largest rate"),
-            "max_variables": PARAMS["max_variables"],
-            "refine": PARAMS["refine"],
-        },
-        state=STATE,
-        doc="Direct descent with a bimodal prior and multistarts (GB11)",
-    ),
-    state=Direct.record_state,
-    build=Direct.from_record,
+    {
+        "penalty": Float(doc="multiplier of the bimodal prior term"),
+        "sigma": Float(doc="σ of the two modes"),
+        "n_starts": Int(doc="descents per search"),
+        "max_iterations": Int(doc="iterations per descent"),
+        "initial_rate": Float(doc="η0, initial per-coordinate rate"),
+        "rate_increase": Float(doc="rate factor when the sign is kept"),
+        "rate_decrease": Float(doc="rate factor otherwise"),
+        "rate_min": Float(doc="least rate"),
+        "rate_max": Float(doc="largest rate"),
+    },
+    doc="Direct descent with a bimodal prior and multistarts (GB11)",
 )

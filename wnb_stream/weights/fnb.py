@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..io.registry import Record, register
-from ..io.schema import Fields, Float, Optional, Schema, Str, Struct
-from .base import SIZES, Batch
+from ..io.schema import Fields, Float, Optional, Schema, Str
+from .base import Batch
 from .pgdmb import PGDMB
-from .selection import DEFAULT_EXPONENT, PARAMS, RUN, SCHEDULE, SCHEDULES, SelectionSearch, fractional_search
+from .selection import DEFAULT_EXPONENT, PARAMS, SCHEDULE, SCHEDULES, SelectionSearch, fractional_search, search_state
 
 __all__ = ["FNB"]
 
@@ -72,19 +72,12 @@ class FNB(SelectionSearch):
     Examples
     --------
     >>> import numpy as np
-    >>> from wnb_stream.weights import Batch, Context, FNB
+    >>> from wnb_stream.weights import Context, FNB, toy_batch
     >>> rng = np.random.default_rng(42)
-    >>> def rows(n):
-    ...     y = rng.integers(0, 2, n)
-    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 6)))          # (n, 6, 2) noise
-    ...     agree = rng.random((n, 3)) < 0.7                                # 3 informative variables
-    ...     hot = np.where(agree, y[:, None], 1 - y[:, None])
-    ...     log_lik[:, :3, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
-    ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
     >>> model = FNB()
     >>> model.reset(n_variables=6, n_classes=2, seed=42)
     >>> context = Context(prior_costs=np.full(6, np.log(6) + 1), active=np.ones(6, bool))
-    >>> history = rows(2000)
+    >>> history = toy_batch(rng, 2000)
     >>> model.learn(history, history, context)
     >>> model.weights.round(3).tolist()
     [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
@@ -161,16 +154,7 @@ register(
             **SCHEDULE,
             "refine": Optional(Record("PGDMB", "VNS"), doc="learner restarted from each search's result (null: none)"),
         },
-        state={
-            **SIZES,
-            "run": Optional(
-                Struct(
-                    {**RUN, "refiner": Optional(Record("PGDMB", "VNS"), doc="the refine learner's live copy (null without refine)")},
-                    doc="the search state, once reset",
-                ),
-                doc="null before reset",
-            ),
-        },
+        state=search_state({"refiner": Optional(Record("PGDMB", "VNS"), doc="the refine learner's live copy (null without refine)")}),
         doc="Fractional naive Bayes (HB24 Algorithm 2)",
     ),
     state=FNB.record_state,

@@ -41,8 +41,8 @@ import numpy as np
 
 from .._checks import integer, real
 from ..io.registry import register
-from ..io.schema import Array, Bool, Fields, Float, Int, Optional, Schema, Str, Struct
-from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights, sized_from_record
+from ..io.schema import Array, Bool, Float, Int, Optional, Schema, Str, Struct
+from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights
 from .criterion import criterion, criterion_gradient
 from .regularizers import DEFAULT_DELTA, DEFAULT_SPREAD, Regularizer
 from .rprop import VARIANTS, RpropState, project, rprop_step
@@ -116,21 +116,14 @@ class PGDMB(VectorWeights):
     window of 5,000 rows, the noise variables are dropped.
 
     >>> import numpy as np
-    >>> from wnb_stream.weights import Batch, Context, PGDMB
+    >>> from wnb_stream.weights import Context, PGDMB, toy_batch
     >>> rng = np.random.default_rng(42)
-    >>> def rows(n):
-    ...     y = rng.integers(0, 2, n)
-    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 10)))          # (n, 10, 2) noise
-    ...     agree = rng.random((n, 5)) < 0.7                                # 5 informative variables
-    ...     hot = np.where(agree, y[:, None], 1 - y[:, None])
-    ...     log_lik[:, :5, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
-    ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
     >>> model = PGDMB(batch_size=200)
     >>> model.reset(n_variables=10, n_classes=2)
     >>> context = Context(prior_costs=np.full(10, np.log(10) + 1), active=np.ones(10, bool))
-    >>> history = rows(5000)
+    >>> history = toy_batch(rng, 5000, n_variables=10, n_informative=5)
     >>> for _ in range(40):
-    ...     model.learn(rows(200), history, context)
+    ...     model.learn(toy_batch(rng, 200, n_variables=10, n_informative=5), history, context)
     >>> model.weights.round(1).tolist()
     [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     """
@@ -474,43 +467,33 @@ class PGDMB(VectorWeights):
     # mask, the step and descent counters, the iterate, the Rprop state and the running descent.
     # The regularizer is rebuilt from the parameters; the criterion memo is a cache.
 
-    def record_state(self) -> dict:
-        state = {"n_variables": self._n_variables, "n_classes": self._n_classes, "run": None}
-        if self._ready:
-            descent = self._descent
-            state["run"] = {
-                "best": self._best,
-                "incumbent_is_nb": self._incumbent_is_nb,
-                "active": self._active,
-                "steps": self._steps,
-                "descents": self._descents,
-                "iterate": self._iterate,
-                "rprop": {"step": self._rprop.step, "previous_gradient": self._rprop.previous_gradient},
-                "descent": {
-                    "best": descent.best,
-                    "from_best": descent.from_best,
-                    "improved": descent.improved,
-                    "degradations": descent.degradations,
-                    "iterations": descent.iterations,
-                },
-            }
-        return state
+    def _run_state(self) -> dict:
+        descent = self._descent
+        return {
+            "best": self._best,
+            "incumbent_is_nb": self._incumbent_is_nb,
+            "active": self._active,
+            "steps": self._steps,
+            "descents": self._descents,
+            "iterate": self._iterate,
+            "rprop": {"step": self._rprop.step, "previous_gradient": self._rprop.previous_gradient},
+            "descent": {
+                "best": descent.best,
+                "from_best": descent.from_best,
+                "improved": descent.improved,
+                "degradations": descent.degradations,
+                "iterations": descent.iterations,
+            },
+        }
 
-    @classmethod
-    def from_record(cls, fields: Fields) -> PGDMB:
-        """The learner a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
-        model, run = sized_from_record(cls, fields)
-        if run is None:
-            return model
-        model._best = run["best"]
-        model._incumbent_is_nb = run["incumbent_is_nb"]
-        model._active = run["active"]
-        model._steps, model._descents = run["steps"], run["descents"]
-        model._iterate = run["iterate"]
-        model._rprop = RpropState(run["rprop"]["step"], run["rprop"]["previous_gradient"])
-        model._descent = _Descent(**run["descent"])
-        model._ready = True
-        return model
+    def _load_run(self, run: dict) -> None:
+        self._best = run["best"]
+        self._incumbent_is_nb = run["incumbent_is_nb"]
+        self._active = run["active"]
+        self._steps, self._descents = run["steps"], run["descents"]
+        self._iterate = run["iterate"]
+        self._rprop = RpropState(run["rprop"]["step"], run["rprop"]["previous_gradient"])
+        self._descent = _Descent(**run["descent"])
 
 
 #: The parameters of PGDMB's record (VNS adds its own).

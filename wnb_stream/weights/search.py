@@ -44,14 +44,14 @@ import numpy as np
 
 from .._checks import integer
 from ..io.generators import GENERATOR, generator_from_state, generator_state
-from ..io.registry import Record
-from ..io.schema import Array, Bool, Fields, Int, Optional, Struct
-from .base import SIZES, WEIGHT_RANGE, Batch, Context, sized_from_record
+from ..io.registry import Record, register
+from ..io.schema import Array, Bool, Int, Optional, Schema, Struct
+from .base import SIZES, WEIGHT_RANGE, Batch, Context
 from .criterion import _log_normaliser, negative_log_likelihood, scores
 from .pgdmb import PGDMB
 from .refinement import Refinable
 
-__all__ = ["FIRST_SEARCH", "WindowSearch", "WarmSearch", "drop_gains", "top_variables"]
+__all__ = ["FIRST_SEARCH", "WindowSearch", "WarmSearch", "drop_gains", "register_warm_search", "top_variables"]
 
 #: Rows before the first search (a search on fewer rows would fit noise).
 FIRST_SEARCH = 32
@@ -350,36 +350,26 @@ class WarmSearch(WindowSearch):
 
     # -- saved record (docs/saved-model.md) ---------------------------------------------------
 
-    def record_state(self) -> dict:
-        """The state fields of a ``WarmSearch``'s record (SGCF's, Direct's)."""
-        state = {"n_variables": self._n_variables, "n_classes": self._n_classes, "run": None}
-        if self._ready:
-            state["run"] = {
-                "best": self._best,
-                "incumbent_is_nb": self._incumbent_is_nb,
-                "active": self._active,
-                "rng": generator_state(self._rng, "run.rng"),
-                "rows_seen": self._rows_seen,
-                "rows_at_search": self._rows_at_search,
-                "window_at_search": self._window_at_search,
-                "searches": self._searches,
-                "refiner": self._refiner,
-            }
-        return state
+    def _run_state(self) -> dict:
+        """The ``run`` of a ``WarmSearch``'s record (SGCF's, Direct's)."""
+        return {
+            "best": self._best,
+            "incumbent_is_nb": self._incumbent_is_nb,
+            "active": self._active,
+            "rng": generator_state(self._rng, "run.rng"),
+            "rows_seen": self._rows_seen,
+            "rows_at_search": self._rows_at_search,
+            "window_at_search": self._window_at_search,
+            "searches": self._searches,
+            "refiner": self._refiner,
+        }
 
-    @classmethod
-    def from_record(cls, fields: Fields) -> WarmSearch:
-        """The ``cls`` (SGCF or Direct) a loaded, schema-checked record describes."""
-        model, run = sized_from_record(cls, fields)
-        if run is None:
-            return model
-        model._best, model._incumbent_is_nb, model._active = run["best"], run["incumbent_is_nb"], run["active"]
-        model._rng = generator_from_state(run["rng"])
-        model._rows_seen, model._rows_at_search = run["rows_seen"], run["rows_at_search"]
-        model._window_at_search, model._searches = run["window_at_search"], run["searches"]
-        model._refiner = run["refiner"]
-        model._ready = True
-        return model
+    def _load_run(self, run: dict) -> None:
+        self._best, self._incumbent_is_nb, self._active = run["best"], run["incumbent_is_nb"], run["active"]
+        self._rng = generator_from_state(run["rng"])
+        self._rows_seen, self._rows_at_search = run["rows_seen"], run["rows_at_search"]
+        self._window_at_search, self._searches = run["window_at_search"], run["searches"]
+        self._refiner = run["refiner"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -415,3 +405,11 @@ STATE = {
         doc="null before reset",
     ),
 }
+
+
+def register_warm_search(cls: type[WarmSearch], params: dict, doc: str) -> None:
+    """Register the record type ``cls.__name__`` of a ``WarmSearch`` subclass: the shared
+    ``PARAMS`` around the learner's own ``params`` (``batch_size`` first, ``max_variables`` and
+    ``refine`` last), the shared ``STATE``, and ``WarmSearch``'s ``record_state``/``from_record``."""
+    fields = {"batch_size": PARAMS["batch_size"], **params, "max_variables": PARAMS["max_variables"], "refine": PARAMS["refine"]}
+    register(cls.__name__, cls, Schema(params=fields, state=STATE, doc=doc), state=cls.record_state, build=cls.from_record)

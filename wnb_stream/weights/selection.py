@@ -49,9 +49,9 @@ import numpy as np
 
 from .._checks import integer
 from ..io.generators import GENERATOR, generator_from_state, generator_state
-from ..io.schema import Array, Fields, Float, Int, Optional
+from ..io.schema import Array, Float, Int, Optional, Struct
 from ..modl.costs import universal_code_length
-from .base import WEIGHT_RANGE, Batch, sized_from_record
+from .base import SIZES, WEIGHT_RANGE, Batch
 from .criterion import _log_normaliser, negative_log_likelihood
 from .search import WindowSearch
 
@@ -64,6 +64,7 @@ __all__ = [
     "increments",
     "ms_ffwbw",
     "ranked_forward_pass",
+    "search_state",
     "selection_criterion",
     "selection_prior",
 ]
@@ -517,33 +518,23 @@ class SelectionSearch(WindowSearch):
     # seen at the last search, the number of searches and the criterion of the last result; FNB
     # adds its refine learner, SNB the best subset and the number of models averaged.
 
-    def record_state(self) -> dict:
-        state = {"n_variables": self._n_variables, "n_classes": self._n_classes, "run": None}
-        if self._ready:
-            state["run"] = {
-                "weights": self._best,  # (the saved names are those of format version 2)
-                "active": self._active,
-                "rng": generator_state(self._rng, "run.rng"),
-                "rows_seen": self._rows_seen,
-                "searched_at": self._rows_at_search,
-                "searches": self._searches,
-                "value": self._value,
-            }
-        return state
+    def _run_state(self) -> dict:
+        return {
+            "weights": self._best,  # (the saved names are those of format version 2)
+            "active": self._active,
+            "rng": generator_state(self._rng, "run.rng"),
+            "rows_seen": self._rows_seen,
+            "searched_at": self._rows_at_search,
+            "searches": self._searches,
+            "value": self._value,
+        }
 
-    @classmethod
-    def from_record(cls, fields: Fields) -> SelectionSearch:
-        """The learner a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
-        model, run = sized_from_record(cls, fields)
-        if run is None:
-            return model
-        model._best, model._active = run["weights"], run["active"]
-        model._rng = generator_from_state(run["rng"])
-        model._rows_seen, model._rows_at_search, model._searches = run["rows_seen"], run["searched_at"], run["searches"]
-        model._incumbent_is_nb = run["searches"] == 0  # (every search of FNB and SNB replaces the weights)
-        model._value = None if run["value"] is None else float(run["value"])
-        model._ready = True
-        return model
+    def _load_run(self, run: dict) -> None:
+        self._best, self._active = run["weights"], run["active"]
+        self._rng = generator_from_state(run["rng"])
+        self._rows_seen, self._rows_at_search, self._searches = run["rows_seen"], run["searched_at"], run["searches"]
+        self._incumbent_is_nb = run["searches"] == 0  # (every search of FNB and SNB replaces the weights)
+        self._value = None if run["value"] is None else float(run["value"])
 
 
 #: The parameters FNB and SNB share in their records.
@@ -567,3 +558,12 @@ RUN = {
     "searches": Int(low=0, doc="searches since reset"),
     "value": Optional(Float(), doc="criterion of the last search's result (null before the first)"),
 }
+
+
+def search_state(run: dict) -> dict:
+    """The state fields of an FNB or SNB record: the sizes, and ``run`` once reset (null before),
+    whose fields are the shared ``RUN`` then the learner's own ``run`` fields."""
+    return {
+        **SIZES,
+        "run": Optional(Struct({**RUN, **run}, doc="the search state, once reset"), doc="null before reset"),
+    }

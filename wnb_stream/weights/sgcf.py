@@ -37,12 +37,11 @@ import dataclasses
 import numpy as np
 
 from .._checks import integer
-from ..io.registry import register
-from ..io.schema import Float, Int, Schema
+from ..io.schema import Float, Int
 from .base import Batch
 from .criterion import negative_log_likelihood, negative_log_likelihood_and_gradient
 from .regularizers import DEFAULT_DELTA, _xi_constants, r2, xi_delta
-from .search import PARAMS, STATE, WarmSearch
+from .search import WarmSearch, register_warm_search
 
 __all__ = [
     "SGCF",
@@ -280,20 +279,13 @@ class SGCF(WarmSearch):
     Examples
     --------
     >>> import numpy as np
-    >>> from wnb_stream.weights import Batch, Context, SGCF
+    >>> from wnb_stream.weights import Context, SGCF, toy_batch
     >>> rng = np.random.default_rng(42)
-    >>> def rows(n):
-    ...     y = rng.integers(0, 2, n)
-    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 6)))          # (n, 6, 2) noise
-    ...     agree = rng.random((n, 3)) < 0.7                                # 3 informative variables
-    ...     hot = np.where(agree, y[:, None], 1 - y[:, None])
-    ...     log_lik[:, :3, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
-    ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
     >>> model = SGCF()
     >>> model.reset(n_variables=6, n_classes=2, seed=42)
     >>> context = Context(prior_costs=np.full(6, np.log(6) + 1), active=np.ones(6, bool))
-    >>> history = rows(2000)
-    >>> model.learn(rows(100), history, context)
+    >>> history = toy_batch(rng, 2000)
+    >>> model.learn(toy_batch(rng, 100), history, context)
     >>> model.weights.round(2).tolist()
     [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
     """
@@ -349,23 +341,14 @@ class SGCF(WarmSearch):
         return second.weights
 
 
-register(
-    "SGCF",
+register_warm_search(
     SGCF,
-    Schema(
-        params={
-            "batch_size": PARAMS["batch_size"],
-            "penalty": Float(doc="λ"),
-            "exponent": Float(doc="α of ξ(τ) = τ^α"),
-            "delta": Float(doc="δ of the ξ_δ smoothing"),
-            "tolerance": Float(doc="a stage stops when the displacement norm is below it"),
-            "max_iterations": Int(doc="accepted steps per stage"),
-            "max_variables": PARAMS["max_variables"],
-            "refine": PARAMS["refine"],
-        },
-        state=STATE,
-        doc="Two-stage SG.CF search on the window (HB24 §3.2.2)",
-    ),
-    state=SGCF.record_state,
-    build=SGCF.from_record,
+    {
+        "penalty": Float(doc="λ"),
+        "exponent": Float(doc="α of ξ(τ) = τ^α"),
+        "delta": Float(doc="δ of the ξ_δ smoothing"),
+        "tolerance": Float(doc="a stage stops when the displacement norm is below it"),
+        "max_iterations": Int(doc="accepted steps per stage"),
+    },
+    doc="Two-stage SG.CF search on the window (HB24 §3.2.2)",
 )

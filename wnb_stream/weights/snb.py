@@ -19,9 +19,9 @@ import numpy as np
 
 from .._checks import integer
 from ..io.registry import register
-from ..io.schema import Array, Fields, Int, Optional, Schema, Str, Struct
-from .base import SIZES, WEIGHT_RANGE, Batch
-from .selection import AVERAGING, PARAMS, RUN, SCHEDULE, SelectionSearch, ms_ffwbw
+from ..io.schema import Array, Fields, Int, Optional, Schema, Str
+from .base import WEIGHT_RANGE, Batch
+from .selection import AVERAGING, PARAMS, SCHEDULE, SelectionSearch, ms_ffwbw, search_state
 
 __all__ = ["SNB"]
 
@@ -47,19 +47,12 @@ class SNB(SelectionSearch):
     averaged weights also count the smaller subsets met on the way to it.
 
     >>> import numpy as np
-    >>> from wnb_stream.weights import Batch, Context, SNB
+    >>> from wnb_stream.weights import Context, SNB, toy_batch
     >>> rng = np.random.default_rng(42)
-    >>> def rows(n):
-    ...     y = rng.integers(0, 2, n)
-    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 6)))          # (n, 6, 2) noise
-    ...     agree = rng.random((n, 3)) < 0.7                                # 3 informative variables
-    ...     hot = np.where(agree, y[:, None], 1 - y[:, None])
-    ...     log_lik[:, :3, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
-    ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
     >>> model = SNB()
     >>> model.reset(n_variables=6, n_classes=2, seed=42)
     >>> context = Context(prior_costs=np.full(6, np.log(6) + 1), active=np.ones(6, bool))
-    >>> history = rows(2000)
+    >>> history = toy_batch(rng, 2000)
     >>> model.learn(history, history, context)
     >>> model.weights.round(3).tolist()
     [0.646, 0.662, 0.658, 0.0, 0.0, 0.0]
@@ -163,20 +156,12 @@ register(
             "averaging": Str(choices=AVERAGING, doc="subsets averaged: the trajectory or the local optima"),
             **SCHEDULE,
         },
-        state={
-            **SIZES,
-            "run": Optional(
-                Struct(
-                    {
-                        **RUN,
-                        "best": Array("float64", ("n_variables",), **WEIGHT_RANGE, doc="0/1 weights of the best subset of the last search"),
-                        "models": Int(low=0, doc="subsets averaged by the last search"),
-                    },
-                    doc="the search state, once reset",
-                ),
-                doc="null before reset",
-            ),
-        },
+        state=search_state(
+            {
+                "best": Array("float64", ("n_variables",), **WEIGHT_RANGE, doc="0/1 weights of the best subset of the last search"),
+                "models": Int(low=0, doc="subsets averaged by the last search"),
+            }
+        ),
         doc="Selective naive Bayes with compression-based averaging (HB24 Algorithm 1)",
     ),
     state=SNB.record_state,

@@ -67,21 +67,14 @@ class VNS(PGDMB):
     Examples
     --------
     >>> import numpy as np
-    >>> from wnb_stream.weights import Batch, Context, VNS
+    >>> from wnb_stream.weights import Context, VNS, toy_batch
     >>> rng = np.random.default_rng(42)
-    >>> def rows(n):
-    ...     y = rng.integers(0, 2, n)
-    ...     log_lik = np.log(rng.dirichlet([1, 1], size=(n, 6)))          # (n, 6, 2) noise
-    ...     agree = rng.random((n, 3)) < 0.7                                # 3 informative variables
-    ...     hot = np.where(agree, y[:, None], 1 - y[:, None])
-    ...     log_lik[:, :3, :] = np.log(np.where(hot[..., None] == np.arange(2), 0.7, 0.3))
-    ...     return Batch(log_lik, y, np.ones(n), np.log([0.5, 0.5]))
     >>> model = VNS(batch_size=100, opti_level=1)
     >>> model.reset(n_variables=6, n_classes=2, seed=42)
     >>> context = Context(prior_costs=np.full(6, np.log(6) + 1), active=np.ones(6, bool))
-    >>> history = rows(2000)
+    >>> history = toy_batch(rng, 2000)
     >>> for _ in range(60):
-    ...     model.learn(rows(100), history, context)
+    ...     model.learn(toy_batch(rng, 100), history, context)
     >>> model.weights.round(1).tolist()  # the spread term (μ = 20) holds them below 1
     [0.8, 0.9, 0.9, 0.0, 0.1, 0.1]
     >>> model.n_sessions, model.n_descents
