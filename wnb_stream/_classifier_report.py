@@ -40,12 +40,12 @@ class Reports:
         >>> terms.round(3).head(3)
                                    True   False
         prior + bias              -0.872 -0.541
-        empty_server_form_handler -1.632 -0.084
-        popup_window              -0.919 -0.578
+        empty_server_form_handler -1.522 -0.078
+        popup_window              -0.889 -0.559
         >>> import numpy as np
         >>> scores = terms.sum().to_numpy()
         >>> round(float(np.exp(scores[0]) / np.exp(scores).sum()), 4), round(model.predict_proba_one(x)[True], 4)
-        (0.0583, 0.0583)
+        (0.103, 0.103)
         """
         import pandas as pd
 
@@ -109,10 +109,10 @@ class Reports:
         >>> for x, y in datasets.Phishing().take(500): model.learn_one(x, y)
         >>> print(model.summary().round(3).head(4).to_string())
                                       kind  summary  parts  level  weight  kept  importance
-        empty_server_form_handler  numeric  GKClass      2  0.408   0.980  True       0.633
-        https                      numeric  GKClass      2  0.174   1.000  True       0.418
-        popup_window               numeric  GKClass      3  0.166   0.879  True       0.382
-        anchor_from_other_domain   numeric  GKClass      2  0.043   0.546  True       0.153
+        empty_server_form_handler  numeric  GKClass      2  0.408   0.914  True       0.611
+        https                      numeric  GKClass      2  0.174   0.889  True       0.394
+        popup_window               numeric  GKClass      3  0.166   0.850  True       0.375
+        anchor_from_other_domain   numeric  GKClass      2  0.043   0.647  True       0.166
         """
         import pandas as pd
 

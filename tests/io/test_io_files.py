@@ -59,7 +59,7 @@ def test_the_envelope_holds_format_version_checksum_and_payload():
     data = io.dumps(gk_summary(), compress=False)
     document = json.loads(data)
     assert list(document) == ["format", "version", "checksum", "payload"]
-    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 7
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 8
     canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert document["payload"]["type"] == "GKClass"
@@ -72,8 +72,8 @@ def test_the_same_model_gives_the_same_bytes():
 
 def test_a_newer_version_is_refused_naming_the_version_read():
     document = json.loads(io.dumps(gk_summary(), compress=False))
-    document["version"] = 8
-    with pytest.raises(io.ModelFileError, match=r"version 8 is newer than this library reads \(version 7 and older\)"):
+    document["version"] = 9
+    with pytest.raises(io.ModelFileError, match=r"version 9 is newer than this library reads \(version 8 and older\)"):
         io.loads(json.dumps(document).encode())
 
 
@@ -93,20 +93,20 @@ def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
 
 
 def test_migrations_run_in_order_from_an_older_version(monkeypatch):
-    """A version-7 payload read by a library of version 8 goes through MIGRATIONS[7]; without it
+    """A version-8 payload read by a library of version 9 goes through MIGRATIONS[8]; without it
     the file is refused naming the missing step."""
     data = io.dumps(gk_summary(), compress=False)
-    monkeypatch.setattr(io.files, "VERSION", 8)
+    monkeypatch.setattr(io.files, "VERSION", 9)
     seen = []
 
-    def to_version_8(payload):
+    def to_version_9(payload):
         seen.append(payload["type"])
         return payload
 
-    monkeypatch.setitem(io.files.MIGRATIONS, 7, to_version_8)
+    monkeypatch.setitem(io.files.MIGRATIONS, 8, to_version_9)
     assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
-    monkeypatch.delitem(io.files.MIGRATIONS, 7)
-    with pytest.raises(io.ModelFileError, match="version 7 has no migration to version 8"):
+    monkeypatch.delitem(io.files.MIGRATIONS, 8)
+    with pytest.raises(io.ModelFileError, match="version 8 has no migration to version 9"):
         io.loads(data)
 
 
@@ -543,3 +543,35 @@ def test_a_version_6_model_drops_the_slots_passed_marks():
         x = {name: float(rng.normal()) if kind == "numeric" else f"c{rng.integers(4)}" for name, kind in kinds.items()}
         model.learn_one(x, model.classes[int(rng.integers(len(model.classes)))])
     model._check()
+
+
+@pytest.mark.parametrize("name", ["model-vns", "pgdmb", "vns", "fnb-refine-pgdmb-resized"])
+def test_a_version_7_learner_loads_with_no_spread_and_keeps_learning(name):
+    """Version 8 adds PGDMB's and VNS's ``spread`` (μ); an older learner, wherever it nests, loads
+    with μ = 0, the criterion it was saved with, while a new one defaults to 20."""
+    path = pathlib.Path(__file__).parent / "fixtures" / "v7" / f"{name}.json.gz"
+    assert '"spread"' not in gzip.decompress(path.read_bytes()).decode()
+    loaded = io.loads(path.read_bytes())
+    learners = [node for node in _walk(json.loads(io.dumps(loaded, compress=False))) if node.get("type") in ("PGDMB", "VNS")]
+    assert learners and all(node["params"]["spread"] == 0.0 for node in learners)
+    assert VNS().spread == 20.0
+    if name == "model-vns":
+        assert loaded._engine.optimizer.spread == 0.0
+        rng = np.random.default_rng(1)
+        kinds = {v.name: v.kind for v in loaded._engine.registry.variables}
+        for _ in range(100):
+            x = {n: float(rng.normal()) if kind == "numeric" else f"c{rng.integers(4)}" for n, kind in kinds.items()}
+            loaded.learn_one(x, loaded.classes[int(rng.integers(len(loaded.classes)))])
+        loaded._check()
+
+
+def _walk(node):
+    """Every dict of a JSON document, at any depth."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            yield item
+            stack.extend(item.values())

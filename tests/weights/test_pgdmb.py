@@ -79,7 +79,7 @@ def test_kept_criterion_never_increases_on_a_fixed_batch(seed, params, n_classes
     model = PGDMB(batch_size=200, **params)
     model.reset(7, n_classes)
     context = context_for(7)
-    regularizer = None if model.regularizer is None else Regularizer(model.regularizer, model.penalty, model.exponent)
+    regularizer = None if model.regularizer is None else Regularizer(model.regularizer, model.penalty, model.exponent, spread=model.spread)
     previous = np.inf
     for _ in range(40):
         model.learn(data, data, context)

@@ -15,6 +15,8 @@ from wnb_stream.weights.regularizers import (
     r1_gradient,
     r2,
     r2_gradient,
+    spread,
+    spread_gradient,
     xi_delta,
     xi_delta_derivative,
 )
@@ -128,3 +130,42 @@ def test_regularizer_validates_and_defaults():
     w, costs = np.array([0.3, 0.9]), np.array([2.0, 3.0])
     assert Regularizer("r2", penalty=0.0).value(w, costs) == 0.0
     assert Regularizer("r2", penalty=0.5).value(w, costs) == pytest.approx(0.5 * r2(w, costs))
+
+
+@SETTINGS
+@given(weight_vectors(), st.sampled_from(["r1", "r2"]), st.sampled_from([0.0, 0.1]), st.sampled_from([0.5, 20.0]))
+def test_the_spread_term_adds_its_value_and_gradient(vectors, kind, penalty, mu):
+    """λR + μ·spread: the value is the sum of the two, and the gradient matches finite differences."""
+    w, costs = vectors
+    regularizer = Regularizer(kind, penalty=penalty, spread=mu)
+    plain = Regularizer(kind, penalty=penalty)
+    assert regularizer.value(w, costs) == pytest.approx(plain.value(w, costs) + mu * np.sum((w - w.mean()) ** 2))
+    numeric = finite_difference(lambda v: regularizer.value(v, costs), w)
+    np.testing.assert_allclose(regularizer.gradient(w, costs), numeric, rtol=1e-5, atol=1e-4)
+
+
+@SETTINGS
+@given(st.integers(1, 12), st.floats(0.0, 1.0))
+def test_the_spread_is_zero_on_tempered_plain_naive_bayes(k, t):
+    """spread(t·1) = 0 with a zero gradient, up to the rounding of the mean (the prior's centre is
+    fitted: any common value), and any other vector costs more."""
+    w = np.full(k, t)
+    assert spread(w) < 1e-28 and np.allclose(spread_gradient(w), 0.0, atol=1e-14)
+    if k > 1:
+        other = w.copy()
+        other[0] = 1.0 if t < 0.5 else 0.0  # moved by at least 1/2
+        assert spread(other) >= 0.25 * (1.0 - 1.0 / k) - 1e-12
+
+
+def test_a_zero_spread_is_the_papers_criterion_bit_for_bit():
+    w, costs = np.array([0.3, 0.0, 0.9]), np.array([2.0, 3.0, 2.5])
+    for kind in ("r1", "r2"):
+        assert Regularizer(kind, spread=0.0).value(w, costs) == Regularizer(kind).value(w, costs)
+        assert Regularizer(kind, spread=0.0).gradient(w, costs).tolist() == Regularizer(kind).gradient(w, costs).tolist()
+    assert spread(np.zeros(0)) == 0.0 and spread_gradient(np.zeros(0)).shape == (0,)
+
+
+@pytest.mark.parametrize("mu", [-1.0, float("nan"), float("inf"), True])
+def test_a_bad_spread_is_refused_naming_it(mu):
+    with pytest.raises(ValueError, match="spread"):
+        Regularizer("r2", spread=mu)

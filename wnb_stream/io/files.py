@@ -88,7 +88,7 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 7
+VERSION = 8
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
@@ -276,6 +276,14 @@ def _slots_without_passed(payload: Any) -> Any:
     return payload
 
 
+#: Version 7 → 8: PGDMB and VNS gained ``spread`` (μ of the spread term, docs/algorithms/weights.md#spread).
+#: An older learner had none: 0 keeps its criterion, so a loaded model goes on learning as it did.
+_ADDED_IN_8 = {
+    "PGDMB": [("params", "spread", 0.0)],
+    "VNS": [("params", "spread", 0.0)],
+}
+
+
 #: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
 MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     2: _added_fields(_ADDED_IN_3),
@@ -283,6 +291,7 @@ MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     4: _history_as_entries,
     5: _gaussian_without_pooled,
     6: _slots_without_passed,
+    7: _added_fields(_ADDED_IN_8),
 }
 #: Largest JSON document read by default (bytes; ``load(..., max_size=…)`` sets another). The
 #: largest model the benchmarks make (``benchmarks/sparse.py --K 100000 --n 6000``: 37,000

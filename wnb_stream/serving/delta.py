@@ -55,7 +55,7 @@ class Delta:
     [300, 300]
     >>> model.absorb(deltas)
     >>> model.n_seen, round(model.predict_proba_one(rows[700][0])[True], 3)
-    (600, 0.997)
+    (600, 0.996)
     """
 
     def __init__(self, engine, kinds: dict | None = None):

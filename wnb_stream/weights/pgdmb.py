@@ -39,12 +39,12 @@ import dataclasses
 
 import numpy as np
 
-from .._checks import integer
+from .._checks import integer, real
 from ..io.registry import register
 from ..io.schema import Array, Bool, Float, Int, Optional, Schema, Str, Struct
 from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights
 from .criterion import criterion, criterion_gradient
-from .regularizers import DEFAULT_DELTA, Regularizer
+from .regularizers import DEFAULT_DELTA, DEFAULT_SPREAD, Regularizer
 from .rprop import VARIANTS, RpropState, project, rprop_step
 
 #: Criterion values kept per window (the points of the running descent and w*).
@@ -99,6 +99,12 @@ class PGDMB(VectorWeights):
         Weights below it are set to 0 after each step (HBL17: 1e-3), in [0, 1).
     delta
         δ of the ξ_δ smoothing of concave penalties (docs/algorithms/weights.md#regularizers), in (0, 1).
+    spread
+        μ ≥ 0, the weight of the spread term ``μ Σ_k (w_k − w̄)²`` added to the regularizer (a
+        Gaussian prior tying the weights to their mean, w̄; docs/algorithms/weights.md#spread).
+        It keeps the weights of variables that say the same thing together at a few hundred rows
+        and fades as the window grows. 0 gives the papers' criterion. Ignored when
+        ``regularizer`` is None.
     rprop
         The step: ``"irprop-"`` (default) or ``"rprop-"``, sign-only Rprop steps, or ``"scaled"``,
         HBL17's gradient step ``w − η ⊙ g`` with per-coordinate rates adapted by the Rprop rule;
@@ -140,6 +146,7 @@ class PGDMB(VectorWeights):
         zero_threshold: float = 1e-3,
         delta: float = DEFAULT_DELTA,
         rprop: str = "irprop-",
+        spread: float = DEFAULT_SPREAD,
     ):
         self.batch_size = batch_size
         self.regularizer = regularizer
@@ -157,9 +164,10 @@ class PGDMB(VectorWeights):
         self.zero_threshold = zero_threshold
         self.delta = delta
         self.rprop = rprop
+        self.spread = spread
         self._validate()
         self._regularizer = (
-            None if regularizer is None else Regularizer(regularizer, penalty, exponent, delta)
+            None if regularizer is None else Regularizer(regularizer, penalty, exponent, delta, spread)
         )
         self._n_variables = 0
         self._n_classes = 0
@@ -198,10 +206,12 @@ class PGDMB(VectorWeights):
             raise ValueError(f"zero_threshold must be in [0, 1), got {self.zero_threshold}")
         if self.rprop not in VARIANTS:
             raise ValueError(f"rprop must be one of {VARIANTS}, got {self.rprop!r}")
-        if self.regularizer is not None:  # checks penalty, exponent and delta
-            Regularizer(self.regularizer, self.penalty, self.exponent, self.delta)
-        elif not 0.0 < self.delta < 1.0:
-            raise ValueError(f"delta must be in (0, 1), got {self.delta}")
+        if self.regularizer is not None:  # checks penalty, exponent, delta and spread
+            Regularizer(self.regularizer, self.penalty, self.exponent, self.delta, self.spread)
+        else:
+            if not 0.0 < self.delta < 1.0:
+                raise ValueError(f"delta must be in (0, 1), got {self.delta}")
+            real(self.spread, "spread", low=0.0, finite=True, what="a finite number")
 
     @classmethod
     def _unit_test_params(cls):
@@ -504,6 +514,7 @@ PARAMS = {
     "zero_threshold": Float(doc="weights below it are set to 0"),
     "delta": Float(doc="δ of the ξ_δ smoothing"),
     "rprop": Str(choices=VARIANTS, doc="Rprop variant"),
+    "spread": Float(low=0.0, doc="μ, weight of the spread term (0 before format version 8)"),
 }
 
 #: The optimisation state of PGDMB's record (VNS's too).

@@ -18,6 +18,15 @@ the MODL preparation cost *including* the selection cost log K):
 0 would also linearise ``τ^α`` on ``[0, δ]``; HB24 states the tangent and the renormalisation, and
 they are what is implemented.) The result is continuously differentiable, increasing and concave.
 
+A third term, the **spread** ``μ Σ_k (w_k − w̄)²`` with ``w̄`` the mean weight, can be added to
+either penalty (``Regularizer(spread=μ)``). It is the log of a Gaussian prior that ties the weights
+to a common value, fitted with them: the mean that minimises ``Σ_k (w_k − t)²`` over t is w̄, so
+the term costs nothing for tempered plain naive Bayes ``t·1`` and grows as the weights part. Its
+weight does not grow with the rows while the likelihood does, so it decides at a few hundred rows,
+where likelihoods fitted on the same rows as level 2 single out a few variables of many redundant
+ones (which calibrates but ranks worse than plain naive Bayes), and fades on long windows. Its
+gradient is ``2μ (w − w̄)`` (the mean's own derivative cancels, as Σ_k (w_k − w̄) = 0).
+
 Everything here is a pure function of NumPy arrays, O(K) time.
 """
 
@@ -27,15 +36,24 @@ import dataclasses
 
 import numpy as np
 
+from .._checks import real
+
 __all__ = [
+    "DEFAULT_SPREAD",
     "Regularizer",
     "r1",
     "r1_gradient",
     "r2",
     "r2_gradient",
+    "spread",
+    "spread_gradient",
     "xi_delta",
     "xi_delta_derivative",
 ]
+
+#: μ of PGDMB and VNS (docs/algorithms/weights.md#spread): chosen on the public small-data suite
+#: (``benchmarks/quality_small.py``) among 0, 20, 50, 100 and 200.
+DEFAULT_SPREAD = 20.0
 
 DEFAULT_DELTA = 1e-3  # matches the 1e-3 zeroing threshold of PGDMB (docs/algorithms/weights.md#rprop)
 
@@ -144,11 +162,34 @@ def r2_gradient(
     return coefficients * xi_delta_derivative(weights, exponent, delta) - coupling
 
 
+def spread(weights: np.ndarray) -> float:
+    """``Σ_k (w_k − w̄)²``, the spread of the weights around their mean (0 for no weights).
+
+    Examples
+    --------
+    >>> spread(np.array([0.5, 1.0, 0.0]))
+    0.5
+    """
+    weights = np.asarray(weights, dtype=float)
+    if weights.size == 0:
+        return 0.0
+    return float(np.sum((weights - weights.mean()) ** 2))
+
+
+def spread_gradient(weights: np.ndarray) -> np.ndarray:
+    """``(K,)`` gradient of :func:`spread`: ``2 (w − w̄)``."""
+    weights = np.asarray(weights, dtype=float)
+    if weights.size == 0:
+        return np.zeros(0)
+    return 2.0 * (weights - weights.mean())
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Regularizer:
-    """A configured penalty ``λ · R(w)``: ``kind`` is ``"r1"`` or ``"r2"``.
+    """A configured penalty ``λ · R(w) + μ · spread(w)``: ``kind`` is ``"r1"`` or ``"r2"``.
 
     ``exponent`` None means the paper default: 1 for R1 (HBL17 §1.4.2), 0.95 for R2 (HB24 §4).
+    ``spread`` is μ ≥ 0, the weight of the spread term (0: the papers' criterion).
 
     Examples
     --------
@@ -163,6 +204,7 @@ class Regularizer:
     penalty: float = 0.1
     exponent: float | None = None
     delta: float = DEFAULT_DELTA
+    spread: float = 0.0
 
     def __post_init__(self) -> None:
         if self.kind not in ("r1", "r2"):
@@ -176,6 +218,7 @@ class Regularizer:
                 raise ValueError(f"exponent must be in {bound} for {self.kind}, got {self.exponent}")
         if not 0.0 < self.delta < 1.0:
             raise ValueError(f"delta must be in (0, 1), got {self.delta}")
+        real(self.spread, "spread", low=0.0, finite=True, what="a finite number")
 
     @property
     def power(self) -> float:
@@ -185,15 +228,22 @@ class Regularizer:
         return 1.0 if self.kind == "r1" else 0.95
 
     def value(self, weights: np.ndarray, prior_costs: np.ndarray) -> float:
-        """``λ · R(w)``; O(K)."""
-        if self.penalty == 0.0:
-            return 0.0
-        function = r1 if self.kind == "r1" else r2
-        return self.penalty * function(weights, prior_costs, self.power, self.delta)
+        """``λ · R(w) + μ · spread(w)``; O(K)."""
+        value = 0.0
+        if self.penalty != 0.0:
+            function = r1 if self.kind == "r1" else r2
+            value = self.penalty * function(weights, prior_costs, self.power, self.delta)
+        if self.spread != 0.0:
+            value += self.spread * spread(weights)
+        return value
 
     def gradient(self, weights: np.ndarray, prior_costs: np.ndarray) -> np.ndarray:
-        """``(K,)`` gradient of ``λ · R(w)``; O(K)."""
+        """``(K,)`` gradient of ``λ · R(w) + μ · spread(w)``; O(K)."""
         if self.penalty == 0.0:
-            return np.zeros(len(weights))
-        function = r1_gradient if self.kind == "r1" else r2_gradient
-        return self.penalty * function(weights, prior_costs, self.power, self.delta)
+            gradient = np.zeros(len(weights))
+        else:
+            function = r1_gradient if self.kind == "r1" else r2_gradient
+            gradient = self.penalty * function(weights, prior_costs, self.power, self.delta)
+        if self.spread != 0.0:
+            gradient = gradient + self.spread * spread_gradient(weights)
+        return gradient

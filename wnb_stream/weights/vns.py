@@ -37,7 +37,7 @@ from ..io.registry import register
 from ..io.schema import Bool, Fields, Float, Int, Optional, Schema, Struct
 from .base import SIZES, Batch
 from .pgdmb import PARAMS, PGDMB, RUN
-from .regularizers import DEFAULT_DELTA
+from .regularizers import DEFAULT_DELTA, DEFAULT_SPREAD
 from .rprop import project
 
 __all__ = ["VNS"]
@@ -48,7 +48,7 @@ class VNS(PGDMB):
 
     Parameters
     ----------
-    batch_size, regularizer, penalty, exponent, tolerance, max_iterations, epsilon, initial_weight, initial_step, step_increase, step_decrease, step_min, step_max, zero_threshold, delta, rprop
+    batch_size, regularizer, penalty, exponent, tolerance, max_iterations, epsilon, initial_weight, initial_step, step_increase, step_decrease, step_min, step_max, zero_threshold, delta, rprop, spread
         As in :class:`PGDMB`.
     opti_level
         OptiLevel ≥ 0 in the session budget ``T = log(K·N)·2^OptiLevel`` (HBL17 retains 5).
@@ -75,10 +75,10 @@ class VNS(PGDMB):
     >>> history = toy_batch(rng, 2000)
     >>> for _ in range(60):
     ...     model.learn(toy_batch(rng, 100), history, context)
-    >>> model.weights.round(1).tolist()
-    [1.0, 1.0, 1.0, 0.1, 0.1, 0.0]
+    >>> model.weights.round(1).tolist()  # the spread term (μ = 20) holds them below 1
+    [0.8, 0.9, 0.9, 0.0, 0.1, 0.1]
     >>> model.n_sessions, model.n_descents
-    (6, 15)
+    (6, 14)
     """
 
     _REPLAY_START = 32  # rows seen before the first replay session
@@ -109,6 +109,7 @@ class VNS(PGDMB):
         neighbourhood: float = 1 / 16,
         multi_start: bool = False,
         replay_level: int | None = 1,
+        spread: float = DEFAULT_SPREAD,
     ):
         super().__init__(
             batch_size=batch_size,
@@ -127,6 +128,7 @@ class VNS(PGDMB):
             zero_threshold=zero_threshold,
             delta=delta,
             rprop=rprop,
+            spread=spread,
         )
         integer(opti_level, "opti_level", low=0)
         if not 0.0 < neighbourhood <= 1.0:
