@@ -96,6 +96,19 @@ class Gaussian(Summary):
 
     """
 
+    #: Scored by its per-class Gaussians (``density``), level 2 built on their virtual bins.
+    scored_by_density = True
+
+    def density(self, table: Moments) -> GaussianDensity:
+        """The per-class Gaussians of ``table`` (``GaussianDensity``), which score the variable."""
+        return GaussianDensity(table)
+
+    def level2_table(self, table: Moments) -> Bins:
+        """The virtual bins of ``table`` (``virtual_bins``): level 2's table, which gives the
+        variable a level and a prior cost comparable with binned variables'
+        (docs/algorithms/summaries.md#gaussian)."""
+        return virtual_bins(table)
+
     kind = "numeric"
 
     def __init__(self):
