@@ -96,17 +96,14 @@ class Gaussian(Summary):
 
     """
 
-    #: Scored by its per-class Gaussians (``density``), level 2 built on their virtual bins.
-    scored_by_density = True
+    scored_by_density = True  # by its per-class Gaussians; level 2 is built on their virtual bins
 
     def density(self, table: Moments) -> GaussianDensity:
-        """The per-class Gaussians of ``table`` (``GaussianDensity``), which score the variable."""
+        """The per-class Gaussians of ``table``, which score the variable."""
         return GaussianDensity(table)
 
     def level2_table(self, table: Moments) -> Bins:
-        """The virtual bins of ``table`` (``virtual_bins``): level 2's table, which gives the
-        variable a level and a prior cost comparable with binned variables'
-        (docs/algorithms/summaries.md#gaussian)."""
+        """The virtual bins of ``table``: a level and prior cost comparable with binned variables'."""
         return virtual_bins(table)
 
     kind = "numeric"
