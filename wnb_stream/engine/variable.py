@@ -31,7 +31,6 @@ from ..io.registry import Record, register
 from ..io.schema import Array, Bool, Fields, Float, Int, Key, Keys, Optional, Schema, Str, Struct
 from ..modl.batch import discretize_many_flagged
 from ..modl.partition import MISSING, STAR
-from ..summaries import gaussian as gaussian_module
 from ..summaries.base import Summary
 from ..summaries.policy import feature_value
 from ..tables import Bins, Categories
@@ -89,7 +88,7 @@ class Variable:
         self.name = name
         self.kind = kind
         self.summary = summary
-        self.density = isinstance(summary, gaussian_module.Gaussian)
+        self.density = summary is not None and bool(summary.scored_by_density)
         self.model = None
         self.log_prob = None  # (n_parts, J) for binned variables
         self.level = 0.0
@@ -101,7 +100,7 @@ class Variable:
         self.missing_part = NOWHERE  # part of missing values (both kinds)
         self._groups: dict = {}
         self._star_part = NOWHERE
-        self._density: gaussian_module.GaussianDensity | None = None
+        self._density = None  # the summary's density (Summary.density), for a density-scored variable
 
     # ------------------------------------------------------------------ level 2
     def rebuild(self, classes: tuple, selection_cost: float, criterion: str | None = None, default=None) -> None:
@@ -118,10 +117,10 @@ class Variable:
         if criterion is not None:
             options["criterion"] = criterion
         if self.density:
-            self._density = gaussian_module.GaussianDensity(table)
+            self._density = self.summary.density(table)
             # docs/algorithms/summaries.md#gaussian: MODL on virtual bins gives a Level and a B(X) comparable
             # with binned variables, used by the regularizers and to decide activity.
-            virtual = gaussian_module.virtual_bins(table)
+            virtual = self.summary.level2_table(table)
             partition = modl.discretize(virtual, **options) if len(virtual.upper_bounds) else None
             self.model = partition
             self.level = float(partition.level) if partition is not None else 0.0
@@ -516,7 +515,7 @@ class Scorer(Variable):
 
 def _problems(s: dict):
     """``Variable.problems``: each broken invariant, as ``"field: what is wrong"``."""
-    density = s["summary"].__class__.__name__ == "Gaussian"
+    density = bool(s["summary"].scored_by_density)
     if s["kind"] == "categorical" and s["summary"].kind != "categorical":
         yield f"summary: a categorical variable needs a categorical summary, got {type(s['summary']).__name__}"
         return

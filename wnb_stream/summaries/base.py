@@ -207,6 +207,24 @@ class Summary(base.Base, abc.ABC):
     #: of the last one, so turning it on changes the level-2 costs a model reports.
     skip_null_rebuilds: bool = False
 
+    #: Whether the variable of this summary is scored by a density built from its table
+    #: (``density``), not by the parts of its level 2. Off by default; ``Gaussian`` sets it.
+    scored_by_density: bool = False
+
+    def density(self, table):
+        """The density that scores this summary's variable, built from ``table`` (this summary's
+        ``aligned_table``), for a summary that is ``scored_by_density``: an object with
+        ``log_likelihood(values) -> (n, J)`` and ``log_likelihood_one(x) -> (J,)``. The default
+        has none (``TypeError``). Cost: the subclass's."""
+        raise TypeError(f"{type(self).__name__} scores its variable by the parts of level 2, not by a density")
+
+    def level2_table(self, table):
+        """The table level 2 is built on, from ``table`` (this summary's ``aligned_table``): the
+        table itself by default; a density-scored summary hands the table its density gives
+        (``Gaussian``: virtual bins), so that its level and prior cost compare with binned
+        variables'. Cost O(1) by default."""
+        return table
+
     def take_rows(self, values, codes, labels: tuple, weights) -> None:
         """Take rows as a model's history holds them: ``values (m,)`` float64 (NaN: missing), class
         ``codes (m,)`` into ``labels``, ``weights (m,)`` float64 (finite, ≥ 0).

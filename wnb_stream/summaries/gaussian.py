@@ -96,6 +96,16 @@ class Gaussian(Summary):
 
     """
 
+    scored_by_density = True  # by its per-class Gaussians; level 2 is built on their virtual bins
+
+    def density(self, table: Moments) -> GaussianDensity:
+        """The per-class Gaussians of ``table``, which score the variable."""
+        return GaussianDensity(table)
+
+    def level2_table(self, table: Moments) -> Bins:
+        """The virtual bins of ``table``: a level and prior cost comparable with binned variables'."""
+        return virtual_bins(table)
+
     kind = "numeric"
 
     def __init__(self):
