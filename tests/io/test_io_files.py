@@ -146,12 +146,7 @@ def test_a_version_3_model_gets_a_slot_for_every_variable():
     model = io.loads(path.read_bytes())
     assert isinstance(model, WeightedNaiveBayes)
     assert model._engine.slots.variable.tolist() == list(range(K))
-    rng = np.random.default_rng(0)
-    kinds = {v.name: v.kind for v in model._engine.registry.variables}
-    for _ in range(300):
-        x = {name: float(rng.normal()) if kind == "numeric" else f"c{rng.integers(4)}" for name, kind in kinds.items()}
-        model.learn_one(x, model.classes[int(rng.integers(len(model.classes)))])
-    model._check()
+    _keep_learning(model, seed=0, n=300)
     nested = {"type": "Checkpoint", "params": {}, "state": {"model": document["payload"]}}
     migrated = io.files.MIGRATIONS[3](nested)["state"]["model"]["state"]["slots"]["state"]
     assert values.decode_array(migrated["variable"]).tolist() == list(range(K))
@@ -537,12 +532,7 @@ def test_a_version_6_model_drops_the_slots_passed_marks():
     model = io.loads(path.read_bytes())
     assert isinstance(model, WeightedNaiveBayes)
     assert model._engine.slots.variable.tolist() == values.decode_array(old["variable"]).tolist()
-    rng = np.random.default_rng(1)
-    kinds = {v.name: v.kind for v in model._engine.registry.variables}
-    for _ in range(200):
-        x = {name: float(rng.normal()) if kind == "numeric" else f"c{rng.integers(4)}" for name, kind in kinds.items()}
-        model.learn_one(x, model.classes[int(rng.integers(len(model.classes)))])
-    model._check()
+    _keep_learning(model, seed=1, n=200)
 
 
 @pytest.mark.parametrize("name", ["model-vns", "pgdmb", "vns", "fnb-refine-pgdmb-resized"])
@@ -552,26 +542,21 @@ def test_a_version_7_learner_loads_with_no_spread_and_keeps_learning(name):
     path = pathlib.Path(__file__).parent / "fixtures" / "v7" / f"{name}.json.gz"
     assert '"spread"' not in gzip.decompress(path.read_bytes()).decode()
     loaded = io.loads(path.read_bytes())
-    learners = [node for node in _walk(json.loads(io.dumps(loaded, compress=False))) if node.get("type") in ("PGDMB", "VNS")]
+    payload = json.loads(io.dumps(loaded, compress=False))
+    learners = [*io.files._records(payload, "PGDMB"), *io.files._records(payload, "VNS")]
     assert learners and all(node["params"]["spread"] == 0.0 for node in learners)
     assert VNS().spread == 20.0
     if name == "model-vns":
         assert loaded._engine.optimizer.spread == 0.0
-        rng = np.random.default_rng(1)
-        kinds = {v.name: v.kind for v in loaded._engine.registry.variables}
-        for _ in range(100):
-            x = {n: float(rng.normal()) if kind == "numeric" else f"c{rng.integers(4)}" for n, kind in kinds.items()}
-            loaded.learn_one(x, loaded.classes[int(rng.integers(len(loaded.classes)))])
-        loaded._check()
+        _keep_learning(loaded, seed=1, n=100)
 
 
-def _walk(node):
-    """Every dict of a JSON document, at any depth."""
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            yield item
-            stack.extend(item.values())
+
+def _keep_learning(model, seed: int, n: int) -> None:
+    """``n`` rows of random values of the model's own variables and classes, then its invariants."""
+    rng = np.random.default_rng(seed)
+    kinds = {v.name: v.kind for v in model._engine.registry.variables}
+    for _ in range(n):
+        x = {name: float(rng.normal()) if kind == "numeric" else f"c{rng.integers(4)}" for name, kind in kinds.items()}
+        model.learn_one(x, model.classes[int(rng.integers(len(model.classes)))])
+    model._check()

@@ -168,3 +168,18 @@ def _filled(name: str) -> Summary:
     for i, x in enumerate(values):  # not a multiple of any buffer size: GK holds pending values
         summary.update(x, ("p", "q")[i % 2], 1.0)
     return summary
+
+
+def lay_out(segments: list, order) -> tuple:
+    """The segments of ``(value, code, weight)`` rows laid out in one array each, in ``order``, as a
+    history's entries are: ``(values, codes, weights, starts, ends)``, where segment ``t`` holds
+    the rows ``starts[t]:ends[t]``."""
+    values, codes, weights, starts, ends = [], [], [], [0] * len(segments), [0] * len(segments)
+    for t in order:
+        starts[t] = len(values)
+        for value, code, weight in segments[t]:
+            values.append(value)
+            codes.append(code)
+            weights.append(weight)
+        ends[t] = len(values)
+    return np.array(values, dtype=float), np.array(codes, dtype=np.intp), np.array(weights, dtype=float), starts, ends

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from summary_cases import CONFIGS, LABEL_POOLS, assert_same_table, dumps, moments_rtol
+from summary_cases import CONFIGS, LABEL_POOLS, assert_same_table, dumps, lay_out, moments_rtol
 
 from wnb_stream import WeightedNaiveBayes
 from wnb_stream.summaries import Bins, GKClass, Summary
@@ -46,17 +46,8 @@ def groups(draw, name: str):
             summary.update(value, names[code], weight)
         made.append(summary)
         segments.append(draw(st.lists(entry, max_size=2 * FEW_ROWS)))  # a handful, or more
-    order = draw(st.permutations(range(len(made))))
-    values, codes, weights, starts, ends = [], [], [], [0] * len(made), [0] * len(made)
-    for t in order:
-        starts[t] = len(values)
-        for value, code, weight in segments[t]:
-            values.append(value)
-            codes.append(code)
-            weights.append(weight)
-        ends[t] = len(values)
-    arrays = np.array(values, dtype=float), np.array(codes, dtype=np.intp), np.array(weights, dtype=float)
-    return made, arrays[0], arrays[1], (tuple(names), typed), arrays[2], starts, ends
+    values, codes, weights, starts, ends = lay_out(segments, draw(st.permutations(range(len(made)))))
+    return made, values, codes, (tuple(names), typed), weights, starts, ends
 
 
 @pytest.mark.parametrize("name", CONFIGS)

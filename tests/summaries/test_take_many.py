@@ -9,6 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
+from summary_cases import lay_out
 
 from wnb_stream.summaries import GKClass
 
@@ -75,15 +76,7 @@ def test_take_many_is_update_coded_then_settle(label_set, summaries, shuffle):
     # the segments laid out in some order in one array, as a history's entries are
     order = list(range(len(made)))
     shuffle.shuffle(order)
-    values, codes, weights, starts, ends = [], [], [], [0] * len(made), [0] * len(made)
-    for t in order:
-        starts[t] = len(values)
-        for value, code, weight in segments[t]:
-            values.append(value)
-            codes.append(code)
-            weights.append(weight)
-        ends[t] = len(values)
-    values, codes, weights = np.array(values, dtype=float), np.array(codes, dtype=np.intp), np.array(weights, dtype=float)
+    values, codes, weights, starts, ends = lay_out(segments, order)
 
     expected = copy.deepcopy(made)
     for summary, a, b in zip(expected, starts, ends):
