@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..io.registry import Record, register
-from ..io.schema import Array, Fields, List, Schema
+from ..io.columns import Columns
+from ..io.registry import register
+from ..io.schema import Array, Fields, Schema
 from .variable import Variable
 
 __all__ = ["Registry"]
@@ -333,7 +334,7 @@ register(
     Registry,
     Schema(
         state={
-            "variables": List(Record("Variable"), length="n_variables", doc="the variables, in index order"),
+            "variables": Columns("Variable", length="n_variables", doc="the variables, in index order, as columns (since version 9)"),
             "count": Array("float64", ("n_variables",), low=0.0, doc="observations of each variable"),
             "next_rebuild": Array("float64", ("n_variables",), low=1.0, doc="count at which each is rebuilt again"),
             "synced": Array("int64", ("n_variables",), low=0, doc="rows stored when each summary was last fed"),

@@ -67,6 +67,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._checks import integer
+from .columns import records_to_table
 from .errors import LegacyFormatError, ModelFileError
 from .registry import from_record, to_record
 from .values import decode_array, encode_array
@@ -88,7 +89,7 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 8
+VERSION = 9
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
@@ -284,6 +285,22 @@ _ADDED_IN_8 = {
 }
 
 
+def _variables_as_columns(payload: Any) -> Any:
+    """Version 8 → 9: a ``Registry`` holds its variables as a table of columns (``io.columns``),
+    not as a list of ``Variable`` records. Each record of the list is decoded and the list
+    written as the table the registry writes now (the same values, bit for bit). (A malformed
+    list is left as it is; the schema then refuses it as a table.)"""
+    for node in list(_records(payload, "Registry")):
+        state = node.get("state")
+        variables = state.get("variables") if isinstance(state, dict) else None
+        if isinstance(variables, list):
+            try:
+                state["variables"] = records_to_table(variables)
+            except (ValueError, TypeError, RecursionError):
+                pass
+    return payload
+
+
 #: ``MIGRATIONS[v]`` turns the JSON payload of version ``v`` into that of version ``v + 1``.
 MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     2: _added_fields(_ADDED_IN_3),
@@ -292,6 +309,7 @@ MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     5: _gaussian_without_pooled,
     6: _slots_without_passed,
     7: _added_fields(_ADDED_IN_8),
+    8: _variables_as_columns,
 }
 #: Largest JSON document read by default (bytes; ``load(..., max_size=…)`` sets another). The
 #: largest model the benchmarks make (``benchmarks/sparse.py --K 100000 --n 6000``: 37,000

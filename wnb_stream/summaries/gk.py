@@ -67,7 +67,7 @@ from ..io.schema import Array, Fields, Float, Int, Optional, Schema
 from ..tables import Bins, ClassIndex
 from . import _gk_kernels, gk_batch
 from .base import CLASSES, Summary, all_close, decayed, padded
-from .gk_tuples import budget_pairs, merge_tuples
+from .gk_tuples import budget_pairs, merge_tuples, screen
 from .policy import (
     as_weights,
     check_codes,
@@ -607,6 +607,12 @@ class GKClass(Summary):
         elif s > self.max_tuples:
             found.append(f"values: holds {s} tuples, the budget is max_tuples = {self.max_tuples}")
         return found
+
+    @staticmethod
+    def screen_columns(group) -> np.ndarray:
+        """``(m,)`` True for the summaries of a table's group (``io.columns.Group``: the checked
+        columns of m records) whose ``problems()`` may not be empty (``gk_tuples.screen``). O(size)."""
+        return screen(group, DEFAULT_BUFFER_SIZE)
 
     # -- saved record (docs/saved-model.md) ---------------------------------------------------
 
