@@ -126,7 +126,7 @@ def test_a_version_2_model_reads_with_absent_features_missing():
         document["payload"]["state"].pop("slots", None)
         if "registry" in document["payload"]["state"]:  # version 2 held the variables as a list of records
             registry = document["payload"]["state"]["registry"]["state"]
-            registry["variables"] = io.columns.table_to_records(registry["variables"])
+            registry["variables"] = io.column_records.table_to_records(registry["variables"])
         document["version"] = 2
         canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         document["checksum"] = "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()

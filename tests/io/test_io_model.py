@@ -123,9 +123,9 @@ def _variables(record):
 def _damage(record, change):
     damaged = copy.deepcopy(record)
     state = damaged["state"]["registry"]["state"]
-    state["variables"] = io.columns.table_to_records(state["variables"])
+    state["variables"] = io.column_records.table_to_records(state["variables"])
     change(damaged)
-    state["variables"] = io.columns.records_to_table(state["variables"])
+    state["variables"] = io.column_records.records_to_table(state["variables"])
     return damaged
 
 

@@ -319,9 +319,14 @@ class Registry:
         """The registry a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
         state = fields.state
         registry = cls()
-        variables = state["variables"]
-        registry.add_many([(v.name, v.kind, v.summary) for v in variables], 0)  # (one copy of the columns, not one per variable)
-        registry.variables[:] = variables
+        variables = registry.variables = list(state["variables"])
+        registry.index = {v.name: k for k, v in enumerate(variables)}
+        numeric = np.array([v.kind == "numeric" for v in variables], dtype=bool)
+        registry.n_numeric = int(numeric.sum())
+        registry.n_categorical = len(variables) - registry.n_numeric
+        registry.column = np.empty(len(variables), dtype=np.intp)  # each kind's variables take its raw columns in order
+        registry.column[numeric] = np.arange(registry.n_numeric)
+        registry.column[~numeric] = np.arange(registry.n_categorical)
         registry.count = state["count"]
         registry.next_rebuild = state["next_rebuild"]
         registry.synced = state["synced"]

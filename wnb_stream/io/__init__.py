@@ -10,7 +10,8 @@ object is built, then asks the object for its broken invariants (``problems()``,
 Modules: ``values`` (plain values ↔ JSON), ``schema`` (field kinds, ``Schema``, ``Fields``),
 ``registry`` (``register``, ``to_record``, ``from_record``, the ``Record`` kind), ``files``
 (envelope, versions, migrations, atomic write), ``columns`` (many records of a few types as
-columns: the ``Columns`` kind, which holds a model's variables), ``generators`` (the saved form of a NumPy
+columns: the ``Columns`` kind, which holds a model's variables; ``column_records``: a table
+and its list of records, each way), ``generators`` (the saved form of a NumPy
 generator). These helpers import no component, so the
 components (the summaries, the weight learners) hold their own records: each class states its
 schema, builds itself from a record and lists its broken invariants (``problems()``) next to

@@ -46,9 +46,10 @@ from .registry import _BY_CLASS, _BY_NAME, Entry, check_rebuilt
 from .schema import Array, Bool, Fields, Float, Int, Kind, Optional, Schema, Str, Struct
 from .values import describe
 
-__all__ = ["Columns", "Group", "ArrayColumn", "dump_table", "load_table", "records_to_table", "table_to_records"]
+__all__ = ["Columns", "Group", "ArrayColumn", "dump_table", "load_table"]
 
 _TABLE_KEYS = ("count", "types", "type_of", "groups")
+_SIMPLE = (str, int, bool)
 _UNBOUND = -1
 
 
@@ -80,17 +81,18 @@ class _Plain:
         self.name, self.params, self.state = name, params, state
 
 
-def _parts(item: Any, path: str, names: tuple) -> tuple[str, dict, dict]:
-    """The type name, params and state (live values) of an object or a ``_Plain`` record."""
+def _parts(item: Any, path_of: Callable[[int], str], i: int, names: tuple) -> tuple[str, dict, dict]:
+    """The type name, params and state (live values) of an object or a ``_Plain`` record (item
+    ``i``, at ``path_of(i)``)."""
     if type(item) is _Plain:
         found = _BY_NAME[item.name]
         return found.name, item.params, item.state
     found = _BY_CLASS.get(type(item))
     if found is None:
         kind = type(item)
-        raise TypeError(f"{where(path)}: cannot save a {kind.__module__}.{kind.__qualname__}: no record type is registered for it")
+        raise TypeError(f"{where(path_of(i))}: cannot save a {kind.__module__}.{kind.__qualname__}: no record type is registered for it")
     if names and found.name not in names:
-        raise TypeError(f"{where(path)}: expected a {' or '.join(names)}, got a {found.name}")
+        raise TypeError(f"{where(path_of(i))}: expected a {' or '.join(names)}, got a {found.name}")
     params = found.params(item) if found.params is not None else {name: getattr(item, name) for name in found.schema.params}
     if found.lock is not None:
         with found.lock(item):
@@ -98,19 +100,20 @@ def _parts(item: Any, path: str, names: tuple) -> tuple[str, dict, dict]:
     return found.name, params, found.state(item)
 
 
-def dump_table(items: list, path: str = "", names: tuple = (), paths: list | None = None) -> dict:
+def dump_table(items: list, path: str = "", names: tuple = (), path_of: Callable[[int], str] | None = None) -> dict:
     """The JSON table of ``items`` (objects of the registered types ``names``; any when empty).
 
-    ``TypeError`` (naming the item's path) for an item that cannot be saved. Cost O(size), with a
-    few Python steps per item and field.
+    ``path_of(i)``: item i's path in messages (default ``path[i]``). ``TypeError`` (naming the
+    item's path) for an item that cannot be saved. Cost O(size), with a few Python steps per
+    item and field.
     """
-    if paths is None:
-        paths = [join(path, i) for i in range(len(items))]
+    if path_of is None:
+        path_of = lambda i: join(path, i)  # noqa: E731 (paths are made only for a message)
     types: list[str] = []
     type_of = np.empty(len(items), dtype=np.int64)
     members: dict[str, list] = {}
     for i, item in enumerate(items):
-        name, params, state = _parts(item, paths[i], names)
+        name, params, state = _parts(item, path_of, i, names)
         group = members.get(name)
         if group is None:
             group = members[name] = []
@@ -121,112 +124,99 @@ def dump_table(items: list, path: str = "", names: tuple = (), paths: list | Non
     for name in types:
         schema = _BY_NAME[name].schema
         rows = members[name]
-        where_ = [paths[i] for i, _, _ in rows]
+        at = [i for i, _, _ in rows]
         groups.append(
             {
-                "params": {f: _dump_column(k, [_field(r[1], f, p) for r, p in zip(rows, where_)], [join(p, f) for p in where_]) for f, k in schema.params.items()},
-                "state": {f: _dump_column(k, [_field(r[2], f, p) for r, p in zip(rows, where_)], [join(p, f) for p in where_]) for f, k in schema.state.items()},
+                "params": _dump_fields(schema.params, [r[1] for r in rows], at, path_of),
+                "state": _dump_fields(schema.state, [r[2] for r in rows], at, path_of),
             }
         )
     return {"count": len(items), "types": types, "type_of": values.encode_array(type_of), "groups": groups}
 
 
-def _field(state: dict, name: str, path: str) -> Any:
-    if name not in state:
-        raise ValueError(f"{where(path)}: the state has no field {name!r}")
-    return state[name]
+def _dump_fields(fields: dict, dicts: list, at: list, path_of: Callable[[int], str]) -> dict:
+    """The columns of ``fields`` over the dicts of live values ``dicts`` (items ``at``)."""
+    names = set(fields)
+    for k, value in enumerate(dicts):
+        if value.keys() != names:
+            missing = sorted(names - set(value))
+            raise ValueError(f"{where(path_of(at[k]))}: the state has no field {missing[0]!r}" if missing else f"{where(path_of(at[k]))}: unexpected fields {sorted(set(value) - names)}")
+    return {f: _dump_column(kind, [d[f] for d in dicts], _within(path_of, at, f)) for f, kind in fields.items()}
 
 
-def _dump_column(kind: Kind, items: list, paths: list) -> Any:
-    """The column of ``kind`` holding the live values ``items`` (their paths ``paths``)."""
+def _within(path_of: Callable[[int], str], at: list | None, field: str) -> Callable[[int], str]:
+    """The path of ``field`` of the k-th value (item ``at[k]``; item k when ``at`` is None)."""
+    if at is None:
+        return lambda k: join(path_of(k), field)
+    return lambda k: join(path_of(at[k]), field)
+
+
+def _dump_column(kind: Kind, items: list, path_of: Callable[[int], str]) -> Any:
+    """The column of ``kind`` holding the live values ``items`` (the k-th at ``path_of(k)``)."""
     if isinstance(kind, Array):
         dtype = np.dtype(kind.dtype)
-        arrays = []
-        for value, path in zip(items, paths):
-            array = np.asarray(value)
+        arrays = [np.asarray(value) for value in items]
+        ndim = len(kind.shape)
+        for k, array in enumerate(arrays):
             if array.dtype != dtype:
                 if array.size and not np.can_cast(array.dtype, dtype, "same_kind"):
-                    raise TypeError(f"{where(path)}: expected an array of {dtype.name}, got {array.dtype.name}")
-                array = array.astype(dtype)
-            if array.ndim != len(kind.shape):
-                raise ValueError(f"{where(path)}: expected {len(kind.shape)} dimensions, got shape {array.shape}")
-            arrays.append(array.reshape(-1))
-        shapes = np.array([np.shape(a) for a in items], dtype=np.int64).reshape(len(items), len(kind.shape))
-        data = np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
+                    raise TypeError(f"{where(path_of(k))}: expected an array of {dtype.name}, got {array.dtype.name}")
+                arrays[k] = array = array.astype(dtype)
+            if array.ndim != ndim:
+                raise ValueError(f"{where(path_of(k))}: expected {ndim} dimensions, got shape {array.shape}")
+        shapes = np.array([a.shape for a in arrays], dtype=np.int64).reshape(len(items), ndim)
+        data = np.concatenate(arrays, axis=None) if arrays else np.zeros(0, dtype=dtype)
         return {"shapes": values.encode_array(shapes), "data": values.encode_array(data.astype(dtype, copy=False))}
     if isinstance(kind, Float):
-        for value, path in zip(items, paths):
-            kind.dump(value, path)  # (the type check of the kind)
+        if not all(type(value) is float or type(value) is int for value in items):
+            for k, value in enumerate(items):
+                kind.dump(value, path_of(k))  # (the type check of the kind: a NumPy number passes)
         return values.encode_array(np.array(items, dtype=np.float64).reshape(len(items)))
     if isinstance(kind, Int | Bool | Str):
-        return [kind.dump(value, path) for value, path in zip(items, paths)]
+        plain = {Int: int, Bool: bool, Str: str}[type(kind)]
+        if all(type(value) is plain for value in items):
+            return list(items)
+        return [kind.dump(value, path_of(k)) for k, value in enumerate(items)]
     if isinstance(kind, Optional):
-        present = np.array([value is not None for value in items], dtype=bool)
-        kept = present.nonzero()[0].tolist()
-        return {
-            "present": values.encode_array(present),
-            "values": _dump_column(kind.kind, [items[i] for i in kept], [paths[i] for i in kept]),
-        }
+        kept = [k for k, value in enumerate(items) if value is not None]
+        present = np.zeros(len(items), dtype=bool)
+        present[kept] = True
+        return {"present": values.encode_array(present), "values": _dump_column(kind.kind, [items[k] for k in kept], lambda j: path_of(kept[j]))}
     if isinstance(kind, Struct):
-        for value, path in zip(items, paths):
+        for k, value in enumerate(items):
             if not isinstance(value, dict) or set(value) != set(kind.fields):
                 given = sorted(value) if isinstance(value, dict) else type(value).__name__
-                raise ValueError(f"{where(path)}: expected the fields {list(kind.fields)}, got {given}")
-        return {f: _dump_column(k, [v[f] for v in items], [join(p, f) for p in paths]) for f, k in kind.fields.items()}
+                raise ValueError(f"{where(path_of(k))}: expected the fields {list(kind.fields)}, got {given}")
+        return {f: _dump_column(k, [v[f] for v in items], _within(path_of, None, f)) for f, k in kind.fields.items()}
     if _is_record(kind):
-        return dump_table(items, "", kind.names, paths)
+        return dump_table(items, "", kind.names, path_of)
     distinct: list = []
     seen: dict[str, int] = {}
     index = np.empty(len(items), dtype=np.int64)
-    for i, (value, path) in enumerate(zip(items, paths)):
-        node = kind.dump(value, path)
-        text = json.dumps(node, sort_keys=True, separators=(",", ":"))
+    plain_key = type(kind).__name__ == "Key"
+    written: dict = {}  # lists of str, int and bool (the class labels of each summary): dumped once
+    for k, value in enumerate(items):
+        if plain_key and type(value) is str:  # a feature name: written as itself
+            node, text = value, "str:" + value
+        elif type(value) is list and all(type(x) in _SIMPLE for x in value):
+            cached = (tuple(map(type, value)), tuple(value))
+            if cached not in written:
+                node = kind.dump(value, path_of(k))
+                written[cached] = (node, json.dumps(node, sort_keys=True, separators=(",", ":")))
+            node, text = written[cached]
+        else:
+            node = kind.dump(value, path_of(k))
+            text = json.dumps(node, sort_keys=True, separators=(",", ":"))  # (never starts with "str:")
         at = seen.get(text)
         if at is None:
             at = seen[text] = len(distinct)
             distinct.append(node)
-        index[i] = at
+        index[k] = at
     return {"distinct": distinct, "index": values.encode_array(index)}
 
 
 def _is_record(kind: Kind) -> bool:
     return type(kind).__name__ == "Record" and hasattr(kind, "names")
-
-
-def records_to_table(records: list) -> dict:
-    """The table of the JSON ``records`` of an older file (a list of records as ``to_record``
-    writes them): each record decoded to its live values, then written as ``dump_table`` does.
-    ``ValueError`` or ``TypeError`` (or ``ModelFileError``) for a malformed record."""
-    return dump_table([_plain(record, "") for record in records])
-
-
-def _plain(node: Any, path: str) -> _Plain:
-    if not isinstance(node, dict) or set(node) != {"type", "params", "state"} or node["type"] not in _BY_NAME:
-        raise ValueError(f"{where(path)}: not a record")
-    schema = _BY_NAME[node["type"]].schema
-    return _Plain(node["type"], _plain_fields(schema.params, node["params"], path), _plain_fields(schema.state, node["state"], path))
-
-
-def _plain_fields(fields: dict, node: Any, path: str) -> dict:
-    if not isinstance(node, dict) or set(node) != set(fields):
-        raise ValueError(f"{where(path)}: the fields differ from the schema's")
-    return {name: _plain_value(kind, node[name], join(path, name)) for name, kind in fields.items()}
-
-
-def _plain_value(kind: Kind, node: Any, path: str) -> Any:
-    if isinstance(kind, Optional):
-        return None if node is None else _plain_value(kind.kind, node, path)
-    if isinstance(kind, Struct):
-        return _plain_fields(kind.fields, node, path)
-    if _is_record(kind):
-        return _plain(node, path)
-    if isinstance(kind, Array):
-        return values.decode_array(node, path)
-    if isinstance(kind, Float):
-        return values.decode(node, path)
-    if isinstance(kind, Int | Bool | Str):
-        return node
-    return kind.load(node, path, {})
 
 
 # ------------------------------------------------------------------------------------------------
@@ -258,11 +248,8 @@ class ArrayColumn:
             data = self.data
             return [data[a:b] for a, b in zip(self.starts.tolist(), (self.starts + self.sizes).tolist())]
         if ndim == 2:
-            width = int(self.shapes[0, 1])
-            if width > 0 and (self.shapes[:, 1] == width).all():
-                rows = self.data.reshape(-1, width)
-                first = (self.starts // width).tolist()
-                return [rows[a:b] for a, b in zip(first, (self.starts // width + self.shapes[:, 0]).tolist())]
+            data = self.data
+            return [data[a : a + r * w].reshape(r, w) for a, r, w in zip(self.starts.tolist(), self.shapes[:, 0].tolist(), self.shapes[:, 1].tolist())]
         return [self.item(k) for k in range(n)]
 
     def segment_ids(self) -> np.ndarray:
@@ -404,12 +391,15 @@ def _load_group(found: Entry, node: Any, path: str, paths: list) -> list:
     context = _Context(group, paths)
     params_columns = _load_fields(schema.params, node["params"], join(path, "params"), context, None)
     state_columns = _load_fields(schema.state, node["state"], join(path, "state"), context, None)
-    symbols = list(group.scope.items())
+    symbols = list(group.scope)
+    scopes = zip(*(sizes.tolist() for sizes in group.scope.values())) if symbols else iter(lambda: (), None)
+    params_names, state_names = list(params_columns), list(state_columns)
+    params_rows = zip(*params_columns.values()) if params_names else iter(lambda: (), None)
     objects = []
-    for k in range(m):
-        params = {f: column[k] for f, column in params_columns.items()}
-        state = {f: column[k] for f, column in state_columns.items()}
-        fields = Fields(found.name, paths[k], params, state, {s: int(sizes[k]) for s, sizes in symbols if sizes[k] != _UNBOUND})
+    for k, (params_row, state_row, sizes) in enumerate(zip(params_rows, zip(*state_columns.values()), scopes)):
+        params = dict(zip(params_names, params_row))
+        state = dict(zip(state_names, state_row))
+        fields = Fields(found.name, paths[k], params, state, {s: size for s, size in zip(symbols, sizes) if size != _UNBOUND})
         for check in schema.checks:
             try:
                 check(fields)
@@ -521,9 +511,10 @@ def _load_column(kind: Kind, node: Any, path: str, context: _Context, rows: np.n
     if n and (index.min() < 0 or index.max() >= len(distinct)):
         _fail(join(path, "index"), f"values must be in [0, {len(distinct)})")
     loaded, bound = [], []
+    plain_key = type(kind).__name__ == "Key"
     for d, item in enumerate(distinct):
         scope: dict = {}
-        loaded.append(kind.load(item, join(join(path, "distinct"), d), scope))
+        loaded.append(item if plain_key and type(item) is str else kind.load(item, join(join(path, "distinct"), d), scope))
         bound.append(scope)
     for symbol in {s for scope in bound for s in scope}:
         sizes = np.array([scope.get(symbol, _UNBOUND) for scope in bound], dtype=np.int64)[index]
@@ -577,8 +568,8 @@ def _load_array(kind: Array, node: Any, path: str, context: _Context, rows, path
     if data.size:
         owner = np.repeat(np.arange(n), sizes)
         if dtype.kind == "f":
-            _check_floats(data, kind.finite, False, path_of, owner)
-        _check_bounds(data, kind, context, rows, path_of, owner)
+            _check_floats(data, kind.finite, False, path_of, owner, column)
+        _check_bounds(data, kind, context, rows, path_of, owner, column)
         if kind.increasing and ndim == 1 and len(data) > 1:
             steps = np.diff(data) > 0
             bad = ~steps & (owner[1:] == owner[:-1])
@@ -590,8 +581,19 @@ def _load_array(kind: Array, node: Any, path: str, context: _Context, rows, path
     return column
 
 
-def _check_floats(data: np.ndarray, finite: bool, nan: bool, path_of, owner: np.ndarray) -> None:
-    """NaN (unless ``nan``) and, with ``finite``, ±inf are refused, naming the item."""
+def _index_in_item(column: ArrayColumn | None, owner: np.ndarray, at: int) -> str:
+    """`` at index (i, j)``: where element ``at`` of the data lies in its item's array (as a
+    record's array check says it); nothing for a column of scalars."""
+    if column is None:
+        return ""
+    k = int(owner[at])
+    index = np.unravel_index(at - int(column.starts[k]), tuple(column.shapes[k].tolist()))
+    return f" at index {tuple(int(i) for i in index)}"
+
+
+def _check_floats(data: np.ndarray, finite: bool, nan: bool, path_of, owner: np.ndarray, column: ArrayColumn | None = None) -> None:
+    """NaN (unless ``nan``) and, with ``finite``, ±inf are refused, naming the item (the
+    messages of ``Float`` and ``Array``)."""
     if finite:
         bad = ~np.isfinite(data) & ~np.isnan(data) if nan else ~np.isfinite(data)
     else:
@@ -599,15 +601,17 @@ def _check_floats(data: np.ndarray, finite: bool, nan: bool, path_of, owner: np.
     if bad.any():
         at = int(bad.nonzero()[0][0])
         value = data[at].item()
+        if column is not None:
+            _fail(path_of(int(owner[at])), f"must be {'finite' if finite else 'free of NaN'}, got {value!r}{_index_in_item(column, owner, at)}")
         _fail(path_of(int(owner[at])), "must not be NaN" if value != value else f"must be finite, got {value!r}")
 
 
-def _check_bounds(data: np.ndarray, kind: Kind, context: _Context, rows, path_of, owner: np.ndarray) -> None:
+def _check_bounds(data: np.ndarray, kind: Kind, context: _Context, rows, path_of, owner: np.ndarray, column: ArrayColumn | None = None) -> None:
     for attr, test, sign in (("low", np.less, ">="), ("above", np.less_equal, ">"), ("high", np.greater, "<="), ("below", np.greater_equal, "<")):
         bound = getattr(kind, attr, None)
         if bound is None:
             continue
-        limit = context.resolve(bound, rows, path_of(0) if len(owner) else "")
+        limit = context.resolve(bound, rows, "")
         if isinstance(limit, np.ndarray):
             limit = limit[owner]
         with np.errstate(invalid="ignore"):
@@ -616,50 +620,5 @@ def _check_bounds(data: np.ndarray, kind: Kind, context: _Context, rows, path_of
             at = int(bad.nonzero()[0][0])
             value = limit[at] if isinstance(limit, np.ndarray) else limit
             named = f"{bound} = {value}" if isinstance(bound, str) else f"{value}"
-            _fail(path_of(int(owner[at])), f"values must be {sign} {named}, got {data[at].item()!r}")
-
-
-# ------------------------------------------------------------------------------------------------
-# Back to a list of records
-
-
-def table_to_records(node: dict) -> list:
-    """The JSON records (as ``to_record`` writes them) of a JSON table written by ``dump_table``:
-    the inverse of ``records_to_table``, value for value. Nothing is checked (a malformed table
-    raises whatever its first malformed part does); for tools and tests that edit one record."""
-    type_of = values.decode_array(node["type_of"]).tolist()
-    out: list = [None] * node["count"]
-    for g, name in enumerate(node["types"]):
-        members = [i for i, t in enumerate(type_of) if t == g]
-        schema = _BY_NAME[name].schema
-        group = node["groups"][g]
-        params = {f: _column_items(k, group["params"][f], len(members)) for f, k in schema.params.items()}
-        state = {f: _column_items(k, group["state"][f], len(members)) for f, k in schema.state.items()}
-        for j, i in enumerate(members):
-            out[i] = {"type": name, "params": {f: c[j] for f, c in params.items()}, "state": {f: c[j] for f, c in state.items()}}
-    return out
-
-
-def _column_items(kind: Kind, node: Any, n: int) -> list:
-    """The JSON value of each of the ``n`` items of a column."""
-    if isinstance(kind, Array):
-        shapes = values.decode_array(node["shapes"])
-        data = values.decode_array(node["data"])
-        sizes = np.prod(shapes, axis=1).astype(np.int64) if shapes.shape[1] else np.ones(n, dtype=np.int64)
-        ends = np.cumsum(sizes)
-        return [values.encode_array(data[e - s : e].reshape(shape.tolist())) for s, e, shape in zip(sizes.tolist(), ends.tolist(), shapes)]
-    if isinstance(kind, Float):
-        return [values.encode(v) for v in values.decode_array(node).tolist()]
-    if isinstance(kind, Int | Bool | Str):
-        return list(node)
-    if isinstance(kind, Optional):
-        present = values.decode_array(node["present"]).tolist()
-        inner = iter(_column_items(kind.kind, node["values"], sum(present)))
-        return [next(inner) if p else None for p in present]
-    if isinstance(kind, Struct):
-        parts = {f: _column_items(k, node[f], n) for f, k in kind.fields.items()}
-        return [{f: parts[f][i] for f in kind.fields} for i in range(n)]
-    if _is_record(kind):
-        return table_to_records(node)
-    index = values.decode_array(node["index"]).tolist()
-    return [node["distinct"][d] for d in index]
+            prefix = "values must" if column is not None else "must"
+            _fail(path_of(int(owner[at])), f"{prefix} be {sign} {named}, got {data[at].item()!r}{_index_in_item(column, owner, at)}")

@@ -67,7 +67,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._checks import integer
-from .columns import records_to_table
+from .column_records import records_to_table
 from .errors import LegacyFormatError, ModelFileError
 from .registry import from_record, to_record
 from .values import decode_array, encode_array

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import array
 import copy
+import functools
 import math
 import sys
 
@@ -641,7 +642,8 @@ class GKClass(Summary):
         """The summary a loaded, schema-checked record describes (its ``problems()`` not yet
         asked: the registry does). The buffer limit is rebuilt from ``buffer_size``."""
         state = fields.state
-        gk = cls(**fields.params)
+        gk = cls.__new__(cls)  # a copy of the checked prototype of these parameters (a wide model has thousands)
+        gk.__dict__.update(_prototype(cls, *(fields.params[name] for name in _PARAMS)).__dict__)
         gk._classes = ClassIndex.of(state["classes"])
         gk._epsilon = None if state["guaranteed_epsilon"] is None else float(state["guaranteed_epsilon"])
         gk._values, gk._g, gk._delta, gk._at_value = (state[k] for k in ("values", "g", "delta", "at_value"))
@@ -652,6 +654,16 @@ class GKClass(Summary):
         gk._buffer_classes = array.array("q", state["buffer_classes"].tobytes())
         gk._buffer_weights = array.array("d", state["buffer_weights"].tobytes())
         return gk
+
+
+_PARAMS = ("epsilon", "quantiles", "max_tuples", "buffer_size")
+
+
+@functools.lru_cache(maxsize=64)
+def _prototype(cls: type, *params) -> GKClass:
+    """A fresh ``cls(*params)``: its constructor's checks and derived fields, once per parameters
+    (``from_record`` replaces every mutable field of a copy)."""
+    return cls(*params)
 
 
 register(
