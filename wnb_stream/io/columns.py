@@ -392,11 +392,9 @@ def _load_group(found: Entry, node: Any, path: str, paths: list) -> list:
     params_columns = _load_fields(schema.params, node["params"], join(path, "params"), context, None)
     state_columns = _load_fields(schema.state, node["state"], join(path, "state"), context, None)
     symbols = list(group.scope)
-    scopes = zip(*(sizes.tolist() for sizes in group.scope.values())) if symbols else iter(lambda: (), None)
     params_names, state_names = list(params_columns), list(state_columns)
-    params_rows = zip(*params_columns.values()) if params_names else iter(lambda: (), None)
     objects = []
-    for k, (params_row, state_row, sizes) in enumerate(zip(params_rows, zip(*state_columns.values()), scopes)):
+    for k, params_row, state_row, sizes in zip(range(m), _rows(params_columns), _rows(state_columns), _rows(group.scope, tolist=True)):
         params = dict(zip(params_names, params_row))
         state = dict(zip(state_names, state_row))
         fields = Fields(found.name, paths[k], params, state, {s: size for s, size in zip(symbols, sizes) if size != _UNBOUND})
@@ -426,6 +424,14 @@ def _load_group(found: Entry, node: Any, path: str, paths: list) -> list:
     for k in suspects.nonzero()[0].tolist():
         check_rebuilt(objects[k], paths[k], found.name)
     return objects
+
+
+def _rows(columns: dict, tolist: bool = False):
+    """The items' tuples of values, one per item, of a dict of columns (endless empty tuples when
+    there are no columns: ``zip`` with ``range(m)`` stops them)."""
+    if not columns:
+        return iter(tuple, None)
+    return zip(*(column.tolist() if tolist else column for column in columns.values()))
 
 
 def _load_fields(fields: dict, node: Any, path: str, context: _Context, rows: np.ndarray | None) -> dict:

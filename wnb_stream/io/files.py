@@ -312,13 +312,14 @@ MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     8: _variables_as_columns,
 }
 #: Largest JSON document read by default (bytes; ``load(..., max_size=…)`` sets another). The
-#: largest model the benchmarks make (``benchmarks/sparse.py --K 100000 --n 6000``: 37,000
-#: variables and a full window of 5,000 rows) is a document of 85 MB (3.8 MB compressed): this
-#: leaves room for three times that, and bounds what any file can make a load inflate and parse.
+#: largest model the benchmarks make (``benchmarks/sparse.py --K 100000 --n 6000``: 66,110
+#: variables and a full window of 5,000 rows) is a document of 39 MB (3.2 MB compressed; 85 MB
+#: in version 8): this leaves room for several times that, and bounds what any file can make a
+#: load inflate and parse.
 MAX_SIZE = 256 << 20
 #: Largest ratio of inflated to compressed bytes read, past the first ``_RATIO_FLOOR`` bytes: a
 #: file of F bytes inflates to at most max(4 MiB, 64·F). Our files inflate 3 to 12 times (the
-#: fixtures) and 23 times (that benchmark model); deflate's own bound, which gzip bombs reach, is
+#: fixtures) and 12 times (that benchmark model; 23 in version 8); deflate's own bound, which gzip bombs reach, is
 #: about 1,032.
 MAX_RATIO = 64
 _RATIO_FLOOR = 4 << 20
