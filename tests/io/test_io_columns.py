@@ -152,6 +152,14 @@ def test_a_version_8_file_migrates_to_the_same_model(case):
     assert _predictions(model, PROBES) == _predictions(io.load(FIXTURES / "v9" / f"{case}.json.gz"), PROBES)
 
 
+def test_the_migration_finds_a_registry_wherever_it_nests():
+    """A checkpoint holds its model's record: its registry is migrated too."""
+    old = _payload(FIXTURES / "v8" / "model-vns.json.gz")
+    nested = {"type": "Checkpoint", "params": {}, "state": {"model": copy.deepcopy(old)}}
+    assert isinstance(_table(nested["state"]["model"]), list)
+    assert io.files.MIGRATIONS[8](nested)["state"]["model"] == io.files.MIGRATIONS[8](old)
+
+
 def test_a_malformed_version_8_list_is_refused_as_a_table():
     old = _payload(FIXTURES / "v8" / "model-vns.json.gz")
     del next(v for v in _table(old) if v["state"]["summary"]["type"] == "GKClass")["state"]["summary"]["state"]["g"]

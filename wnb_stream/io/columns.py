@@ -577,7 +577,8 @@ def _load_array(kind: Array, node: Any, path: str, context: _Context, rows, path
             _check_floats(data, kind.finite, False, path_of, owner, column)
         _check_bounds(data, kind, context, rows, path_of, owner, column)
         if kind.increasing and ndim == 1 and len(data) > 1:
-            steps = np.diff(data) > 0
+            with np.errstate(over="ignore"):  # (huge values of opposite signs: an infinite step is still a step)
+                steps = np.diff(data) > 0
             bad = ~steps & (owner[1:] == owner[:-1])
             if bad.any():
                 at = int(bad.nonzero()[0][0])
