@@ -34,7 +34,7 @@ from ..stream import checkpoints
 from ..stream.checkpoints import CoordinatorCheckpoint
 from ..stream.sources import Malformed
 
-__all__ = ["Coordinator", "IterableSource", "Learner", "Report", "example"]
+__all__ = ["Coordinator", "IterableSource", "Learner", "Progress", "Report", "example"]
 
 
 def example(message) -> tuple[dict, Any]:
@@ -98,6 +98,34 @@ class Report:
     correct: int = 0  # of which the predicted class was the label
     exhausted: bool = False  # the source had nothing more to read
     seconds: float = 0.0  # time spent in the run
+
+
+@dataclasses.dataclass
+class Progress:
+    """What a driver's ``train`` did (``distributed.ray``, ``distributed.local``): rounds, examples,
+    time, and per-round costs."""
+
+    rounds: int = 0
+    examples: int = 0  # examples absorbed in this call
+    messages: int = 0  # messages read (rejected ones and ones read again after a restart included)
+    rejected: int = 0
+    predicted: int = 0
+    correct: int = 0
+    seconds: float = 0.0  # from the learners' first run (the actors started) to the last round
+    round_seconds: list = dataclasses.field(default_factory=list)  # coordinator time of each round
+    wait_seconds: list = dataclasses.field(default_factory=list)  # time the driver waited for each round's reports
+    shipped_bytes: list = dataclasses.field(default_factory=list)  # bytes of the reports of each round
+    restarts: int = 0  # actors restarted after a failure
+    refused: int = 0  # reports not absorbed (a feature of the other kind): their learners start again
+
+    @property
+    def examples_per_second(self) -> float:
+        return self.examples / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def accuracy(self) -> float:
+        """Prequential accuracy of the published predictors on the examples they predicted."""
+        return self.correct / self.predicted if self.predicted else float("nan")
 
 
 class Learner:

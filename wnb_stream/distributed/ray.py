@@ -33,12 +33,11 @@ from __future__ import annotations
 
 import collections
 import copy
-import dataclasses
 import os
 import time
 from typing import Any, Callable, Hashable
 
-from .partitioned import Coordinator, Learner, Report
+from .partitioned import Coordinator, Learner, Progress, Report
 
 __all__ = ["Progress", "train"]
 
@@ -49,32 +48,6 @@ DEPTH = 2
 MAX_FAILURES = 5
 #: Attempts (0.2 s apart) to reset a learner whose actor is restarting.
 RESET_ATTEMPTS = 150
-
-
-@dataclasses.dataclass
-class Progress:
-    """What ``train`` did: rounds, examples, time, and per-round costs."""
-
-    rounds: int = 0
-    examples: int = 0  # examples absorbed in this call
-    messages: int = 0  # messages read (rejected ones and ones read again after a restart included)
-    rejected: int = 0
-    predicted: int = 0
-    correct: int = 0
-    seconds: float = 0.0  # from the learners' first run (the actors started) to the last round
-    round_seconds: list = dataclasses.field(default_factory=list)  # coordinator time of each round
-    shipped_bytes: list = dataclasses.field(default_factory=list)  # bytes of the reports of each round
-    restarts: int = 0  # actors restarted after a failure
-    refused: int = 0  # reports not absorbed (a feature of the other kind): their learners start again
-
-    @property
-    def examples_per_second(self) -> float:
-        return self.examples / self.seconds if self.seconds > 0 else 0.0
-
-    @property
-    def accuracy(self) -> float:
-        """Prequential accuracy of the published predictors on the examples they predicted."""
-        return self.correct / self.predicted if self.predicted else float("nan")
 
 
 class _LearnerActor:
@@ -236,7 +209,7 @@ def train(
     top_up(active)
     failures: dict = {}
     while any(queues.values()) and (max_rounds is None or progress.rounds < max_rounds):
-        reports, failed, shipped = [], [], 0
+        reports, failed, shipped, waited = [], [], 0, time.monotonic()
         for p, queue in queues.items():
             if not queue:
                 continue
@@ -258,6 +231,7 @@ def train(
             progress.correct += counts["correct"]
             if counts["exhausted"]:
                 active.discard(p)
+        progress.wait_seconds.append(time.monotonic() - waited)
         if failed:  # what they read since the coordinator's positions is read again
             progress.restarts += len(failed)
             drain(failed)
