@@ -350,7 +350,7 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
                 raise TypeError(f"can only absorb a Delta, got {type(delta).__name__}")
             _params.check_delta(self._engine, delta)
         if deltas:
-            self._engine = merge.absorbed(self._engine, [delta._engine for delta in deltas])
+            self._engine = merge.absorbed(self._engine, [delta._engine for delta in deltas], [delta.blocks for delta in deltas])
 
     # ------------------------------------------------------------------ mini-batches
     @one_at_a_time
