@@ -19,6 +19,7 @@ from . import io
 from ._checks import integer
 from ._classifier_params import one_at_a_time
 from .engine import frames, merge
+from .engine.drift import Monitor
 from .serving import Delta, Predictor
 from .serving.predictor import proba_dict, proba_frame
 
@@ -326,6 +327,14 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         summaries, the history and the learner. Its probabilities are this model's, bit for bit,
         until the model learns again. Cost O(K · J) plus the lookups' compilation if stale."""
         return Predictor.of_engine(self._engine)
+
+    def change_detector(self) -> Monitor | None:
+        """A fresh change detector of this model's kind (``drift_delta``; None when it is None):
+        ``add(errors)`` takes 0/1 errors, oldest first, and returns the number of the newest
+        ones since a rise of the error (0: none), as the model's own detector does
+        (``docs/algorithms/drift.md``). A ``Coordinator`` runs one across rounds on the
+        learners' prequential errors. O(1)."""
+        return None if self.drift_delta is None else Monitor(float(self.drift_delta))
 
     @one_at_a_time
     def delta(self) -> Delta:

@@ -294,6 +294,7 @@ def train(
         for p in learners:  # runs beyond max_rounds: not absorbed, read again by the next call
             drain(p)
         progress.examples = coordinator.absorbed - absorbed_before
+        progress.changes = coordinator.changes
         progress.seconds = time.monotonic() - began
     finally:
         for learner in learners.values():

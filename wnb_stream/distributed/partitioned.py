@@ -29,12 +29,14 @@ import os
 import time
 from typing import Any, Callable, Hashable, Iterable, Iterator
 
+import numpy as np
+
 from .._checks import integer
 from ..stream import checkpoints
 from ..stream.checkpoints import CoordinatorCheckpoint
 from ..stream.sources import Malformed
 
-__all__ = ["Coordinator", "IterableSource", "Learner", "Progress", "Report", "example"]
+__all__ = ["Coordinator", "IterableSource", "Learner", "Progress", "Report", "example", "forget_rows", "interleaved"]
 
 
 def example(message) -> tuple[dict, Any]:
@@ -54,6 +56,33 @@ def example(message) -> tuple[dict, Any]:
     if not isinstance(x, dict):
         raise ValueError(f"the features of a message must be a dict, got {type(x).__name__}")
     return x, y
+
+
+def interleaved(parts: list) -> np.ndarray:
+    """The 0/1 arrays ``parts`` (each oldest first) in one sequence, each value placed by its
+    relative position in its own array, (i + ½) / n, ties to the earlier part: partitions read
+    side by side over one span of the stream interleave evenly (as the window of a merge).
+
+    >>> interleaved([np.array([1, 1]), np.array([0, 0, 0, 0])]).astype(int).tolist()
+    [0, 1, 0, 0, 1, 0]
+    """
+    parts = [np.asarray(part, dtype=bool) for part in parts]
+    if not parts:
+        return np.zeros(0, dtype=bool)
+    position = np.concatenate([(np.arange(len(part)) + 0.5) / max(len(part), 1) for part in parts])
+    return np.concatenate(parts)[np.argsort(position, kind="stable")]
+
+
+def forget_rows(since: int, errors: int, rows: int, window: int) -> int:
+    """Rows of the model's window to keep after a change found ``since`` errors ago, when the
+    round brought ``errors`` errors and ``rows`` rows to the window (its newest): the round's
+    rows in the proportion ``since / errors`` (more than all of them when the change came in an
+    earlier round), at most the ``window``.
+
+    >>> forget_rows(300, 1000, 2500, 5000), forget_rows(1500, 1000, 2500, 5000), forget_rows(9000, 1000, 2500, 5000)
+    (750, 3750, 5000)
+    """
+    return int(min(window, -(-since * rows // max(errors, 1))))
 
 
 class IterableSource:
@@ -98,6 +127,9 @@ class Report:
     correct: int = 0  # of which the predicted class was the label
     exhausted: bool = False  # the source had nothing more to read
     seconds: float = 0.0  # time spent in the run
+    # (predicted,) bool: True where the published predictor was wrong, in the order read (the
+    # prequential errors the coordinator's change detector reads; None in a report of before)
+    errors: Any = None
 
 
 @dataclasses.dataclass
@@ -117,6 +149,7 @@ class Progress:
     shipped_bytes: list = dataclasses.field(default_factory=list)  # bytes of the reports of each round
     restarts: int = 0  # actors restarted after a failure
     refused: int = 0  # reports not absorbed (a feature of the other kind): their learners start again
+    changes: int = 0  # changes the coordinator detected across rounds (each made the model forget)
 
     @property
     def examples_per_second(self) -> float:
@@ -182,7 +215,7 @@ class Learner:
         if self.delta is None:
             raise RuntimeError("call reset(position, delta) first")
         began = time.monotonic()
-        report = Report(self.partition, self.delta, self.start, self.position)
+        report = Report(self.partition, self.delta, self.start, self.position, errors=[])
         if self._messages is None:
             self._messages = iter(self.source)
         while max_messages is None or report.messages < max_messages:
@@ -201,6 +234,7 @@ class Learner:
         if self.keep_rows is not None:
             self.delta.trim(self.keep_rows)
         report.seconds = time.monotonic() - began
+        report.errors = np.array(report.errors, dtype=bool)
         self.delta = self.delta.fresh()
         report.delta.kinds = {}  # (the model's kinds stay here: a report ships only what it learned)
         self.start = self.position
@@ -243,8 +277,10 @@ class Learner:
     @staticmethod
     def _count(predicted: list, ys: list, report: Report) -> None:
         for guess, y in zip(predicted, ys):
-            report.predicted += guess is not None
-            report.correct += guess is not None and guess == y
+            if guess is not None:
+                report.predicted += 1
+                report.correct += guess == y
+                report.errors.append(guess != y)
 
     def _learn_each(self, xs: list, ys: list, report: Report) -> None:
         for x, y in zip(xs, ys):
@@ -271,7 +307,20 @@ class Coordinator:
         Where each round saves the model and every partition's position, atomically (None: no
         checkpoint, and no recovery across a crash of the coordinator). If the file exists, the
         coordinator starts from it instead of ``model``.
+
+    Forgetting across rounds. Each report carries its learner's prequential errors (``Report.errors``);
+    the coordinator runs the model's change detector (``model.change_detector()``: none when
+    ``drift_delta`` is None) on them across rounds, every ``CHECK`` errors, the partitions'
+    errors interleaved by their relative position in the round. A rise of the error makes the
+    model forget (``model.forget``) all but the rows of its window since the change (the
+    round's rows in proportion: ``forget_rows``); ``changes`` counts them. Nothing is left for
+    the learners to forget: a delta holds only the examples read since its previous report, all
+    newer than the reports in which the change was found. The detector's buckets are not in the
+    checkpoint: a coordinator restored from one starts it afresh.
     """
+
+    #: Errors between two tests of the change detector (the model's own check point, ``drift.EVERY``).
+    CHECK = 256
 
     def __init__(self, model, checkpoint_path: str | os.PathLike | None = None):
         self.model = model
@@ -279,9 +328,15 @@ class Coordinator:
         self.refused: list = []  # partitions whose report the last round did not absorb
         self.rounds = 0
         self.absorbed = 0  # examples absorbed since the model was first given (rounds of this run and before)
+        self.changes = 0  # changes detected across rounds (each made the model forget)
         self.checkpoint_path = None if checkpoint_path is None else os.fspath(checkpoint_path)
         if self.checkpoint_path is not None and os.path.exists(self.checkpoint_path):
             self._restore()
+        self.detector = self._new_detector()
+
+    def _new_detector(self):
+        make = getattr(self.model, "change_detector", None)
+        return None if make is None else make()
 
     def position(self, partition):
         """The position up to which the model holds ``partition``'s messages (None: none yet)."""
@@ -312,18 +367,36 @@ class Coordinator:
                 )
         accepted, self.refused = self._compatible(reports)
         deltas = [report.delta for report in accepted if report.delta.n_seen]
-        before = (copy.copy(self.model), dict(self.positions), self.absorbed, self.rounds)
+        detector = None if self.detector is None else self.detector.snapshot()
+        before = (copy.copy(self.model), dict(self.positions), self.absorbed, self.rounds, self.changes)
         try:
             self.model.absorb(deltas)  # (a new engine: the shallow copy keeps the old one)
+            self._watch(accepted, deltas)  # (forget makes a new engine too)
             for report in accepted:
                 self.positions[report.partition] = report.position
             self.absorbed += sum(delta.n_seen for delta in deltas)
             self.rounds += 1
             self.checkpoint()
         except BaseException:
-            self.model, self.positions, self.absorbed, self.rounds = before
+            self.model, self.positions, self.absorbed, self.rounds, self.changes = before
+            if detector is not None:
+                self.detector.restore(detector)
             raise
         return self.model.predictor()
+
+    def _watch(self, reports: list[Report], deltas: list) -> None:
+        """The change detector on the round's prequential errors; on a rise, forget. O(errors)."""
+        errors = interleaved([report.errors for report in reports if report.errors is not None])
+        if self.detector is None or not len(errors):
+            return
+        for end in range(self.CHECK, len(errors) + self.CHECK, self.CHECK):
+            since = self.detector.add(errors[end - self.CHECK : end])
+            if since:
+                since += max(0, len(errors) - end)  # the rows after this check are after the change too
+                self.model.forget(forget_rows(since, len(errors), sum(delta.n_rows for delta in deltas), self.model.history_size))
+                self.changes += 1
+                self.detector.append(errors[end:])  # (the detector starts afresh from the rows after it)
+                return
 
     def _compatible(self, reports: list[Report]) -> tuple[list[Report], list]:
         """The reports whose features agree in kind with the model's and with those of the
@@ -347,7 +420,7 @@ class Coordinator:
             return
         checkpoints.write(self.checkpoint_path, CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model))
 
-    def _restore(self) -> None:
+    def _restore(self) -> None:  # (the change detector starts afresh: its buckets are not saved)
         checkpoint = checkpoints.read(self.checkpoint_path, CoordinatorCheckpoint)
         self.model = checkpoint.model
         self.positions = checkpoint.positions

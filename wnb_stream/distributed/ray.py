@@ -99,6 +99,9 @@ class _CoordinatorActor:
     def absorbed(self) -> int:
         return self.coordinator.absorbed
 
+    def changes(self) -> int:
+        return self.coordinator.changes
+
     def pid(self) -> int:
         return os.getpid()
 
@@ -263,6 +266,7 @@ def train(
             on_round(progress, {"learners": learners, "coordinator": coordinator})
     drain(learners)  # runs beyond max_rounds: not absorbed, read again by the next call
     progress.examples = patiently(coordinator.absorbed.remote) - absorbed_before
+    progress.changes = patiently(coordinator.changes.remote)  # (of this coordinator: since it started or was restored)
     progress.seconds = time.monotonic() - began
     trained = patiently(coordinator.model.remote)
     for actor in (*learners.values(), coordinator):

@@ -133,6 +133,12 @@ class Delta:
         """Examples learned."""
         return self._engine.n_seen
 
+    @property
+    def n_rows(self) -> int:
+        """Raw rows held (the newest examples, at most ``history_size``; all of a merged
+        delta's), the rows it brings to the model's window."""
+        return len(self._engine.history)
+
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Count one example (level 1 and the history). O(K)."""
         self._learning()
