@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import functools
 import json
+import multiprocessing
+import pickle
+import threading
 
+import numpy as np
 import pytest
 from partition_cases import counts_of, exact_model, expected_counts, messages
 
 from wnb_stream import WeightedNaiveBayes, io
 from wnb_stream.distributed import local
-from wnb_stream.distributed.partitioned import Coordinator, Learner
+from wnb_stream.distributed.partitioned import Coordinator, IterableSource, Learner
 from wnb_stream.stream import JSONLinesSource, ListSource
 
 
@@ -127,3 +131,36 @@ def test_bad_parameters_are_refused_naming_them(arguments, named):
     with pytest.raises(ValueError, match=named):
         local.train(model, **given)
     assert model.n_seen == 0
+
+
+def wide_messages(n: int, k: int = 300):
+    """``n`` messages of ``k`` numeric features (a module function: a spawned process imports it)."""
+    rng = np.random.default_rng(0)
+    for i in range(n):
+        yield {"x": {f"f{j}": float(v) for j, v in enumerate(rng.normal(size=k))}, "y": i % 2}
+
+
+def test_a_learner_sending_a_large_report_does_not_wait_for_a_driver_sending_predictors():
+    """The driver sends large predictors while the learner runs, and the learner then sends a
+    report larger than a pipe holds: both go through (before the learner read its commands in a
+    thread of their own, each waited for the other for ever)."""
+    learner = local._LearnerProcess(multiprocessing.get_context("spawn"), 0, functools.partial(IterableSource, functools.partial(wide_messages, 400)), 50, None)
+    done = []
+
+    def drive():
+        learner.send("reset", (None, WeightedNaiveBayes().delta(), None))
+        learner.answer("ready")
+        learner.send("run", (400, None, False))
+        for _ in range(3):
+            learner.send("publish", (b"p" * 2**23, None))  # (8 MB each: no pipe holds one)
+        counts, report = learner.answer("run")
+        done.append((counts["examples"], len(pickle.dumps(report))))
+
+    driver = threading.Thread(target=drive, daemon=True)
+    driver.start()
+    driver.join(timeout=120)
+    try:
+        assert done and done[0][0] == 400 and done[0][1] > 2**21, done  # (the report: 2 MB or more)
+    finally:
+        learner.process.kill()  # (unblocks a driver thread that waits)
+        learner.close()

@@ -34,6 +34,8 @@ import collections
 import copy
 import multiprocessing
 import os
+import queue
+import threading
 import time
 from typing import Any, Callable, Hashable
 
@@ -56,13 +58,27 @@ def _serve(conn, partition, source_factory: Callable[[], Any], batch_size: int, 
     (predictor, committed))`` answers nothing (an error is answered by the next run); ``("run",
     (max_messages, max_seconds, measure))`` answers ``("run", (counts, report))``; a command
     that raises answers ``("error", message)``.
+
+    A thread reads the commands as they come, whatever the learner is doing: the driver's sends
+    (a published predictor, the next runs) never wait for a run to end. Without it a driver
+    blocked sending a predictor to a learner busy with its run, and that learner then blocked
+    sending its report to the driver, would wait for each other for ever (pipes hold a few
+    hundred kilobytes).
     """
+    inbox: queue.SimpleQueue = queue.SimpleQueue()
+
+    def read() -> None:
+        while True:
+            try:
+                inbox.put(conn.recv())
+            except (EOFError, OSError):  # the driver is gone
+                inbox.put(("stop", ()))
+                return
+
+    threading.Thread(target=read, daemon=True).start()
     learner, failed = None, None
     while True:
-        try:
-            command, args = conn.recv()
-        except (EOFError, OSError):  # the driver is gone
-            return
+        command, args = inbox.get()
         if command == "stop":
             return
         try:
