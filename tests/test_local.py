@@ -123,6 +123,7 @@ def test_a_type_changed_message_does_not_wedge_the_local_driver(tmp_path):
         ({"batch_size": 0}, "batch_size"),
         ({"start_method": "threads"}, "start_method"),
         ({"sources": {"p": "not a factory"}}, r"sources\['p'\]"),
+        ({"merge_workers": -1}, "merge_workers"),
     ],
 )
 def test_bad_parameters_are_refused_naming_them(arguments, named):
@@ -164,3 +165,13 @@ def test_a_learner_sending_a_large_report_does_not_wait_for_a_driver_sending_pre
     finally:
         learner.process.kill()  # (unblocks a driver thread that waits)
         learner.close()
+
+
+def test_reports_merged_by_helper_processes_train_the_model_of_the_plain_loop(tmp_path):
+    # categorical features: the summaries' merges add counts, exact in any grouping, so the
+    # tree of merges gives the plain loop's model bit for bit
+    parts = [[{"x": {"colour": m["x"]["colour"], "band": str(round(m["x"]["u"]))}, "y": m["y"]} for m in messages(80 + p, 600)] for p in range(3)]
+    sources = shards(tmp_path, parts)
+    model, progress = local.train(WeightedNaiveBayes(history_size=300, seed=1), sources, round_examples=200, batch_size=50, merge_workers=2)
+    assert progress.examples == 1800 and len(progress.tree_seconds) >= 3
+    assert io.dumps(model) == io.dumps(plain_loop(WeightedNaiveBayes(history_size=300, seed=1), sources, 200, 50))

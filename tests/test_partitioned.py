@@ -452,3 +452,55 @@ def test_a_round_that_raises_leaves_the_change_detector_as_it_was(tmp_path, monk
     monkeypatch.undo()
     coordinator.round([report])
     assert len(coordinator.detector) == 300
+
+
+def categorical_messages(seed: int, n: int) -> list[dict]:
+    """``messages`` with the numeric feature as a category (categorical counts merge exactly in any grouping)."""
+    return [{"x": {"colour": m["x"]["colour"], "band": str(round(m["x"]["u"]))}, "y": m["y"]} for m in messages(seed, n)]
+
+
+def test_reports_merged_in_a_tree_are_absorbed_as_one_by_one():
+    from wnb_stream.distributed.partitioned import Merged, merged_in_a_tree
+
+    parts = [categorical_messages(60 + p, 400) for p in range(5)]
+    models = []
+    for tree in (False, True):
+        coordinator = Coordinator(WeightedNaiveBayes(history_size=300, seed=1))
+        learners = [Learner(p, ListSource(part), batch_size=32, keep_rows=60) for p, part in enumerate(parts)]
+        for learner in learners:
+            learner.reset(None, coordinator.model.delta())
+        for _ in range(3):
+            reports = [learner.run(max_messages=150) for learner in learners]
+            items = merged_in_a_tree(reports) if tree else reports
+            if tree:
+                assert len(items) == 1 and isinstance(items[0], Merged) and [r.partition for r in items[0].reports] == [0, 1, 2, 3, 4]
+            predictor = coordinator.round(items)
+            for learner in learners:
+                learner.publish(predictor)
+        assert coordinator.positions == {p: 400 for p in range(5)} and coordinator.absorbed == 2000
+        models.append(coordinator.model)
+    assert io.dumps(models[1]) == io.dumps(models[0])  # bit for bit: categorical counts add up exactly in any grouping
+
+
+def test_a_merged_report_is_checked_partition_by_partition_and_a_pair_of_two_kinds_stays_apart():
+    from wnb_stream.distributed.partitioned import merge_reports, merged_in_a_tree
+
+    coordinator = Coordinator(exact_model())
+    learners = [Learner(p, ListSource(messages(70 + p, 200)), batch_size=32) for p in range(2)]
+    for learner in learners:
+        learner.reset(None, coordinator.model.delta())
+    first = [learner.run(max_messages=100) for learner in learners]
+    second = [learner.run(max_messages=100) for learner in learners]
+    with pytest.raises(ValueError, match="gap or a repeat"):
+        coordinator.round([merge_reports(first[0], second[1])])  # partition 1's first report was never absorbed
+    assert coordinator.positions == {} and coordinator.absorbed == 0
+    coordinator.round(first)  # (merge_reports changed neither report)
+    assert counts_of(coordinator.model) == expected_counts([messages(70, 100), messages(71, 100)])
+    # a feature met as a number in one partition and as a string in the other: the pair stays apart
+    odd = [Learner(p, ListSource([{"x": {"w": value}, "y": "a"}] * 10), batch_size=4) for p, value in ((2, 1.0), (3, "s"))]
+    for learner in odd:
+        learner.reset(None, coordinator.model.delta())
+    items = merged_in_a_tree(second + [learner.run() for learner in odd])
+    assert [len(getattr(item, "reports", [item])) for item in items] == [3, 1]
+    coordinator.round(items)
+    assert coordinator.refused == [3] and coordinator.positions == {0: 200, 1: 200, 2: 10}

@@ -31,6 +31,7 @@ twice (``docs/algorithms/merge.md#rounds``).
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import copy
 import multiprocessing
 import os
@@ -40,7 +41,7 @@ import time
 from typing import Any, Callable, Hashable
 
 from .._checks import integer, real
-from .partitioned import Coordinator, Learner, Progress
+from .partitioned import Coordinator, Learner, Progress, merged_in_a_tree
 
 __all__ = ["DEPTH", "MAX_FAILURES", "train"]
 
@@ -167,6 +168,7 @@ def train(
     measure_bytes: bool = False,
     on_round: Callable[[Progress, dict], None] | None = None,
     start_method: str = "spawn",
+    merge_workers: int = 0,
 ):
     """Train ``model`` on the partitions ``sources`` with one process per partition.
 
@@ -176,6 +178,12 @@ def train(
         How the learner processes start (``multiprocessing``): ``"spawn"`` (the default: a fresh
         interpreter, safe whatever the parent holds), ``"forkserver"`` or ``"fork"`` where the
         platform has them.
+    merge_workers
+        Helper processes that merge each round's reports pairwise, in a tree
+        (``partitioned.merged_in_a_tree``), so that the coordinator absorbs one delta; 0 (the
+        default): the coordinator absorbs the reports one by one. Worth it only where cores are
+        idle: the merges then leave the coordinator, and the model differs only in the grouping
+        of the summaries' merges (``docs/algorithms/merge.md#deltas-merged-in-a-tree``).
 
     ``on_round`` receives ``{"learners": {partition: multiprocessing.Process}, "coordinator":
     Coordinator}`` (the tests kill processes from here). ``model`` is not changed: the
@@ -197,6 +205,7 @@ def train(
     real(round_seconds, "round_seconds", above=0.0, optional=True)
     integer(max_rounds, "max_rounds", low=1, optional=True)
     integer(batch_size, "batch_size", low=1)
+    integer(merge_workers, "merge_workers", low=0)
     if round_examples is None and round_seconds is None and max_rounds is None:
         raise ValueError("round_examples or round_seconds must be given: a round must end")
     if start_method not in multiprocessing.get_all_start_methods():
@@ -209,6 +218,7 @@ def train(
     keep_rows = -(-coordinator.model.history_size // len(sources))  # each partition's share of the window
     learners: dict = {}
     progress = Progress()
+    pool = concurrent.futures.ProcessPoolExecutor(merge_workers, mp_context=context) if merge_workers else None
     failures: collections.Counter = collections.Counter()
 
     def start(p) -> None:
@@ -288,6 +298,10 @@ def train(
             progress.wait_seconds.append(time.monotonic() - waited)
             if max_rounds is None or progress.rounds + DEPTH < max_rounds:
                 top_up(active)  # the next runs go on while the coordinator works
+            if pool is not None and len(reports) > 1:
+                merging = time.monotonic()
+                reports = merged_in_a_tree(reports, pairs=lambda merge, pairs: list(pool.map(merge, pairs)))
+                progress.tree_seconds.append(time.monotonic() - merging)
             absorbing = time.monotonic()
             predictor = coordinator.round(reports)
             progress.round_seconds.append(time.monotonic() - absorbing)
@@ -315,4 +329,6 @@ def train(
     finally:
         for learner in learners.values():
             learner.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return coordinator.model, progress

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import itertools
 import os
 import time
@@ -36,7 +37,7 @@ from ..stream import checkpoints
 from ..stream.checkpoints import CoordinatorCheckpoint
 from ..stream.sources import Malformed
 
-__all__ = ["Coordinator", "IterableSource", "Learner", "Progress", "Report", "example", "forget_rows", "interleaved"]
+__all__ = ["Coordinator", "IterableSource", "Learner", "Merged", "Progress", "Report", "example", "forget_rows", "interleaved", "merge_reports", "merged_in_a_tree"]
 
 
 def example(message) -> tuple[dict, Any]:
@@ -146,6 +147,7 @@ class Progress:
     seconds: float = 0.0  # from the learners' first run (the actors started) to the last round
     round_seconds: list = dataclasses.field(default_factory=list)  # coordinator time of each round
     wait_seconds: list = dataclasses.field(default_factory=list)  # time the driver waited for each round's reports
+    tree_seconds: list = dataclasses.field(default_factory=list)  # time of each round's tree of merges (merge_workers)
     shipped_bytes: list = dataclasses.field(default_factory=list)  # bytes of the reports of each round
     restarts: int = 0  # actors restarted after a failure
     refused: int = 0  # reports not absorbed (a feature of the other kind): their learners start again
@@ -159,6 +161,57 @@ class Progress:
     def accuracy(self) -> float:
         """Prequential accuracy of the published predictors on the examples they predicted."""
         return self.correct / self.predicted if self.predicted else float("nan")
+
+
+@dataclasses.dataclass
+class Merged:
+    """The reports of several partitions whose deltas were merged into one (``merge_reports``):
+    the coordinator absorbs ``delta`` once and moves every partition of ``reports`` (their own
+    deltas None). A tree of such merges, done by helper processes, leaves the coordinator one
+    delta to absorb per round (``docs/algorithms/merge.md#deltas-merged-in-a-tree``)."""
+
+    reports: list  # the partitions' reports, in order, without their deltas
+    delta: Any  # Delta: all their examples (Delta.merge)
+
+
+def merge_reports(a, b):
+    """``a`` and ``b`` (``Report`` or ``Merged``) as one ``Merged``: ``a``'s delta having taken in
+    ``b``'s (``Delta.merge``; neither changes). ``ValueError`` when a feature is of one kind in one
+    and of the other in the other: absorb them apart then (the coordinator refuses the second).
+    O(a delta merge).
+    """
+    parts = []
+    for side in (a, b):
+        for report in side.reports if isinstance(side, Merged) else [side]:
+            parts.append(dataclasses.replace(report, delta=None))
+    delta = copy.copy(a.delta)  # (merge gives the copy a new engine: a's delta keeps its own)
+    delta.merge(b.delta)
+    return Merged(parts, delta)
+
+
+def merged_in_a_tree(items: list, merge: Callable = merge_reports, pairs: Callable | None = None) -> list:
+    """``items`` (reports) merged pairwise, level by level, until one is left: ``[(r0 + r1) +
+    (r2 + r3), …]``. ``pairs(function, list_of_pairs)`` runs one level's merges (a process pool's
+    ``map``; None: one after the other, here). A pair that cannot merge (a feature of two kinds)
+    stays apart; then more than one item is returned, in order. O(log₂ P) levels."""
+    run = pairs or (lambda function, work: [function(pair) for pair in work])
+    while len(items) > 1:
+        work = list(zip(items[::2], items[1::2]))
+        done = run(functools.partial(_merge_pair, merge), work)
+        level = [item for result in done for item in result]
+        if len(items) % 2:
+            level.append(items[-1])
+        if len(level) == len(items):  # no pair merged: they stay apart
+            return level
+        items = level
+    return items
+
+
+def _merge_pair(merge: Callable, pair: tuple) -> list:
+    try:
+        return [merge(*pair)]
+    except ValueError:  # a feature of two kinds: the coordinator refuses the second
+        return list(pair)
 
 
 class Learner:
@@ -342,8 +395,9 @@ class Coordinator:
         """The position up to which the model holds ``partition``'s messages (None: none yet)."""
         return self.positions.get(partition)
 
-    def round(self, reports: list[Report]):
-        """Absorb ``reports`` (one per partition at most), checkpoint, and return the new predictor.
+    def round(self, reports: list):
+        """Absorb ``reports`` (one per partition at most; a ``Merged`` holds several partitions'
+        reports and one delta), checkpoint, and return the new predictor.
 
         ``ValueError`` when a report does not start where the model's position of its partition
         is (nothing changes then).
@@ -355,8 +409,9 @@ class Coordinator:
         the kind and refuses such values). If absorbing or the checkpoint raises, the model and
         the positions are left as they were before the round.
         """
+        parts = [part for item in reports for part in (item.reports if isinstance(item, Merged) else [item])]
         seen = set()
-        for report in reports:
+        for report in parts:
             if report.partition in seen:
                 raise ValueError(f"two reports of partition {report.partition!r} in one round")
             seen.add(report.partition)
@@ -366,12 +421,13 @@ class Coordinator:
                     f"{self.positions.get(report.partition)!r} (a gap or a repeat)"
                 )
         accepted, self.refused = self._compatible(reports)
-        deltas = [report.delta for report in accepted if report.delta.n_seen]
+        deltas = [item.delta for item in accepted if item.delta.n_seen]
+        accepted = [part for item in accepted for part in (item.reports if isinstance(item, Merged) else [item])]
         detector = None if self.detector is None else self.detector.snapshot()
         before = (copy.copy(self.model), dict(self.positions), self.absorbed, self.rounds, self.changes)
         try:
             self.model.absorb(deltas)  # (a new engine: the shallow copy keeps the old one)
-            self._watch(accepted, deltas)  # (forget makes a new engine too)
+            self._watch(accepted, deltas)
             for report in accepted:
                 self.positions[report.partition] = report.position
             self.absorbed += sum(delta.n_seen for delta in deltas)
@@ -387,7 +443,7 @@ class Coordinator:
     def _watch(self, reports: list[Report], deltas: list) -> None:
         """The change detector on the round's prequential errors; on a rise, forget. O(errors)."""
         errors = interleaved([report.errors for report in reports if report.errors is not None])
-        if self.detector is None or not len(errors):
+        if self.detector is None or not len(errors) or not deltas:  # (forget only a model absorb has just made: a raise restores the one before)
             return
         for end in range(self.CHECK, len(errors) + self.CHECK, self.CHECK):
             since = self.detector.add(errors[end - self.CHECK : end])
@@ -398,15 +454,16 @@ class Coordinator:
                 self.detector.append(errors[end:])  # (the detector starts afresh from the rows after it)
                 return
 
-    def _compatible(self, reports: list[Report]) -> tuple[list[Report], list]:
-        """The reports whose features agree in kind with the model's and with those of the
-        reports accepted before them, and the partitions of the others. O(K + features shipped)."""
+    def _compatible(self, reports: list) -> tuple[list, list]:
+        """The reports (or ``Merged``) whose features agree in kind with the model's and with
+        those of the reports accepted before them, and the partitions of the others. O(K +
+        features shipped)."""
         known = self.model.delta().kinds
         accepted, refused = [], []
         for report in reports:
             theirs = report.delta.feature_kinds()
             if any(known.get(name, kind) != kind for name, kind in theirs.items()):
-                refused.append(report.partition)
+                refused.extend(part.partition for part in (report.reports if isinstance(report, Merged) else [report]))
                 continue
             known.update(theirs)
             accepted.append(report)
