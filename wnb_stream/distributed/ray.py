@@ -37,7 +37,7 @@ import os
 import time
 from typing import Any, Callable, Hashable
 
-from .partitioned import Coordinator, Learner, Progress, Report
+from .partitioned import Coordinator, Learner, Progress, Report, merged_in_a_tree
 
 __all__ = ["Progress", "train"]
 
@@ -88,9 +88,10 @@ class _CoordinatorActor:
         model = self.coordinator.model
         return dict(self.coordinator.positions), model.delta(), model.predictor() if model.classes else None
 
-    def round(self, *reports: Report) -> tuple[Any, dict, float, list]:
+    def round(self, *reports) -> tuple[Any, dict, float, list]:
+        """Absorb ``reports`` (``Report``, ``Merged``, or lists of them: a tree's results)."""
         began = time.monotonic()
-        predictor = self.coordinator.round(list(reports))
+        predictor = self.coordinator.round([item for report in reports for item in _items(report)])
         return predictor, dict(self.coordinator.positions), time.monotonic() - began, list(self.coordinator.refused)
 
     def model(self):
@@ -106,6 +107,17 @@ class _CoordinatorActor:
         return os.getpid()
 
 
+def _items(value) -> list:
+    """A tree's result (a list of ``Report``/``Merged``) or one report, as a list."""
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _merge_results(a, b) -> list:
+    """A Ray task of the tree: two reports (or two earlier results) merged into one, or kept
+    apart when a feature is of two kinds (``partitioned.merged_in_a_tree``)."""
+    return merged_in_a_tree(_items(a) + _items(b))
+
+
 def train(
     model,
     sources: dict[Hashable, Callable[[], Any]],
@@ -117,6 +129,7 @@ def train(
     batch_size: int = 256,
     measure_bytes: bool = False,
     on_round: Callable[[Progress, dict], None] | None = None,
+    merge_tree: bool = False,
 ):
     """Train ``model`` on the partitions ``sources`` with one Ray actor per partition.
 
@@ -145,6 +158,12 @@ def train(
     on_round
         Called after each round with the progress so far and ``{"learners": {partition: actor},
         "coordinator": actor}`` (for monitoring; the tests kill actors from here).
+    merge_tree
+        Merge each round's reports pairwise in Ray tasks, level by level, so that the coordinator
+        absorbs one delta (``partitioned.merged_in_a_tree``; the model differs from one by one only
+        in the grouping of the summaries' merges, ``docs/algorithms/merge.md#deltas-merged-in-a-tree``).
+        The reports go from the learners to the tasks and on to the coordinator, not through the
+        driver.
 
     Returns
     -------
@@ -164,6 +183,7 @@ def train(
         ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
     options = {"max_restarts": -1, "max_task_retries": 0}
     Learner_ = ray.remote(**options)(_LearnerActor)
+    merge_task = ray.remote(_merge_results)
     Coordinator_ = ray.remote(**options)(_CoordinatorActor)
     path = None if checkpoint_path is None else os.path.abspath(os.fspath(checkpoint_path))
     coordinator = Coordinator_.remote(model, path)
@@ -241,6 +261,9 @@ def train(
             recover(failed)
         if max_rounds is None or progress.rounds + DEPTH < max_rounds:
             top_up(active)  # the next runs go on while the coordinator works
+        while merge_tree and len(reports) > 1:  # one level of the tree: its merges run in parallel tasks
+            level = [merge_task.remote(a, b) for a, b in zip(reports[::2], reports[1::2])]
+            reports = level + reports[len(level) * 2 :]
         try:
             predictor, positions, seconds, refused = ray.get(coordinator.round.remote(*reports))
         except RayActorError:  # restarted from its checkpoint: every learner resumes from its positions
