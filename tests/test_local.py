@@ -69,7 +69,8 @@ def test_the_local_driver_trains_the_model_of_the_plain_loop(tmp_path):
     assert io.dumps(model) == io.dumps(loop)
 
 
-def test_exactly_once_when_a_learner_process_is_killed_and_the_driver_dies(tmp_path):
+@pytest.mark.parametrize("background", [False, True])  # the checkpoint written before a round returns, or while the next reports arrive
+def test_exactly_once_when_a_learner_process_is_killed_and_the_driver_dies(tmp_path, background):
     parts = [messages(10 + p, 1500) for p in range(2)]
     sources = shards(tmp_path, parts)
     path = tmp_path / "checkpoint.json.gz"
@@ -88,12 +89,12 @@ def test_exactly_once_when_a_learner_process_is_killed_and_the_driver_dies(tmp_p
             raise DriverDied  # the driver and its coordinator die after the 4th round's checkpoint
 
     with pytest.raises(DriverDied):
-        local.train(exact_model(), sources, checkpoint_path=path, round_examples=200, batch_size=32, on_round=crash)
+        local.train(exact_model(), sources, checkpoint_path=path, round_examples=200, batch_size=32, on_round=crash, background_checkpoint=background)
     assert killed and restarts == [1]  # the killed learner was noticed and started again
     assert not any(process.is_alive() for process in processes.values())  # the driver stopped its processes
     checkpointed = Coordinator(exact_model(), path)
     assert checkpointed.rounds == 4 and 0 < checkpointed.absorbed < 3000
-    model, progress = local.train(exact_model(), sources, checkpoint_path=path, round_examples=200, batch_size=32)
+    model, progress = local.train(exact_model(), sources, checkpoint_path=path, round_examples=200, batch_size=32, background_checkpoint=background)
     model._check()
     assert counts_of(model) == expected_counts(parts)
     assert progress.examples == 3000 - checkpointed.absorbed

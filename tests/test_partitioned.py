@@ -13,6 +13,7 @@ import functools
 import json
 import pathlib
 import random
+import threading
 
 import numpy as np
 import pytest
@@ -504,3 +505,58 @@ def test_a_merged_report_is_checked_partition_by_partition_and_a_pair_of_two_kin
     assert [len(getattr(item, "reports", [item])) for item in items] == [3, 1]
     coordinator.round(items)
     assert coordinator.refused == [3] and coordinator.positions == {0: 200, 1: 200, 2: 10}
+
+
+def test_a_checkpoint_written_in_the_background_holds_what_the_round_absorbed(tmp_path, monkeypatch):
+    from wnb_stream.stream import checkpoints
+
+    paths = {mode: tmp_path / f"{mode}.json" for mode in ("now", "background")}
+    coordinators = {mode: Coordinator(exact_model(), paths[mode], background=mode == "background") for mode in paths}
+    learners = {mode: Learner(0, ListSource(messages(42, 400)), batch_size=32) for mode in paths}
+    for mode, learner in learners.items():
+        learner.reset(None, coordinators[mode].model.delta())
+    released = threading.Event()
+    write = checkpoints.write
+
+    def slow_write(path, checkpoint):
+        if "background" in str(path):
+            released.wait(30)
+        write(path, checkpoint)
+
+    monkeypatch.setattr(checkpoints, "write", slow_write)
+    for mode in paths:
+        coordinators[mode].round([learners[mode].run(max_messages=150)])
+    waiting = coordinators["background"]
+    assert waiting.positions == {0: 150} and waiting.committed == {} and not paths["background"].exists()  # (still being written)
+    released.set()
+    waiting.settle()
+    assert waiting.committed == {0: 150} and coordinators["now"].committed == {0: 150}
+    for mode in paths:
+        coordinators[mode].round([learners[mode].run(max_messages=250)])
+        coordinators[mode].settle()
+    restored = {mode: Coordinator(exact_model(), paths[mode]) for mode in paths}
+    assert io.dumps(restored["background"].model) == io.dumps(restored["now"].model) == io.dumps(coordinators["now"].model)
+    assert restored["background"].positions == {0: 400} == waiting.committed
+
+
+def test_a_background_checkpoint_that_fails_is_raised_by_the_next_round_and_commits_nothing(tmp_path, monkeypatch):
+    coordinator = Coordinator(exact_model(), tmp_path / "checkpoint.json", background=True)
+    learner = Learner(0, ListSource(messages(43, 300)), batch_size=32)
+    learner.reset(None, coordinator.model.delta())
+    coordinator.round([learner.run(max_messages=100)])
+    coordinator.settle()
+
+    def full_disk(path, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(io, "atomic_write", full_disk)
+    coordinator.round([learner.run(max_messages=100)])  # (returns: its checkpoint is being written)
+    report = learner.run(max_messages=100)
+    with pytest.raises(OSError, match="No space left"):
+        coordinator.round([report])
+    assert coordinator.committed == {0: 100} and coordinator.positions == {0: 200}  # the sources keep what no checkpoint holds
+    monkeypatch.undo()
+    coordinator.round([report])  # the same report, once the disk has room: its checkpoint holds both rounds
+    coordinator.settle()
+    assert coordinator.committed == {0: 300} == Coordinator(exact_model(), tmp_path / "checkpoint.json").positions
+    assert counts_of(coordinator.model) == expected_counts([messages(43, 300)])

@@ -169,6 +169,7 @@ def train(
     on_round: Callable[[Progress, dict], None] | None = None,
     start_method: str = "spawn",
     merge_workers: int = 0,
+    background_checkpoint: bool = False,
 ):
     """Train ``model`` on the partitions ``sources`` with one process per partition.
 
@@ -184,6 +185,10 @@ def train(
         default): the coordinator absorbs the reports one by one. Worth it only where cores are
         idle: the merges then leave the coordinator, and the model differs only in the grouping
         of the summaries' merges (``docs/algorithms/merge.md#deltas-merged-in-a-tree``).
+    background_checkpoint
+        Write each round's checkpoint in a thread while the learners' next reports arrive
+        (``Coordinator(background=True)``): the sources are told to forget only what a written
+        checkpoint holds.
 
     ``on_round`` receives ``{"learners": {partition: multiprocessing.Process}, "coordinator":
     Coordinator}`` (the tests kill processes from here). ``model`` is not changed: the
@@ -214,7 +219,7 @@ def train(
         if not callable(factory):
             raise ValueError(f"sources[{p!r}] must be a factory (a callable returning the source), got {type(factory).__name__}")
     context = multiprocessing.get_context(start_method)
-    coordinator = Coordinator(copy.deepcopy(model), checkpoint_path)
+    coordinator = Coordinator(copy.deepcopy(model), checkpoint_path, background=background_checkpoint)
     keep_rows = -(-coordinator.model.history_size // len(sources))  # each partition's share of the window
     learners: dict = {}
     progress = Progress()
@@ -316,19 +321,24 @@ def train(
                     top_up(coordinator.refused)
             for p, learner in learners.items():
                 try:
-                    learner.send("publish", (predictor, coordinator.position(p)))
+                    learner.send("publish", (predictor, coordinator.committed.get(p)))
                 except _Failed:
                     pass  # (its queued run fails next, and it is started again then)
             if on_round is not None:
                 on_round(progress, {"learners": {p: learner.process for p, learner in learners.items()}, "coordinator": coordinator})
         for p in learners:  # runs beyond max_rounds: not absorbed, read again by the next call
             drain(p)
+        coordinator.settle()  # (the last checkpoint written)
         progress.examples = coordinator.absorbed - absorbed_before
         progress.changes = coordinator.changes
         progress.seconds = time.monotonic() - began
     finally:
         for learner in learners.values():
             learner.close()
+        try:
+            coordinator.settle()  # (a checkpoint being written when something else raised: let it land)
+        except Exception:  # noqa: BLE001, S110 - the error being raised is the one to report
+            pass
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     return coordinator.model, progress

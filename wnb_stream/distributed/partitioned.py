@@ -27,6 +27,7 @@ import dataclasses
 import functools
 import itertools
 import os
+import threading
 import time
 from typing import Any, Callable, Hashable, Iterable, Iterator
 
@@ -360,6 +361,13 @@ class Coordinator:
         Where each round saves the model and every partition's position, atomically (None: no
         checkpoint, and no recovery across a crash of the coordinator). If the file exists, the
         coordinator starts from it instead of ``model``.
+    background
+        Write each round's checkpoint in a thread, while the learners' next reports arrive, instead
+        of before ``round`` returns: the checkpoint, O(model), is the largest piece of a round
+        (``docs/algorithms/merge.md#what-a-round-costs-and-what-grows``). The next ``round`` (or
+        ``settle``) waits for it first and raises its error, if any. ``committed`` holds the
+        positions of the last checkpoint written: what a source may forget (``Learner.publish``),
+        so that a crash before a checkpoint is written loses nothing.
 
     Forgetting across rounds. Each report carries its learner's prequential errors (``Report.errors``);
     the coordinator runs the model's change detector (``model.change_detector()``: none when
@@ -375,8 +383,11 @@ class Coordinator:
     #: Errors between two tests of the change detector (the model's own check point, ``drift.EVERY``).
     CHECK = 256
 
-    def __init__(self, model, checkpoint_path: str | os.PathLike | None = None):
+    def __init__(self, model, checkpoint_path: str | os.PathLike | None = None, background: bool = False):
         self.model = model
+        self.background = bool(background)
+        self._writing: threading.Thread | None = None  # the checkpoint being written (background)
+        self._failed: BaseException | None = None  # its error, raised by the next round
         self.positions: dict = {}
         self.refused: list = []  # partitions whose report the last round did not absorb
         self.rounds = 0
@@ -385,6 +396,7 @@ class Coordinator:
         self.checkpoint_path = None if checkpoint_path is None else os.fspath(checkpoint_path)
         if self.checkpoint_path is not None and os.path.exists(self.checkpoint_path):
             self._restore()
+        self.committed = dict(self.positions)  # the positions a written checkpoint holds (all, without one)
         self.detector = self._new_detector()
 
     def _new_detector(self):
@@ -409,6 +421,7 @@ class Coordinator:
         the kind and refuses such values). If absorbing or the checkpoint raises, the model and
         the positions are left as they were before the round.
         """
+        self.settle()
         parts = [part for item in reports for part in (item.reports if isinstance(item, Merged) else [item])]
         seen = set()
         for report in parts:
@@ -432,13 +445,45 @@ class Coordinator:
                 self.positions[report.partition] = report.position
             self.absorbed += sum(delta.n_seen for delta in deltas)
             self.rounds += 1
-            self.checkpoint()
+            if not (self.background and self.checkpoint_path is not None):
+                self.checkpoint()
+                self.committed = dict(self.positions)
         except BaseException:
             self.model, self.positions, self.absorbed, self.rounds, self.changes = before
             if detector is not None:
                 self.detector.restore(detector)
             raise
-        return self.model.predictor()
+        predictor = self.model.predictor()
+        if self.background and self.checkpoint_path is not None:
+            self._write_in_background()
+        return predictor
+
+    def _write_in_background(self) -> None:
+        """Start writing the checkpoint of now in a thread (the model is not changed before the
+        next ``round``, which waits for it; the model's lock guards it meanwhile)."""
+        snapshot = CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model)
+
+        def write() -> None:
+            try:
+                checkpoints.write(self.checkpoint_path, snapshot)
+            except BaseException as error:  # noqa: BLE001 - raised by the next round (settle)
+                self._failed = error
+            else:
+                self.committed = snapshot.positions
+
+        self._writing = threading.Thread(target=write, name="checkpoint")
+        self._writing.start()
+
+    def settle(self) -> None:
+        """Wait for the checkpoint being written in the background, if any, and raise its error
+        (once; the model and the positions stay as the rounds left them, and the next checkpoint
+        holds them all). O(1) when none is being written."""
+        if self._writing is not None:
+            self._writing.join()
+            self._writing = None
+        if self._failed is not None:
+            error, self._failed = self._failed, None
+            raise error
 
     def _watch(self, reports: list[Report], deltas: list) -> None:
         """The change detector on the round's prequential errors; on a rise, forget. O(errors)."""

@@ -80,8 +80,8 @@ class _LearnerActor:
 class _CoordinatorActor:
     """A ``Coordinator`` in a Ray actor (restored from its checkpoint when restarted)."""
 
-    def __init__(self, model, checkpoint_path):
-        self.coordinator = Coordinator(copy.deepcopy(model), checkpoint_path)  # writable (see _writable)
+    def __init__(self, model, checkpoint_path, background: bool = False):
+        self.coordinator = Coordinator(copy.deepcopy(model), checkpoint_path, background=background)  # writable (see _writable)
 
     def state(self) -> tuple[dict, Any, Any]:
         """The positions, an empty delta and the current predictor (what learners start from)."""
@@ -92,9 +92,11 @@ class _CoordinatorActor:
         """Absorb ``reports`` (``Report``, ``Merged``, or lists of them: a tree's results)."""
         began = time.monotonic()
         predictor = self.coordinator.round([item for report in reports for item in _items(report)])
-        return predictor, dict(self.coordinator.positions), time.monotonic() - began, list(self.coordinator.refused)
+        # (the positions the sources may forget: those of the last checkpoint written)
+        return predictor, dict(self.coordinator.committed), time.monotonic() - began, list(self.coordinator.refused)
 
     def model(self):
+        self.coordinator.settle()
         return self.coordinator.model
 
     def absorbed(self) -> int:
@@ -130,6 +132,7 @@ def train(
     measure_bytes: bool = False,
     on_round: Callable[[Progress, dict], None] | None = None,
     merge_tree: bool = False,
+    background_checkpoint: bool = False,
 ):
     """Train ``model`` on the partitions ``sources`` with one Ray actor per partition.
 
@@ -164,6 +167,9 @@ def train(
         in the grouping of the summaries' merges, ``docs/algorithms/merge.md#deltas-merged-in-a-tree``).
         The reports go from the learners to the tasks and on to the coordinator, not through the
         driver.
+    background_checkpoint
+        The coordinator writes each round's checkpoint in a thread while the next reports arrive
+        (``Coordinator(background=True)``); the sources forget only what a written checkpoint holds.
 
     Returns
     -------
@@ -186,7 +192,7 @@ def train(
     merge_task = ray.remote(_merge_results)
     Coordinator_ = ray.remote(**options)(_CoordinatorActor)
     path = None if checkpoint_path is None else os.path.abspath(os.fspath(checkpoint_path))
-    coordinator = Coordinator_.remote(model, path)
+    coordinator = Coordinator_.remote(model, path, background_checkpoint)
     keep_rows = -(-model.history_size // len(sources))  # each partition's share of the window
     learners = {p: Learner_.remote(p, factory, batch_size, keep_rows) for p, factory in sources.items()}
     progress = Progress()
