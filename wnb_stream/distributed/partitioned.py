@@ -369,6 +369,8 @@ class Coordinator:
         positions of the last checkpoint written: what a source may forget (``Learner.publish``),
         so that a crash before a checkpoint is written loses nothing.
 
+    Notes
+    -----
     Forgetting across rounds. Each report carries its learner's prequential errors (``Report.errors``);
     the coordinator runs the model's change detector (``model.change_detector()``: none when
     ``drift_delta`` is None) on them across rounds, every ``CHECK`` errors, the partitions'
@@ -517,9 +519,11 @@ class Coordinator:
     def checkpoint(self) -> None:
         """Save the model, the positions and the round count in one file, atomically (a
         ``CoordinatorCheckpoint`` record, ``docs/saved-model.md#checkpoints``; gzip when the
-        name ends in ``.gz``). O(size of the model)."""
+        name ends in ``.gz``; after the one being written in the background, if any). O(size of
+        the model)."""
         if self.checkpoint_path is None:
             return
+        self.settle()
         checkpoints.write(self.checkpoint_path, CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model))
 
     def _restore(self) -> None:  # (the change detector starts afresh: its buckets are not saved)
