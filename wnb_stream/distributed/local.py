@@ -26,6 +26,11 @@ the runs it had queued are read again. A learner whose run raises is treated the
 calling process: if that process dies, ``train`` called again with the same ``checkpoint_path``
 restores the checkpoint and every learner starts from its positions, so no message is absorbed
 twice (``docs/algorithms/merge.md#rounds``).
+
+Two options take work off the coordinator's path: ``merge_workers`` helper processes merge a
+round's reports in a tree so that the coordinator absorbs one delta, and
+``background_checkpoint`` writes each checkpoint while the next reports arrive
+(``docs/algorithms/merge.md#trade-offs-measured``).
 """
 
 from __future__ import annotations

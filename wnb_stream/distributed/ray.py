@@ -22,7 +22,9 @@ Actors are restartable (``max_restarts=-1``). When a learner dies, its restarted
 from the coordinator's position of its partition; when the coordinator dies, its restarted
 actor restores the last checkpoint and every learner resumes from the checkpoint's positions.
 So every message is absorbed exactly once (``docs/algorithms/merge.md#rounds``), and ``train``
-called again with the same ``checkpoint_path`` resumes a run that was stopped.
+called again with the same ``checkpoint_path`` resumes a run that was stopped. ``merge_tree``
+merges a round's reports in Ray tasks so that the coordinator absorbs one delta, and
+``background_checkpoint`` writes each checkpoint while the next reports arrive.
 
 The functions and classes here only move ``partitioned`` objects between processes; Ray is
 imported when ``train`` is called. Ray hands the NumPy arrays of an argument as read-only views
