@@ -107,13 +107,14 @@ def part_ray(args) -> None:
                 waits = [s for p in done for s in p.wait_seconds[1:-1]]  # (the first waits for the first run)
                 shipped = [b for p in done for b in p.shipped_bytes[:-1]]
                 share = statistics.median(sum(p.round_seconds) / p.seconds for p in done)
+                busy = statistics.median(p.learner_seconds / (L * p.seconds) for p in done)  # (1: a learner never waits)
                 accuracy = statistics.median(p.accuracy for p in done)
                 rows.append(f"| {name}, K = {features} | {driver} | {L} | {speed[L]:,.0f} | {speed[L] / speed[counts[0]]:.2f}x | "
-                            f"{statistics.median(rounds):.2f} | {statistics.median(waits) if waits else 0:.2f} | {share:.0%} | "
+                            f"{statistics.median(rounds):.2f} | {statistics.median(waits) if waits else 0:.2f} | {share:.0%} | {busy:.0%} | "
                             f"{statistics.median(shipped) / 1e6:.2f} | {accuracy:.4f} |")  # fmt: skip
     print(f"\nRandomRBF (5 classes, seeded), {args.rows:,} rows, a round every {args.round:,} rows, median of {args.repeats}:\n")
-    print(f"| stream | driver | learners | examples/s | vs {counts[0]} learner(s) | coordinator s/round | wait s/round | coordinator share | MB shipped/round | prequential accuracy |")
-    print("|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"| stream | driver | learners | examples/s | vs {counts[0]} learner(s) | coordinator s/round | wait s/round | coordinator share | learners busy | MB shipped/round | prequential accuracy |")
+    print("|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
 
 

@@ -64,7 +64,7 @@ def test_the_local_driver_trains_the_model_of_the_plain_loop(tmp_path):
     assert counts_of(model) == expected_counts(parts)
     assert progress.examples == 1800 and progress.messages == 1800 and progress.restarts == 0
     assert progress.rounds >= 4 and min(progress.shipped_bytes[:3]) > 0 and progress.accuracy > 0.6
-    assert len(progress.round_seconds) == len(progress.wait_seconds) == progress.rounds
+    assert len(progress.round_seconds) == len(progress.wait_seconds) == progress.rounds and progress.learner_seconds > 0
     loop = plain_loop(WeightedNaiveBayes(history_size=300, seed=1), sources, 250, 64)
     assert io.dumps(model) == io.dumps(loop)
 

@@ -303,6 +303,7 @@ def train(
                 progress.rejected += counts["rejected"]
                 progress.predicted += counts["predicted"]
                 progress.correct += counts["correct"]
+                progress.learner_seconds += counts["seconds"]
                 if counts["exhausted"]:
                     active.discard(p)
             progress.wait_seconds.append(time.monotonic() - waited)

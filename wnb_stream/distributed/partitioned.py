@@ -149,6 +149,7 @@ class Progress:
     round_seconds: list = dataclasses.field(default_factory=list)  # coordinator time of each round
     wait_seconds: list = dataclasses.field(default_factory=list)  # time the driver waited for each round's reports
     tree_seconds: list = dataclasses.field(default_factory=list)  # time of each round's tree of merges (merge_workers)
+    learner_seconds: float = 0.0  # the learners' runs, added up (÷ learners × seconds: how busy they were)
     shipped_bytes: list = dataclasses.field(default_factory=list)  # bytes of the reports of each round
     restarts: int = 0  # actors restarted after a failure
     refused: int = 0  # reports not absorbed (a feature of the other kind): their learners start again

@@ -73,6 +73,7 @@ class _LearnerActor:
         counts = {name: getattr(report, name) for name in ("messages", "rejected", "predicted", "correct", "exhausted")}
         counts["examples"] = report.delta.n_seen
         counts["bytes"] = report.delta.nbytes() if measure else 0
+        counts["seconds"] = report.seconds
         return counts, report
 
     def pid(self) -> int:
@@ -260,6 +261,7 @@ def train(
             progress.rejected += counts["rejected"]
             progress.predicted += counts["predicted"]
             progress.correct += counts["correct"]
+            progress.learner_seconds += counts["seconds"]
             if counts["exhausted"]:
                 active.discard(p)
         progress.wait_seconds.append(time.monotonic() - waited)
