@@ -5,14 +5,20 @@ process per learner; ``ray``: ``wnb_stream.distributed.ray``, on a local Ray clu
 machine; ``both``, the default) on one stream split round-robin into L partitions (``--learners``,
 default 1 and 2), a round every ``--round`` stream rows (each learner hands over ``round / L``
 rows), the runs of every setting interleaved ``--repeats`` times. The stream is RandomRBF with 5
-classes (seeded), in two configurations (``CONFIGURATIONS``, ``--configurations``): K = 20
-learned one example at a time (the consumer loop, whose per-example cost is dominated by
-learning and predicting, both in the learners), and K = 100 in mini-batches of 256. Reported:
+classes (seeded), in the configurations of ``CONFIGURATIONS`` named by ``--configurations``
+(default 0,1): K = 20 learned one example at a time (the consumer loop, whose per-example cost
+is dominated by learning and predicting, both in the learners), and K = 100 in mini-batches of
+256 (2: K = 1,000, for ``--part pieces``). Reported:
 examples/s from the learners' first run to the last round (medians), the ratio to the first
 learner count, the coordinator's time per round (absorb and checkpoint: on the critical path of a
 round), the time the driver waited for a round's reports, the coordinator's share of the wall
 time, the bytes shipped per round (the reports' pickles), and the prequential accuracy of the
 published predictors.
+
+``--part pieces``: one round's pieces (a learner's run, the absorb of 4 deltas split into the
+summaries' merges, level 2's rebuild and the weights, the checkpoint) for learners reading each
+of ``--sizes`` rows. ``--part checkpoint``: the coordinator's time on a round's critical path
+with the checkpoint written before the round returns or in the background.
 
 Part 2 (``--part rounds``): in one process, for K numeric features and deltas of n rows (a
 learner of P partitions ships at most ⌈5,000 / P⌉: 50 rows at P = 100), into a model that has
@@ -63,7 +69,7 @@ def sources(X: np.ndarray, y: np.ndarray, learners: int) -> dict:
 #: (name, features, learner batch size): one example at a time (the consumer loop: per-example
 #: cost dominated by learning and predicting), and mini-batches of 256 (cheaper per example, so the
 #: coordinator's fixed cost per round weighs more).
-CONFIGURATIONS = (("one example at a time", 20, 1), ("mini-batches of 256", 100, 256))
+CONFIGURATIONS = (("one example at a time", 20, 1), ("mini-batches of 256", 100, 256), ("mini-batches of 256", 1000, 256))
 
 
 def train_with(driver: str):
@@ -173,10 +179,10 @@ def part_pieces(args) -> None:
     print("| stream | rows read per learner | rows shipped per delta | learner run (s) | absorb 4 deltas (s) | of which merge | "
           "level-2 rebuild | weights | checkpoint (s) | MB per delta |")  # fmt: skip
     print("|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    sizes = (3000, 10000, 20000)
+    sizes = tuple(int(n) for n in args.sizes.split(","))
     for name, features, batch in [CONFIGURATIONS[int(i)] for i in args.configurations.split(",")]:
         X, y = rbf(5000 + 4 * max(sizes), features)
-        for keep in (1250, None):  # a learner of 4 partitions ships its share of the window, or every row it holds
+        for keep in (1250, None) if max(sizes) > 1250 else (1250,):  # a learner of 4 partitions ships its share of the window, or every row it holds
             for warm_up, n in ((True, sizes[0]), *((False, n) for n in sizes)):  # (a first run warms the kernels up)
                 base = WeightedNaiveBayes(seed=1)
                 first = base.delta()
@@ -254,6 +260,7 @@ def part_checkpoint(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=("ray", "rounds", "pieces", "checkpoint", "both"), default="both")
+    parser.add_argument("--sizes", default="3000,10000,20000", help="rows each learner reads (--part pieces)")
     parser.add_argument("--pause", type=float, default=2.0, help="seconds standing for the learners' run (--part checkpoint)")
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--round", type=int, default=40_000, help="stream rows per round")
