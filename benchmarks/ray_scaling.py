@@ -1,14 +1,24 @@
-"""Training on partitions: 1 against 2 Ray learners, and what a round costs as K and the window grow.
+"""Training on partitions: 1 against 2 learners with either driver, and what a round costs as K and the window grow.
 
-Part 1 (``--part ray``): ``wnb_stream.distributed.ray.train`` on one stream split round-robin into L = 1 and
-L = 2 partitions, on a local Ray cluster of this machine, a round every ``--round`` stream rows
-(each learner hands over ``round / L`` rows), the runs of both settings interleaved
-``--repeats`` times. The stream is RandomRBF with 5 classes (seeded), in two configurations
-(``CONFIGURATIONS``): K = 20 learned one example at a time (the consumer loop, whose
-per-example cost is dominated by learning and predicting, both in the learners), and K = 100 in
-mini-batches of 256. Reported: examples/s from the learners' first run to the last round
-(medians), the ratio to one learner, the coordinator's time per round and the bytes shipped per
-round (the reports' pickles), and the prequential accuracy of the published predictors.
+Part 1 (``--part ray``): ``train`` of ``--driver`` (``local``: ``wnb_stream.distributed.local``, one
+process per learner; ``ray``: ``wnb_stream.distributed.ray``, on a local Ray cluster of this
+machine; ``both``, the default) on one stream split round-robin into L partitions (``--learners``,
+default 1 and 2), a round every ``--round`` stream rows (each learner hands over ``round / L``
+rows), the runs of every setting interleaved ``--repeats`` times. The stream is RandomRBF with 5
+classes (seeded), in the configurations of ``CONFIGURATIONS`` named by ``--configurations``
+(default 0,1): K = 20 learned one example at a time (the consumer loop, whose per-example cost
+is dominated by learning and predicting, both in the learners), and K = 100 in mini-batches of
+256 (2: K = 1,000, for ``--part pieces``). Reported:
+examples/s from the learners' first run to the last round (medians), the ratio to the first
+learner count, the coordinator's time per round (absorb and checkpoint: on the critical path of a
+round), the time the driver waited for a round's reports, the coordinator's share of the wall
+time, the bytes shipped per round (the reports' pickles), and the prequential accuracy of the
+published predictors.
+
+``--part pieces``: one round's pieces (a learner's run, the absorb of 4 deltas split into the
+summaries' merges, level 2's rebuild and the weights, the checkpoint) for learners reading each
+of ``--sizes`` rows. ``--part checkpoint``: the coordinator's time on a round's critical path
+with the checkpoint written before the round returns or in the background.
 
 Part 2 (``--part rounds``): in one process, for K numeric features and deltas of n rows (a
 learner of P partitions ships at most ⌈5,000 / P⌉: 50 rows at P = 100), into a model that has
@@ -16,10 +26,10 @@ seen 5,000 rows: the bytes of one delta, and the time of one round absorbing 1 o
 (median of 3), from which ``docs/guides/scaling-out.md`` projects the cost of a round at 100
 partitions.
 
-Usage (from the repository root; ``pip install -e ".[ray]"``)::
+Usage (from the repository root; ``pip install -e ".[ray]"`` for the Ray driver)::
 
-    python benchmarks/ray_scaling.py                       # both parts
-    python benchmarks/ray_scaling.py --part ray --rows 200000 --round 40000 --repeats 3
+    python benchmarks/ray_scaling.py                       # both parts, both drivers
+    python benchmarks/ray_scaling.py --part ray --driver local --rows 200000 --round 40000 --repeats 3
 """
 
 from __future__ import annotations
@@ -59,39 +69,58 @@ def sources(X: np.ndarray, y: np.ndarray, learners: int) -> dict:
 #: (name, features, learner batch size): one example at a time (the consumer loop: per-example
 #: cost dominated by learning and predicting), and mini-batches of 256 (cheaper per example, so the
 #: coordinator's fixed cost per round weighs more).
-CONFIGURATIONS = (("one example at a time", 20, 1), ("mini-batches of 256", 100, 256))
+CONFIGURATIONS = (("one example at a time", 20, 1), ("mini-batches of 256", 100, 256), ("mini-batches of 256", 1000, 256))
 
 
-def part_ray(args) -> None:
+def train_with(driver: str):
+    """The ``train`` of ``driver``: ``"ray"`` (a local Ray cluster, started once) or ``"local"``
+    (one process per learner, ``wnb_stream.distributed.local``)."""
+    if driver == "local":
+        from wnb_stream.distributed import local
+
+        return local.train
     import ray
 
     from wnb_stream.distributed import ray as wnb_ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    if not ray.is_initialized():
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    return wnb_ray.train
+
+
+def part_ray(args) -> None:
+    drivers = ("local", "ray") if args.driver == "both" else (args.driver,)
+    counts = [int(n) for n in args.learners.split(",")]
+    trains = {driver: train_with(driver) for driver in drivers}
     rows = []
-    for name, features, batch in CONFIGURATIONS:
+    for name, features, batch in [CONFIGURATIONS[int(i)] for i in args.configurations.split(",")]:
         X, y = rbf(args.rows, features)
-        runs: dict = {1: [], 2: []}
+        runs: dict = {(d, L): [] for d in drivers for L in counts}
         for _ in range(args.repeats):
-            for learners in (1, 2):
-                model, progress = wnb_ray.train(WeightedNaiveBayes(seed=1), sources(X, y, learners), batch_size=batch,
-                                                round_examples=args.round // learners, measure_bytes=True)  # fmt: skip
-                assert progress.examples == args.rows
-                runs[learners].append(progress)
-                print(f"  {name}, K = {features}, L = {learners}: {progress.examples_per_second:,.0f} ex/s, "
-                      f"{progress.rounds} rounds, {progress.seconds:.1f} s", flush=True)  # fmt: skip
-        speed = {L: statistics.median(p.examples_per_second for p in runs[L]) for L in runs}
-        for L in runs:
-            rounds = [s for p in runs[L] for s in p.round_seconds[:-1]]  # (the last round absorbs empty reports)
-            shipped = [b for p in runs[L] for b in p.shipped_bytes[:-1]]
-            accuracy = statistics.median(p.accuracy for p in runs[L])
-            ratio = f"{speed[L] / speed[1]:.2f}x"
-            rows.append(f"| {name}, K = {features} | {L} | {speed[L]:,.0f} | {ratio} | {statistics.median(rounds):.2f} | "
-                        f"{statistics.median(shipped) / 1e6:.2f} | {accuracy:.4f} |")  # fmt: skip
-    ray.shutdown()
+            for driver in drivers:
+                for learners in counts:
+                    model, progress = trains[driver](WeightedNaiveBayes(seed=1), sources(X, y, learners), batch_size=batch,
+                                                     round_examples=args.round // learners, measure_bytes=True)  # fmt: skip
+                    assert progress.examples == args.rows
+                    runs[driver, learners].append(progress)
+                    print(f"  {name}, K = {features}, {driver}, L = {learners}: {progress.examples_per_second:,.0f} ex/s, "
+                          f"{progress.rounds} rounds, {progress.seconds:.1f} s", flush=True)  # fmt: skip
+        for driver in drivers:
+            speed = {L: statistics.median(p.examples_per_second for p in runs[driver, L]) for L in counts}
+            for L in counts:
+                done = runs[driver, L]
+                rounds = [s for p in done for s in p.round_seconds[:-1]]  # (the last round absorbs empty reports)
+                waits = [s for p in done for s in p.wait_seconds[1:-1]]  # (the first waits for the first run)
+                shipped = [b for p in done for b in p.shipped_bytes[:-1]]
+                share = statistics.median(sum(p.round_seconds) / p.seconds for p in done)
+                busy = statistics.median(p.learner_seconds / (L * p.seconds) for p in done)  # (1: a learner never waits)
+                accuracy = statistics.median(p.accuracy for p in done)
+                rows.append(f"| {name}, K = {features} | {driver} | {L} | {speed[L]:,.0f} | {speed[L] / speed[counts[0]]:.2f}x | "
+                            f"{statistics.median(rounds):.2f} | {statistics.median(waits) if waits else 0:.2f} | {share:.0%} | {busy:.0%} | "
+                            f"{statistics.median(shipped) / 1e6:.2f} | {accuracy:.4f} |")  # fmt: skip
     print(f"\nRandomRBF (5 classes, seeded), {args.rows:,} rows, a round every {args.round:,} rows, median of {args.repeats}:\n")
-    print("| stream | learners | examples/s | vs 1 learner | coordinator s/round | MB shipped/round | prequential accuracy |")
-    print("|:---|---:|---:|---:|---:|---:|---:|")
+    print(f"| stream | driver | learners | examples/s | vs {counts[0]} learner(s) | coordinator s/round | wait s/round | coordinator share | learners busy | MB shipped/round | prequential accuracy |")
+    print("|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
 
 
@@ -124,17 +153,130 @@ def part_rounds(args) -> None:
                   f"{(times[4] - times[1]) / 3:.3f} |", flush=True)  # fmt: skip
 
 
+def part_pieces(args) -> None:
+    """One round's pieces against the rows per delta: does anything grow with the rows of a round?"""
+    import tempfile
+
+    from wnb_stream.distributed.partitioned import Coordinator, Learner
+    from wnb_stream.engine.core import Engine
+
+    spent: dict = {}
+
+    def timed(name):  # (wraps an Engine step to add up its time: the pieces of one absorb)
+        step = getattr(Engine, name)
+
+        def wrapper(self, *a, **kw):
+            start = time.perf_counter()
+            try:
+                return step(self, *a, **kw)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.perf_counter() - start
+
+        setattr(Engine, name, wrapper)
+
+    for name in ("restart", "_rebuild_due", "_maybe_step"):
+        timed(name)
+    print("| stream | rows read per learner | rows shipped per delta | learner run (s) | absorb 4 deltas (s) | of which merge | "
+          "level-2 rebuild | weights | checkpoint (s) | MB per delta |")  # fmt: skip
+    print("|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    sizes = tuple(int(n) for n in args.sizes.split(","))
+    for name, features, batch in [CONFIGURATIONS[int(i)] for i in args.configurations.split(",")]:
+        X, y = rbf(5000 + 4 * max(sizes), features)
+        for keep in (1250, None) if max(sizes) > 1250 else (1250,):  # a learner of 4 partitions ships its share of the window, or every row it holds
+            for warm_up, n in ((True, sizes[0]), *((False, n) for n in sizes)):  # (a first run warms the kernels up)
+                base = WeightedNaiveBayes(seed=1)
+                first = base.delta()
+                first.learn_many(X[:5000], y[:5000])
+                base.absorb([first])
+                predictor, reports = base.predictor(), []
+                start = time.perf_counter()
+                for p in range(4):
+                    rows = slice(5000 + p * n, 5000 + (p + 1) * n)
+                    learner = Learner(p, IterableSource(functools.partial(rows_of, X[rows], y[rows])), batch_size=batch, keep_rows=keep)
+                    learner.reset(None, base.delta(), predictor)
+                    reports.append(learner.run(max_messages=n))
+                learning = (time.perf_counter() - start) / 4
+                samples = []
+                for _ in range(3):
+                    model = WeightedNaiveBayes.from_dict(base.to_dict())
+                    spent.clear()
+                    start = time.perf_counter()
+                    model.absorb([r.delta for r in reports])
+                    absorb = time.perf_counter() - start
+                    with tempfile.TemporaryDirectory() as folder:
+                        coordinator = Coordinator(model, f"{folder}/checkpoint.json.gz")
+                        start = time.perf_counter()
+                        coordinator.checkpoint()
+                        saving = time.perf_counter() - start
+                    samples.append((absorb, absorb - spent["restart"], spent["_rebuild_due"], spent["_maybe_step"], saving))
+                if warm_up:
+                    continue
+                m = [statistics.median(s[i] for s in samples) for i in range(5)]
+                print(f"| {name}, K = {features} | {n:,} | {reports[0].delta.n_rows:,} | {learning:.2f} | {m[0]:.3f} | {m[1]:.3f} | "
+                      f"{m[2]:.3f} | {m[3]:.3f} | {m[4]:.3f} | {reports[0].delta.nbytes() / 1e6:.2f} |", flush=True)  # fmt: skip
+
+
+def part_checkpoint(args) -> None:
+    """The coordinator's time on a round's critical path, its checkpoint written before ``round``
+    returns or in the background while the learners read (a pause of ``--pause`` seconds stands
+    for their run): the round's own time, and the wait for the previous checkpoint."""
+    import tempfile
+
+    from wnb_stream.distributed.partitioned import Coordinator, Learner
+
+    print("| stream | checkpoint | round (s) | wait for the previous checkpoint (s) | on the critical path (s) |")
+    print("|:---|:---|---:|---:|---:|")
+    for name, features, batch in [CONFIGURATIONS[int(i)] for i in args.configurations.split(",")]:
+        n = args.round // 4
+        X, y = rbf(7 * 4 * n, features)
+        runs: dict = {False: [], True: []}
+        for _ in range(args.repeats):
+            for background in (False, True):
+                with tempfile.TemporaryDirectory() as folder:
+                    coordinator = Coordinator(WeightedNaiveBayes(seed=1), f"{folder}/checkpoint.json.gz", background=background)
+                    learners = [Learner(p, IterableSource(functools.partial(rows_of, X[p::4], y[p::4])), batch_size=batch, keep_rows=1250) for p in range(4)]
+                    for learner in learners:
+                        learner.reset(None, coordinator.model.delta())
+                    for r in range(7):
+                        reports = [learner.run(max_messages=n) for learner in learners]
+                        time.sleep(args.pause)  # (the learners' run, during which a background checkpoint is written)
+                        start = time.perf_counter()
+                        coordinator.settle()
+                        waited = time.perf_counter() - start
+                        start = time.perf_counter()
+                        predictor = coordinator.round(reports)
+                        spent = time.perf_counter() - start
+                        for learner in learners:
+                            learner.publish(predictor)
+                        if r:  # (the first round absorbs into an empty model)
+                            runs[background].append((spent, waited))
+                    coordinator.settle()
+        for background in (False, True):
+            spent, waited = (statistics.median(x[i] for x in runs[background]) for i in (0, 1))
+            print(f"| {name}, K = {features} | {'in the background' if background else 'before round returns'} | "
+                  f"{spent:.3f} | {waited:.3f} | {spent + waited:.3f} |", flush=True)  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("ray", "rounds", "both"), default="both")
+    parser.add_argument("--part", choices=("ray", "rounds", "pieces", "checkpoint", "both"), default="both")
+    parser.add_argument("--sizes", default="3000,10000,20000", help="rows each learner reads (--part pieces)")
+    parser.add_argument("--pause", type=float, default=2.0, help="seconds standing for the learners' run (--part checkpoint)")
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--round", type=int, default=40_000, help="stream rows per round")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--driver", choices=("local", "ray", "both"), default="both", help="which train runs the learners (part 1)")
+    parser.add_argument("--learners", default="1,2", help="learner counts to compare, comma-separated (part 1)")
+    parser.add_argument("--configurations", default="0,1", help="indices of CONFIGURATIONS to run (part 1)")
     args = parser.parse_args()
     if args.part in ("ray", "both"):
         part_ray(args)
     if args.part in ("rounds", "both"):
         part_rounds(args)
+    if args.part == "pieces":
+        part_pieces(args)
+    if args.part == "checkpoint":
+        part_checkpoint(args)
 
 
 if __name__ == "__main__":

@@ -135,3 +135,10 @@ def test_a_type_changed_message_does_not_wedge_training(cluster, tmp_path):
     assert progress.refused >= 1 and progress.rejected >= 2  # round 1 refused the shard that met u as a string
     resumed, again = wnb_ray.train(exact_model(), shards(tmp_path, parts), checkpoint_path=path, round_examples=400)
     assert again.examples == 0 and counts_of(resumed) == counts_of(model)  # a resume finds everything absorbed
+
+
+def test_reports_merged_in_a_tree_of_ray_tasks_train_one_model(cluster, tmp_path):
+    parts = [messages(60 + p, 600) for p in range(3)]
+    model, progress = wnb_ray.train(exact_model(), shards(tmp_path, parts), round_examples=200, merge_tree=True)
+    model._check()
+    assert counts_of(model) == expected_counts(parts) and progress.examples == 1800

@@ -19,6 +19,7 @@ from . import io
 from ._checks import integer
 from ._classifier_params import one_at_a_time
 from .engine import frames, merge
+from .engine.drift import Monitor
 from .serving import Delta, Predictor
 from .serving.predictor import proba_dict, proba_frame
 
@@ -327,6 +328,14 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         until the model learns again. Cost O(K · J) plus the lookups' compilation if stale."""
         return Predictor.of_engine(self._engine)
 
+    def change_detector(self) -> Monitor | None:
+        """A fresh change detector of this model's kind (``drift_delta``; None when it is None):
+        ``add(errors)`` takes 0/1 errors, oldest first, and returns the number of the newest
+        ones since a rise of the error (0: none), as the model's own detector does
+        (``docs/algorithms/drift.md``). A ``Coordinator`` runs one across rounds on the
+        learners' prequential errors. O(1)."""
+        return None if self.drift_delta is None else Monitor(float(self.drift_delta))
+
     @one_at_a_time
     def delta(self) -> Delta:
         """An empty ``Delta`` for one partition's examples of a training round (``absorb``),
@@ -350,7 +359,7 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
                 raise TypeError(f"can only absorb a Delta, got {type(delta).__name__}")
             _params.check_delta(self._engine, delta)
         if deltas:
-            self._engine = merge.absorbed(self._engine, [delta._engine for delta in deltas])
+            self._engine = merge.absorbed(self._engine, [delta._engine for delta in deltas], [delta.blocks for delta in deltas])
 
     # ------------------------------------------------------------------ mini-batches
     @one_at_a_time

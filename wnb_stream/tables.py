@@ -300,8 +300,12 @@ class ClassIndex:
     def of(cls, labels) -> ClassIndex:
         """The index of ``labels`` (distinct), column ``i`` holding ``labels[i]``. O(len(labels))."""
         index = cls()
-        for label in labels:
-            index.encode(label)
+        index.labels = [label.item() if isinstance(label, np.generic) else label for label in labels]
+        index.position = {label: i for i, label in enumerate(index.labels)}
+        if len(index.position) != len(index.labels):  # a label twice: the first place, as encode gives
+            index.labels, index.position = [], {}
+            for label in labels:
+                index.encode(label)
         return index
 
     def __len__(self) -> int:

@@ -161,3 +161,92 @@ def test_rounds_of_four_partitions_predict_as_one_model():
         model.absorb(deltas_of(model, [chunk[p::4] for p in range(4)]))
     agree = np.mean([whole.predict_one(x) == model.predict_one(x) for x, _ in held])
     assert agree >= 0.97, agree
+
+
+def window_of(model) -> tuple:
+    """The window's rows, oldest first: labels, weights, and each feature's raw values by name."""
+    e = model._engine
+    h, registry, labels = e.history, e.registry, e.classes.labels
+    rows = h.recent(h.size)
+    values = {}
+    for k, variable in enumerate(registry.variables):
+        column, present = h.column(rows, k, int(registry.column[k]), numeric=variable.kind == "numeric")
+        values[variable.name] = [repr(v) if p else "-" for v, p in zip(np.asarray(column).tolist(), present.tolist())]
+    return [labels[j] for j in h.y[rows]], h.sample_weight[rows].tolist(), values
+
+
+def tree_of(deltas: list[Delta]) -> Delta:
+    """The deltas merged pairwise, as a tree: ((d0 + d1) + (d2 + d3)) + d4 …"""
+    level = list(deltas)
+    while len(level) > 1:
+        pairs = []
+        for i in range(0, len(level) - 1, 2):
+            level[i].merge(level[i + 1])
+            pairs.append(level[i])
+        level = pairs + level[len(level) - len(level) % 2 :]
+    return level[0]
+
+
+@pytest.mark.parametrize("absent", [None, 0.0])  # the dense window, and the sparse one (entries)
+def test_deltas_merged_in_a_tree_are_absorbed_as_one_by_one(absent):
+    parts = [stream(seed, n, labels=labels, features=features) for seed, n, labels, features in
+             ((2, 90, ("a", "b", "c"), ("u", "v", "colour")), (3, 140, ("c", "b", "a"), ("colour", "v", "u")),
+              (4, 60, ("b", "a", "c"), ("v", "colour", "u")), (5, 100, ("a", "c", "b"), ("u", "colour", "v")),
+              (6, 30, ("c", "a", "b"), ("v", "u", "colour")))]  # fmt: skip
+    parts[2] = [({**x, "w": "new"}, y) for x, y in parts[2]]  # a feature only the third partition has
+    for params in (EXACT, {}):  # Gaussian moments (exact up to rounding), and GK sketches
+        one, tree = (fit(stream(1, 300), history_size=200, absent=absent, **params) for _ in range(2))
+        deltas = deltas_of(one, parts)
+        kept = [window_of_delta(delta) for delta in deltas]
+        one.absorb(deltas)
+        merged = tree_of(deltas_of(tree, parts))
+        assert merged.n_seen == 420 and merged.blocks == (90, 140, 60, 100, 30)
+        tree.absorb([merged])
+        tree._check()
+        assert [window_of_delta(delta) for delta in deltas] == kept  # (absorb changes no delta)
+        # the same classes, features and counts in the same order, the same window row for row
+        assert tree._engine.classes.labels == one._engine.classes.labels
+        assert [v.name for v in tree._engine.registry.variables] == [v.name for v in one._engine.registry.variables]
+        if params:
+            assert_counts_equal(tree, one)
+        else:  # (GK sketches merged in another grouping: their tuples may differ, within the bound)
+            assert by_class(tree) == by_class(one) and categories(tree, "colour") == categories(one, "colour")
+            assert tree._engine.registry.count.tolist() == one._engine.registry.count.tolist()
+        assert window_of(tree) == window_of(one)
+
+
+def window_of_delta(delta: Delta) -> tuple:
+    h = delta._engine.history
+    return delta.n_seen, h.stored, h.y[h.recent(h.size)].tolist()
+
+
+def test_a_model_of_categorical_features_absorbs_a_tree_of_deltas_bit_for_bit():
+    """Categorical counts add up exactly in any grouping, so the model is the same, saved bytes and all."""
+    parts = [[({"colour": x["colour"], "shade": str(round(x["u"]))}, y) for x, y in stream(seed, 150)] for seed in range(2, 7)]
+    one, tree = (fit([({"colour": x["colour"], "shade": "0"}, y) for x, y in stream(1, 200)], history_size=300) for _ in range(2))
+    one.absorb(deltas_of(one, parts))
+    tree.absorb([tree_of(deltas_of(tree, parts))])
+    assert io.dumps(tree) == io.dumps(one)
+
+
+def test_a_merged_delta_refuses_what_would_break_its_blocks_and_a_feature_of_the_other_kind():
+    model = fit(stream(1, 50), **EXACT)
+    a, b = deltas_of(model, [stream(2, 40), stream(3, 40)])
+    before = window_of_delta(a), a.blocks
+    other = model.delta()
+    other.learn_one({"u": "text"}, "a")  # u is numeric in a
+    fresh = WeightedNaiveBayes().delta()
+    fresh.learn_one({"brand-new": "x"}, "a")
+    with pytest.raises(ValueError, match="feature 'u'"):
+        a.merge(other)
+    with pytest.raises(ValueError, match="numeric summary"):
+        a.merge(fresh)  # (a model of other summaries)
+    with pytest.raises(TypeError):
+        a.merge(model)
+    assert (window_of_delta(a), a.blocks) == before  # nothing changed
+    a.merge(b)
+    with pytest.raises(ValueError, match="learns nothing more"):
+        a.learn_one({"u": 1.0}, "a")
+    with pytest.raises(ValueError, match="cannot be trimmed"):
+        a.trim(10)
+    assert a.fresh().blocks is None and a.n_seen == 80

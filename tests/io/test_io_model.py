@@ -115,12 +115,17 @@ def record():
 
 
 def _variables(record):
+    """The variables' records, a list: the damages edit them as such (``_damage`` writes them
+    back as the registry's table of columns, format version 9)."""
     return record["state"]["registry"]["state"]["variables"]
 
 
 def _damage(record, change):
     damaged = copy.deepcopy(record)
+    state = damaged["state"]["registry"]["state"]
+    state["variables"] = io.column_records.table_to_records(state["variables"])
     change(damaged)
+    state["variables"] = io.column_records.records_to_table(state["variables"])
     return damaged
 
 

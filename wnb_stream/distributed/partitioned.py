@@ -24,17 +24,21 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import itertools
 import os
+import threading
 import time
 from typing import Any, Callable, Hashable, Iterable, Iterator
+
+import numpy as np
 
 from .._checks import integer
 from ..stream import checkpoints
 from ..stream.checkpoints import CoordinatorCheckpoint
 from ..stream.sources import Malformed
 
-__all__ = ["Coordinator", "IterableSource", "Learner", "Report", "example"]
+__all__ = ["Coordinator", "IterableSource", "Learner", "Merged", "Progress", "Report", "example", "forget_rows", "interleaved", "merge_reports", "merged_in_a_tree"]
 
 
 def example(message) -> tuple[dict, Any]:
@@ -54,6 +58,33 @@ def example(message) -> tuple[dict, Any]:
     if not isinstance(x, dict):
         raise ValueError(f"the features of a message must be a dict, got {type(x).__name__}")
     return x, y
+
+
+def interleaved(parts: list) -> np.ndarray:
+    """The 0/1 arrays ``parts`` (each oldest first) in one sequence, each value placed by its
+    relative position in its own array, (i + ½) / n, ties to the earlier part: partitions read
+    side by side over one span of the stream interleave evenly (as the window of a merge).
+
+    >>> interleaved([np.array([1, 1]), np.array([0, 0, 0, 0])]).astype(int).tolist()
+    [0, 1, 0, 0, 1, 0]
+    """
+    parts = [np.asarray(part, dtype=bool) for part in parts]
+    if not parts:
+        return np.zeros(0, dtype=bool)
+    position = np.concatenate([(np.arange(len(part)) + 0.5) / max(len(part), 1) for part in parts])
+    return np.concatenate(parts)[np.argsort(position, kind="stable")]
+
+
+def forget_rows(since: int, errors: int, rows: int, window: int) -> int:
+    """Rows of the model's window to keep after a change found ``since`` errors ago, when the
+    round brought ``errors`` errors and ``rows`` rows to the window (its newest): the round's
+    rows in the proportion ``since / errors`` (more than all of them when the change came in an
+    earlier round), at most the ``window``.
+
+    >>> forget_rows(300, 1000, 2500, 5000), forget_rows(1500, 1000, 2500, 5000), forget_rows(9000, 1000, 2500, 5000)
+    (750, 3750, 5000)
+    """
+    return int(min(window, -(-since * rows // max(errors, 1))))
 
 
 class IterableSource:
@@ -98,6 +129,91 @@ class Report:
     correct: int = 0  # of which the predicted class was the label
     exhausted: bool = False  # the source had nothing more to read
     seconds: float = 0.0  # time spent in the run
+    # (predicted,) bool: True where the published predictor was wrong, in the order read (the
+    # prequential errors the coordinator's change detector reads; None in a report of before)
+    errors: Any = None
+
+
+@dataclasses.dataclass
+class Progress:
+    """What a driver's ``train`` did (``distributed.ray``, ``distributed.local``): rounds, examples,
+    time, and per-round costs."""
+
+    rounds: int = 0
+    examples: int = 0  # examples absorbed in this call
+    messages: int = 0  # messages read (rejected ones and ones read again after a restart included)
+    rejected: int = 0
+    predicted: int = 0
+    correct: int = 0
+    seconds: float = 0.0  # from the learners' first run (the actors started) to the last round
+    round_seconds: list = dataclasses.field(default_factory=list)  # coordinator time of each round
+    wait_seconds: list = dataclasses.field(default_factory=list)  # time the driver waited for each round's reports
+    tree_seconds: list = dataclasses.field(default_factory=list)  # time of each round's tree of merges (merge_workers)
+    learner_seconds: float = 0.0  # the learners' runs, added up (÷ learners × seconds: how busy they were)
+    shipped_bytes: list = dataclasses.field(default_factory=list)  # bytes of the reports of each round
+    restarts: int = 0  # actors restarted after a failure
+    refused: int = 0  # reports not absorbed (a feature of the other kind): their learners start again
+    changes: int = 0  # changes the coordinator detected across rounds (each made the model forget)
+
+    @property
+    def examples_per_second(self) -> float:
+        return self.examples / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def accuracy(self) -> float:
+        """Prequential accuracy of the published predictors on the examples they predicted."""
+        return self.correct / self.predicted if self.predicted else float("nan")
+
+
+@dataclasses.dataclass
+class Merged:
+    """The reports of several partitions whose deltas were merged into one (``merge_reports``):
+    the coordinator absorbs ``delta`` once and moves every partition of ``reports`` (their own
+    deltas None). A tree of such merges, done by helper processes, leaves the coordinator one
+    delta to absorb per round (``docs/algorithms/merge.md#deltas-merged-in-a-tree``)."""
+
+    reports: list  # the partitions' reports, in order, without their deltas
+    delta: Any  # Delta: all their examples (Delta.merge)
+
+
+def merge_reports(a, b):
+    """``a`` and ``b`` (``Report`` or ``Merged``) as one ``Merged``: ``a``'s delta having taken in
+    ``b``'s (``Delta.merge``; neither changes). ``ValueError`` when a feature is of one kind in one
+    and of the other in the other: absorb them apart then (the coordinator refuses the second).
+    O(a delta merge).
+    """
+    parts = []
+    for side in (a, b):
+        for report in side.reports if isinstance(side, Merged) else [side]:
+            parts.append(dataclasses.replace(report, delta=None))
+    delta = copy.copy(a.delta)  # (merge gives the copy a new engine: a's delta keeps its own)
+    delta.merge(b.delta)
+    return Merged(parts, delta)
+
+
+def merged_in_a_tree(items: list, merge: Callable = merge_reports, pairs: Callable | None = None) -> list:
+    """``items`` (reports) merged pairwise, level by level, until one is left: ``[(r0 + r1) +
+    (r2 + r3), …]``. ``pairs(function, list_of_pairs)`` runs one level's merges (a process pool's
+    ``map``; None: one after the other, here). A pair that cannot merge (a feature of two kinds)
+    stays apart; then more than one item is returned, in order. O(log₂ P) levels."""
+    run = pairs or (lambda function, work: [function(pair) for pair in work])
+    while len(items) > 1:
+        work = list(zip(items[::2], items[1::2]))
+        done = run(functools.partial(_merge_pair, merge), work)
+        level = [item for result in done for item in result]
+        if len(items) % 2:
+            level.append(items[-1])
+        if len(level) == len(items):  # no pair merged: they stay apart
+            return level
+        items = level
+    return items
+
+
+def _merge_pair(merge: Callable, pair: tuple) -> list:
+    try:
+        return [merge(*pair)]
+    except ValueError:  # a feature of two kinds: the coordinator refuses the second
+        return list(pair)
 
 
 class Learner:
@@ -154,7 +270,7 @@ class Learner:
         if self.delta is None:
             raise RuntimeError("call reset(position, delta) first")
         began = time.monotonic()
-        report = Report(self.partition, self.delta, self.start, self.position)
+        report = Report(self.partition, self.delta, self.start, self.position, errors=[])
         if self._messages is None:
             self._messages = iter(self.source)
         while max_messages is None or report.messages < max_messages:
@@ -173,6 +289,7 @@ class Learner:
         if self.keep_rows is not None:
             self.delta.trim(self.keep_rows)
         report.seconds = time.monotonic() - began
+        report.errors = np.array(report.errors, dtype=bool)
         self.delta = self.delta.fresh()
         report.delta.kinds = {}  # (the model's kinds stay here: a report ships only what it learned)
         self.start = self.position
@@ -215,8 +332,10 @@ class Learner:
     @staticmethod
     def _count(predicted: list, ys: list, report: Report) -> None:
         for guess, y in zip(predicted, ys):
-            report.predicted += guess is not None
-            report.correct += guess is not None and guess == y
+            if guess is not None:
+                report.predicted += 1
+                report.correct += guess == y
+                report.errors.append(guess != y)
 
     def _learn_each(self, xs: list, ys: list, report: Report) -> None:
         for x, y in zip(xs, ys):
@@ -243,24 +362,57 @@ class Coordinator:
         Where each round saves the model and every partition's position, atomically (None: no
         checkpoint, and no recovery across a crash of the coordinator). If the file exists, the
         coordinator starts from it instead of ``model``.
+    background
+        Write each round's checkpoint in a thread, while the learners' next reports arrive, instead
+        of before ``round`` returns: the checkpoint, O(model), is the largest piece of a round
+        (``docs/algorithms/merge.md#what-a-round-costs-and-what-grows``). The next ``round`` (or
+        ``settle``) waits for it first and raises its error, if any. ``committed`` holds the
+        positions of the last checkpoint written: what a source may forget (``Learner.publish``),
+        so that a crash before a checkpoint is written loses nothing.
+
+    Notes
+    -----
+    Forgetting across rounds. Each report carries its learner's prequential errors (``Report.errors``);
+    the coordinator runs the model's change detector (``model.change_detector()``: none when
+    ``drift_delta`` is None) on them across rounds, every ``CHECK`` errors, the partitions'
+    errors interleaved by their relative position in the round. A rise of the error makes the
+    model forget (``model.forget``) all but the rows of its window since the change (the
+    round's rows in proportion: ``forget_rows``); ``changes`` counts them. Nothing is left for
+    the learners to forget: a delta holds only the examples read since its previous report, all
+    newer than the reports in which the change was found. The detector's buckets are not in the
+    checkpoint: a coordinator restored from one starts it afresh.
     """
 
-    def __init__(self, model, checkpoint_path: str | os.PathLike | None = None):
+    #: Errors between two tests of the change detector (the model's own check point, ``drift.EVERY``).
+    CHECK = 256
+
+    def __init__(self, model, checkpoint_path: str | os.PathLike | None = None, background: bool = False):
         self.model = model
+        self.background = bool(background)
+        self._writing: threading.Thread | None = None  # the checkpoint being written (background)
+        self._failed: BaseException | None = None  # its error, raised by the next round
         self.positions: dict = {}
         self.refused: list = []  # partitions whose report the last round did not absorb
         self.rounds = 0
         self.absorbed = 0  # examples absorbed since the model was first given (rounds of this run and before)
+        self.changes = 0  # changes detected across rounds (each made the model forget)
         self.checkpoint_path = None if checkpoint_path is None else os.fspath(checkpoint_path)
         if self.checkpoint_path is not None and os.path.exists(self.checkpoint_path):
             self._restore()
+        self.committed = dict(self.positions)  # the positions a written checkpoint holds (all, without one)
+        self.detector = self._new_detector()
+
+    def _new_detector(self):
+        make = getattr(self.model, "change_detector", None)
+        return None if make is None else make()
 
     def position(self, partition):
         """The position up to which the model holds ``partition``'s messages (None: none yet)."""
         return self.positions.get(partition)
 
-    def round(self, reports: list[Report]):
-        """Absorb ``reports`` (one per partition at most), checkpoint, and return the new predictor.
+    def round(self, reports: list):
+        """Absorb ``reports`` (one per partition at most; a ``Merged`` holds several partitions'
+        reports and one delta), checkpoint, and return the new predictor.
 
         ``ValueError`` when a report does not start where the model's position of its partition
         is (nothing changes then).
@@ -272,8 +424,10 @@ class Coordinator:
         the kind and refuses such values). If absorbing or the checkpoint raises, the model and
         the positions are left as they were before the round.
         """
+        self.settle()
+        parts = [part for item in reports for part in (item.reports if isinstance(item, Merged) else [item])]
         seen = set()
-        for report in reports:
+        for report in parts:
             if report.partition in seen:
                 raise ValueError(f"two reports of partition {report.partition!r} in one round")
             seen.add(report.partition)
@@ -283,29 +437,81 @@ class Coordinator:
                     f"{self.positions.get(report.partition)!r} (a gap or a repeat)"
                 )
         accepted, self.refused = self._compatible(reports)
-        deltas = [report.delta for report in accepted if report.delta.n_seen]
-        before = (copy.copy(self.model), dict(self.positions), self.absorbed, self.rounds)
+        deltas = [item.delta for item in accepted if item.delta.n_seen]
+        accepted = [part for item in accepted for part in (item.reports if isinstance(item, Merged) else [item])]
+        detector = None if self.detector is None else self.detector.snapshot()
+        before = (copy.copy(self.model), dict(self.positions), self.absorbed, self.rounds, self.changes)
         try:
             self.model.absorb(deltas)  # (a new engine: the shallow copy keeps the old one)
+            self._watch(accepted, deltas)
             for report in accepted:
                 self.positions[report.partition] = report.position
             self.absorbed += sum(delta.n_seen for delta in deltas)
             self.rounds += 1
-            self.checkpoint()
+            if not (self.background and self.checkpoint_path is not None):
+                self.checkpoint()
+                self.committed = dict(self.positions)
         except BaseException:
-            self.model, self.positions, self.absorbed, self.rounds = before
+            self.model, self.positions, self.absorbed, self.rounds, self.changes = before
+            if detector is not None:
+                self.detector.restore(detector)
             raise
-        return self.model.predictor()
+        predictor = self.model.predictor()
+        if self.background and self.checkpoint_path is not None:
+            self._write_in_background()
+        return predictor
 
-    def _compatible(self, reports: list[Report]) -> tuple[list[Report], list]:
-        """The reports whose features agree in kind with the model's and with those of the
-        reports accepted before them, and the partitions of the others. O(K + features shipped)."""
+    def _write_in_background(self) -> None:
+        """Start writing the checkpoint of now in a thread (the model is not changed before the
+        next ``round``, which waits for it; the model's lock guards it meanwhile)."""
+        snapshot = CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model)
+
+        def write() -> None:
+            try:
+                checkpoints.write(self.checkpoint_path, snapshot)
+            except BaseException as error:  # noqa: BLE001 - raised by the next round (settle)
+                self._failed = error
+            else:
+                self.committed = snapshot.positions
+
+        self._writing = threading.Thread(target=write, name="checkpoint")
+        self._writing.start()
+
+    def settle(self) -> None:
+        """Wait for the checkpoint being written in the background, if any, and raise its error
+        (once; the model and the positions stay as the rounds left them, and the next checkpoint
+        holds them all). O(1) when none is being written."""
+        if self._writing is not None:
+            self._writing.join()
+            self._writing = None
+        if self._failed is not None:
+            error, self._failed = self._failed, None
+            raise error
+
+    def _watch(self, reports: list[Report], deltas: list) -> None:
+        """The change detector on the round's prequential errors; on a rise, forget. O(errors)."""
+        errors = interleaved([report.errors for report in reports if report.errors is not None])
+        if self.detector is None or not len(errors) or not deltas:  # (forget only a model absorb has just made: a raise restores the one before)
+            return
+        for end in range(self.CHECK, len(errors) + self.CHECK, self.CHECK):
+            since = self.detector.add(errors[end - self.CHECK : end])
+            if since:
+                since += max(0, len(errors) - end)  # the rows after this check are after the change too
+                self.model.forget(forget_rows(since, len(errors), sum(delta.n_rows for delta in deltas), self.model.history_size))
+                self.changes += 1
+                self.detector.append(errors[end:])  # (the detector starts afresh from the rows after it)
+                return
+
+    def _compatible(self, reports: list) -> tuple[list, list]:
+        """The reports (or ``Merged``) whose features agree in kind with the model's and with
+        those of the reports accepted before them, and the partitions of the others. O(K +
+        features shipped)."""
         known = self.model.delta().kinds
         accepted, refused = [], []
         for report in reports:
             theirs = report.delta.feature_kinds()
             if any(known.get(name, kind) != kind for name, kind in theirs.items()):
-                refused.append(report.partition)
+                refused.extend(part.partition for part in (report.reports if isinstance(report, Merged) else [report]))
                 continue
             known.update(theirs)
             accepted.append(report)
@@ -314,12 +520,14 @@ class Coordinator:
     def checkpoint(self) -> None:
         """Save the model, the positions and the round count in one file, atomically (a
         ``CoordinatorCheckpoint`` record, ``docs/saved-model.md#checkpoints``; gzip when the
-        name ends in ``.gz``). O(size of the model)."""
+        name ends in ``.gz``; after the one being written in the background, if any). O(size of
+        the model)."""
         if self.checkpoint_path is None:
             return
+        self.settle()
         checkpoints.write(self.checkpoint_path, CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model))
 
-    def _restore(self) -> None:
+    def _restore(self) -> None:  # (the change detector starts afresh: its buckets are not saved)
         checkpoint = checkpoints.read(self.checkpoint_path, CoordinatorCheckpoint)
         self.model = checkpoint.model
         self.positions = checkpoint.positions

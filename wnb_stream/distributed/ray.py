@@ -22,7 +22,9 @@ Actors are restartable (``max_restarts=-1``). When a learner dies, its restarted
 from the coordinator's position of its partition; when the coordinator dies, its restarted
 actor restores the last checkpoint and every learner resumes from the checkpoint's positions.
 So every message is absorbed exactly once (``docs/algorithms/merge.md#rounds``), and ``train``
-called again with the same ``checkpoint_path`` resumes a run that was stopped.
+called again with the same ``checkpoint_path`` resumes a run that was stopped. ``merge_tree``
+merges a round's reports in Ray tasks so that the coordinator absorbs one delta, and
+``background_checkpoint`` writes each checkpoint while the next reports arrive.
 
 The functions and classes here only move ``partitioned`` objects between processes; Ray is
 imported when ``train`` is called. Ray hands the NumPy arrays of an argument as read-only views
@@ -33,12 +35,11 @@ from __future__ import annotations
 
 import collections
 import copy
-import dataclasses
 import os
 import time
 from typing import Any, Callable, Hashable
 
-from .partitioned import Coordinator, Learner, Report
+from .partitioned import Coordinator, Learner, Progress, Report, merged_in_a_tree
 
 __all__ = ["Progress", "train"]
 
@@ -49,32 +50,6 @@ DEPTH = 2
 MAX_FAILURES = 5
 #: Attempts (0.2 s apart) to reset a learner whose actor is restarting.
 RESET_ATTEMPTS = 150
-
-
-@dataclasses.dataclass
-class Progress:
-    """What ``train`` did: rounds, examples, time, and per-round costs."""
-
-    rounds: int = 0
-    examples: int = 0  # examples absorbed in this call
-    messages: int = 0  # messages read (rejected ones and ones read again after a restart included)
-    rejected: int = 0
-    predicted: int = 0
-    correct: int = 0
-    seconds: float = 0.0  # from the learners' first run (the actors started) to the last round
-    round_seconds: list = dataclasses.field(default_factory=list)  # coordinator time of each round
-    shipped_bytes: list = dataclasses.field(default_factory=list)  # bytes of the reports of each round
-    restarts: int = 0  # actors restarted after a failure
-    refused: int = 0  # reports not absorbed (a feature of the other kind): their learners start again
-
-    @property
-    def examples_per_second(self) -> float:
-        return self.examples / self.seconds if self.seconds > 0 else 0.0
-
-    @property
-    def accuracy(self) -> float:
-        """Prequential accuracy of the published predictors on the examples they predicted."""
-        return self.correct / self.predicted if self.predicted else float("nan")
 
 
 class _LearnerActor:
@@ -98,6 +73,7 @@ class _LearnerActor:
         counts = {name: getattr(report, name) for name in ("messages", "rejected", "predicted", "correct", "exhausted")}
         counts["examples"] = report.delta.n_seen
         counts["bytes"] = report.delta.nbytes() if measure else 0
+        counts["seconds"] = report.seconds
         return counts, report
 
     def pid(self) -> int:
@@ -107,27 +83,44 @@ class _LearnerActor:
 class _CoordinatorActor:
     """A ``Coordinator`` in a Ray actor (restored from its checkpoint when restarted)."""
 
-    def __init__(self, model, checkpoint_path):
-        self.coordinator = Coordinator(copy.deepcopy(model), checkpoint_path)  # writable (see _writable)
+    def __init__(self, model, checkpoint_path, background: bool = False):
+        self.coordinator = Coordinator(copy.deepcopy(model), checkpoint_path, background=background)  # writable (see _writable)
 
     def state(self) -> tuple[dict, Any, Any]:
         """The positions, an empty delta and the current predictor (what learners start from)."""
         model = self.coordinator.model
         return dict(self.coordinator.positions), model.delta(), model.predictor() if model.classes else None
 
-    def round(self, *reports: Report) -> tuple[Any, dict, float, list]:
+    def round(self, *reports) -> tuple[Any, dict, float, list]:
+        """Absorb ``reports`` (``Report``, ``Merged``, or lists of them: a tree's results)."""
         began = time.monotonic()
-        predictor = self.coordinator.round(list(reports))
-        return predictor, dict(self.coordinator.positions), time.monotonic() - began, list(self.coordinator.refused)
+        predictor = self.coordinator.round([item for report in reports for item in _items(report)])
+        # (the positions the sources may forget: those of the last checkpoint written)
+        return predictor, dict(self.coordinator.committed), time.monotonic() - began, list(self.coordinator.refused)
 
     def model(self):
+        self.coordinator.settle()
         return self.coordinator.model
 
     def absorbed(self) -> int:
         return self.coordinator.absorbed
 
+    def changes(self) -> int:
+        return self.coordinator.changes
+
     def pid(self) -> int:
         return os.getpid()
+
+
+def _items(value) -> list:
+    """A tree's result (a list of ``Report``/``Merged``) or one report, as a list."""
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _merge_results(a, b) -> list:
+    """A Ray task of the tree: two reports (or two earlier results) merged into one, or kept
+    apart when a feature is of two kinds (``partitioned.merged_in_a_tree``)."""
+    return merged_in_a_tree(_items(a) + _items(b))
 
 
 def train(
@@ -141,6 +134,8 @@ def train(
     batch_size: int = 256,
     measure_bytes: bool = False,
     on_round: Callable[[Progress, dict], None] | None = None,
+    merge_tree: bool = False,
+    background_checkpoint: bool = False,
 ):
     """Train ``model`` on the partitions ``sources`` with one Ray actor per partition.
 
@@ -169,6 +164,15 @@ def train(
     on_round
         Called after each round with the progress so far and ``{"learners": {partition: actor},
         "coordinator": actor}`` (for monitoring; the tests kill actors from here).
+    merge_tree
+        Merge each round's reports pairwise in Ray tasks, level by level, so that the coordinator
+        absorbs one delta (``partitioned.merged_in_a_tree``; the model differs from one by one only
+        in the grouping of the summaries' merges, ``docs/algorithms/merge.md#deltas-merged-in-a-tree``).
+        The reports go from the learners to the tasks and on to the coordinator, not through the
+        driver.
+    background_checkpoint
+        The coordinator writes each round's checkpoint in a thread while the next reports arrive
+        (``Coordinator(background=True)``); the sources forget only what a written checkpoint holds.
 
     Returns
     -------
@@ -188,9 +192,10 @@ def train(
         ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
     options = {"max_restarts": -1, "max_task_retries": 0}
     Learner_ = ray.remote(**options)(_LearnerActor)
+    merge_task = ray.remote(_merge_results)
     Coordinator_ = ray.remote(**options)(_CoordinatorActor)
     path = None if checkpoint_path is None else os.path.abspath(os.fspath(checkpoint_path))
-    coordinator = Coordinator_.remote(model, path)
+    coordinator = Coordinator_.remote(model, path, background_checkpoint)
     keep_rows = -(-model.history_size // len(sources))  # each partition's share of the window
     learners = {p: Learner_.remote(p, factory, batch_size, keep_rows) for p, factory in sources.items()}
     progress = Progress()
@@ -236,7 +241,7 @@ def train(
     top_up(active)
     failures: dict = {}
     while any(queues.values()) and (max_rounds is None or progress.rounds < max_rounds):
-        reports, failed, shipped = [], [], 0
+        reports, failed, shipped, waited = [], [], 0, time.monotonic()
         for p, queue in queues.items():
             if not queue:
                 continue
@@ -256,14 +261,19 @@ def train(
             progress.rejected += counts["rejected"]
             progress.predicted += counts["predicted"]
             progress.correct += counts["correct"]
+            progress.learner_seconds += counts["seconds"]
             if counts["exhausted"]:
                 active.discard(p)
+        progress.wait_seconds.append(time.monotonic() - waited)
         if failed:  # what they read since the coordinator's positions is read again
             progress.restarts += len(failed)
             drain(failed)
             recover(failed)
         if max_rounds is None or progress.rounds + DEPTH < max_rounds:
             top_up(active)  # the next runs go on while the coordinator works
+        while merge_tree and len(reports) > 1:  # one level of the tree: its merges run in parallel tasks
+            level = [merge_task.remote(a, b) for a, b in zip(reports[::2], reports[1::2])]
+            reports = level + reports[len(level) * 2 :]
         try:
             predictor, positions, seconds, refused = ray.get(coordinator.round.remote(*reports))
         except RayActorError:  # restarted from its checkpoint: every learner resumes from its positions
@@ -289,6 +299,7 @@ def train(
             on_round(progress, {"learners": learners, "coordinator": coordinator})
     drain(learners)  # runs beyond max_rounds: not absorbed, read again by the next call
     progress.examples = patiently(coordinator.absorbed.remote) - absorbed_before
+    progress.changes = patiently(coordinator.changes.remote)  # (of this coordinator: since it started or was restored)
     progress.seconds = time.monotonic() - began
     trained = patiently(coordinator.model.remote)
     for actor in (*learners.values(), coordinator):

@@ -97,14 +97,14 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
 
     @classmethod
     def from_parts(cls, params: Params, classes: Classes, registry: Registry, history: History, schedule: Schedule,
-                   learner, slots: Slots, monitor: Monitor | None) -> Engine:  # fmt: skip
+                   learner, slots: Slots, monitor: Monitor | None, collect: bool = False) -> Engine:  # fmt: skip
         """The engine of these parts (a loaded model's, a merge's), taken over as they are: the
         learner is sized for the slots and the classes, the clock ``n_seen`` is the history's;
         the compiled lookups start empty (compiled at the next use). The encoded window is
         not written: a loaded model encodes it again (``reencode_all``), a merge restarts
-        levels 2 and 3 (``restart``)."""
+        levels 2 and 3 (``restart``). ``collect``: level 1 only (deltas merged into one)."""
         engine = cls.__new__(cls)
-        engine._assemble(params, classes, registry, history, schedule, learner, slots, monitor, collect=False)
+        engine._assemble(params, classes, registry, history, schedule, learner, slots, monitor, collect=collect)
         engine.shape = (len(slots), len(classes))
         engine.n_seen = history.stored
         return engine

@@ -32,7 +32,7 @@ from .core import Engine
 from .history import History
 from .registry import Registry
 
-__all__ = ["MAX_STORED", "Side", "absorbed", "check_clock", "check_kinds", "interleave", "merge_classes", "merge_histories", "merge_variables", "merged", "window_sizes"]
+__all__ = ["MAX_STORED", "Side", "absorbed", "check_clock", "check_kinds", "combined", "interleave", "merge_classes", "merge_histories", "merge_variables", "merged", "window_sizes"]
 
 
 def check_kinds(registry: Registry, other: Registry) -> None:
@@ -123,28 +123,29 @@ def interleave(*sizes: int) -> np.ndarray:
 
 
 class Side(typing.NamedTuple):
-    """One history's part of a merged window: its ``n`` most recent rows, its ``registry``, the
-    index of each of its variables in the merged registry (``indices``) and the merged column of
-    each of its classes (``columns``)."""
+    """One history's part of a merged window: the indices of its ``rows`` there (oldest first:
+    its newest, or the newest of one block of a merged delta's), its ``registry``, the index of
+    each of its variables in the merged registry (``indices``) and the merged column of each of
+    its classes (``columns``)."""
 
     history: History
-    n: int
+    rows: np.ndarray
     registry: Registry
     indices: np.ndarray
     columns: np.ndarray
 
 
-def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_classes: int, capacity: int) -> History:
+def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_classes: int, capacity: int, encoded: bool = True) -> History:
     """The merged window: a new ``History`` of ``capacity`` rows, sized for the merged ``registry``
-    and ``n_classes`` classes, holding each side's ``n`` most recent rows in the given ``order``
-    (positions in the concatenation of the sides' rows, oldest first).
+    and ``n_classes`` classes, holding each side's ``rows`` in the given ``order`` (positions in
+    the concatenation of the sides' rows, oldest first); ``encoded``: False for a delta's.
 
     Rows are remapped through each side's ``indices`` (variables) and ``columns`` (classes); the
     clock ``stored`` is the sum of the sides'. The encoding is left at 0 (the rebuild that
     follows writes it). Cost O(capacity · K).
     """
     K = len(registry)
-    m = sum(side.n for side in sides)
+    m = sum(len(side.rows) for side in sides)
     categorical = np.full((m, registry.n_categorical), None, dtype=object)  # (m, n_categorical)
     y = np.empty(m, dtype=np.intp)
     sample_weight = np.empty(m)
@@ -154,8 +155,9 @@ def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_
     present = None if sparse else np.zeros((m, K), dtype=bool)  # (m, K)
     entries = []  # (sparse) per side: row in the concatenation, variable, column, value
     start = 0
-    for h, n, source, here, classes in sides:
-        rows, block = h.recent(n), slice(start, start + n)
+    for h, rows, source, here, classes in sides:
+        n = len(rows)
+        block = slice(start, start + n)
         kinds = np.array([source.variables[k].kind == "numeric" for k in range(len(here))], dtype=bool)
         if (~kinds).any():
             categorical[block, registry.column[here[~kinds]]] = h.categorical[np.ix_(rows, source.column[: len(here)][~kinds])]
@@ -170,7 +172,7 @@ def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_
         y[block] = classes[h.y[rows]]
         sample_weight[block] = h.sample_weight[rows]
         start += n
-    merged = type(sides[0].history)(capacity)
+    merged = type(sides[0].history)(capacity, encoded=encoded)
     merged.resize(K, n_classes, registry.n_numeric, registry.n_categorical)
     categorical = (np.arange(registry.n_categorical), categorical[order])
     if sparse:
@@ -181,25 +183,48 @@ def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_
         merged._push_entries(where[r][moved], (variable[moved], column[moved], value[moved]), categorical, None, y[order], sample_weight[order])
     else:
         merged.push_many((np.arange(registry.n_numeric), numeric[order]), categorical, present[order], None, y[order], sample_weight[order])
-    merged.resume_clock(sum(side.history.stored for side in sides))
+    merged.resume_clock(sum(h.stored for h in {id(side.history): side.history for side in sides}.values()))
     return merged
 
 
-def _combine(base: Engine, others: list[Engine], newer: bool) -> Engine:
-    """``base`` (changed) having absorbed ``others`` (copies): classes, variables, the window of
-    the most recent rows (``newer``: every row of ``others`` came after ``base``'s), the clocks;
-    then levels 2 and 3 restart on the merged parts."""
-    for engine in (base, *others):  # every summary takes its history's rows first: none is lost or counted twice
+def _fold(base: Engine, others: list[Engine]) -> tuple[int, list]:
+    """``base``'s classes and variables (changed) having absorbed ``others``' (copies); every
+    summary first takes its history's rows, so none is lost or counted twice. The clock of both
+    and, per engine, ``(history, registry, indices, columns)``: where its variables and classes
+    are in ``base``'s."""
+    for engine in (base, *others):
         engine.registry.feed(np.arange(len(engine.registry)), engine.history, engine.classes)
     stored = base.history.stored + sum(other.history.stored for other in others)
-    k_before, registry = len(base.registry), base.registry
-    n_classes = len(base.classes)
-    sides = [(base.history, base.registry, np.arange(k_before), np.arange(n_classes))]
+    registry = base.registry
+    sides = [(base.history, base.registry, np.arange(len(registry)), np.arange(len(base.classes)))]
     for other in others:
         columns = merge_classes(base.classes, other.classes)
         sides.append((other.history, other.registry, merge_variables(registry, other.registry, stored), columns))
+    return stored, sides
+
+
+def _blocks(history: History, blocks) -> list[np.ndarray]:
+    """The rows of each block of ``history`` (oldest first): one block, or those of a merged
+    delta (``combined``: its deltas' rows one block after another, ``blocks`` their sizes)."""
+    rows = history.recent(history.size)
+    if blocks is None:
+        return [rows]
+    edges = np.cumsum((0, *blocks))
+    return [rows[edges[b] : edges[b + 1]] for b in range(len(blocks))]
+
+
+def _combine(base: Engine, others: list[Engine], newer: bool, blocks: list | None = None) -> Engine:
+    """``base`` (changed) having absorbed ``others`` (copies): classes, variables, the window of
+    the most recent rows (``newer``: every row of ``others`` came after ``base``'s; ``blocks``:
+    the blocks of each other, a merged delta's), the clocks; then levels 2 and 3 restart on the
+    merged parts."""
+    stored, sides = _fold(base, others)
+    registry = base.registry
+    blocks = [None] * len(others) if blocks is None else blocks
+    # each block is a side of the window: a merged delta's deltas share it as they would unmerged
+    parts = [(side, rows) for side, given in zip(sides, [None, *blocks]) for rows in _blocks(side[0], given)]
     capacity = base.history.capacity
-    sizes = [h.size for h, *_ in sides]
+    sizes = [len(rows) for _, rows in parts]
     if newer:  # the newest rows of the others first, then what room is left to base's
         taken = window_sizes(sizes[1:], capacity)
         taken = (min(sizes[0], capacity - sum(taken)), *taken)
@@ -207,14 +232,46 @@ def _combine(base: Engine, others: list[Engine], newer: bool) -> Engine:
     else:
         taken = window_sizes(sizes, capacity)
         order = interleave(*taken)
-    parts = [Side(h, n, source, here, columns) for (h, source, here, columns), n in zip(sides, taken)]
-    history = merge_histories(parts, order, registry, len(base.classes), capacity)  # (its clock: ``stored``)
+    window = [Side(h, rows[len(rows) - n :], source, here, columns) for ((h, source, here, columns), rows), n in zip(parts, taken)]
+    history = merge_histories(window, order, registry, len(base.classes), capacity)  # (its clock: ``stored``)
     registry.all_synced(stored)  # every summary has taken every row
     if base.monitor is not None:
         base.monitor.count_detected(sum(other.monitor.detected for other in others if other.monitor is not None))
     engine = Engine.from_parts(base.params, base.classes, registry, history, base.schedule, base.optimizer, base.slots, base.monitor)
     engine.restart(len(history), step=True)
     return engine
+
+
+def combined(deltas: list[Engine], blocks: list | None = None) -> tuple[Engine, tuple[int, ...]]:
+    """One delta (an ``Engine(collect=True)``) holding the examples of ``deltas``, which do not
+    change, and the sizes of its blocks of rows: absorbing it is absorbing ``deltas`` in this
+    order (``absorbed``), but for the summaries, which merge in another grouping.
+
+    Classes and variables come in the order ``absorbed`` would add them (first appearance, left
+    to right: the same order whatever the grouping); counts, examples per class and observations
+    add up (exact); each summary merges the others' (``Summary.merge``: exact for categorical
+    counts, Gaussian moments up to float rounding, within each sketch's bound otherwise; the
+    grouping differs from one by one, so a sketch's tuples may differ). The rows are kept whole,
+    each delta's (each block of a merged one's) as a block of its own, so that ``absorbed``
+    shares the window among the original deltas and interleaves them exactly as it would
+    unmerged. ``blocks``: the blocks of each of ``deltas`` (None: one). ``ValueError`` naming a
+    feature whose kinds differ; nothing changes then. Cost: a copy of each, one merge per delta
+    variable, O(rows × K) for the rows; no level-2 or level-3 work.
+    """
+    _check_deltas(deltas[0], deltas)
+    first, *others = (copy.deepcopy(delta) for delta in deltas)
+    stored, sides = _fold(first, others)
+    blocks = [None] * len(deltas) if blocks is None else blocks
+    window, sizes = [], []
+    for side, given in zip(sides, blocks):
+        for rows in _blocks(side[0], given):
+            window.append(Side(side[0], rows, *side[1:]))
+            sizes.append(len(rows))
+    m = sum(sizes)
+    history = merge_histories(window, np.arange(m), first.registry, len(first.classes), max(m, 1), encoded=False)
+    first.registry.all_synced(stored)
+    engine = Engine.from_parts(first.params, first.classes, first.registry, history, first.schedule, first.optimizer, first.slots, first.monitor, collect=True)
+    return engine, tuple(sizes)
 
 
 def merged(a: Engine, b: Engine) -> Engine:
@@ -232,7 +289,7 @@ def merged(a: Engine, b: Engine) -> Engine:
     return _combine(a, [b], newer=False)
 
 
-def absorbed(base: Engine, deltas: list[Engine]) -> Engine:
+def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None) -> Engine:
     """The engine of ``base`` having learned the examples of ``deltas`` (``Engine(collect=True)``,
     each a partition's rows since ``base`` was published); none of them changes.
 
@@ -241,21 +298,30 @@ def absorbed(base: Engine, deltas: list[Engine]) -> Engine:
     the deltas' newest rows (sharing the window equally, interleaved by relative position) and
     fills the rest with ``base``'s newest; then level 2 of every variable is rebuilt once and the
     weights re-optimised on the merged window. ``ValueError`` naming a feature whose kinds differ.
-    Cost: a copy of each, one merge per delta variable, one rebuild, one learner step.
+    ``blocks``: the sizes of the blocks of rows of each delta (None: one block; a merged delta's:
+    ``combined``), each a side of the window. Cost: a copy of each, one merge per delta
+    variable, one rebuild, one learner step.
     """
+    _check_deltas(base, deltas)
+    base = copy.deepcopy(base)
+    return _combine(base, [copy.deepcopy(delta) for delta in deltas], newer=True, blocks=blocks)
+
+
+def _check_deltas(base: Engine, deltas: list[Engine]) -> None:
+    """``ValueError`` unless ``deltas`` are deltas of ``base``'s layout whose features agree in
+    kind with ``base``'s and with the deltas' before them, and the clocks fit."""
     for delta in deltas:
         if not delta.collect:
             raise ValueError("absorbed takes the deltas of a round (engines that collect level 1 only)")
     for delta in deltas:
         if delta.params.absent != base.params.absent:  # (the sparse and the dense window do not merge)
             raise ValueError(f"cannot absorb a delta of a model with another absent: {delta.params.absent!r} != {base.params.absent!r}")
-    check_clock([base, *deltas])
+    check_clock([base, *(delta for delta in deltas if delta is not base)])
     known = base.registry
     for delta in deltas:  # kinds checked against base and the deltas before it, before anything changes
-        check_kinds(known, delta.registry)
-        known = _kinds_union(known, delta.registry)
-    base = copy.deepcopy(base)
-    return _combine(base, [copy.deepcopy(delta) for delta in deltas], newer=True)
+        if delta is not base:
+            check_kinds(known, delta.registry)
+            known = _kinds_union(known, delta.registry)
 
 
 #: Largest count of rows a model's clock (``History.stored``) holds: its arrays are int64.

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..io.registry import Record, register
-from ..io.schema import Array, Fields, List, Schema
+from ..io.columns import Columns
+from ..io.registry import register
+from ..io.schema import Array, Fields, Schema
 from .variable import Variable
 
 __all__ = ["Registry"]
@@ -318,9 +319,14 @@ class Registry:
         """The registry a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
         state = fields.state
         registry = cls()
-        variables = state["variables"]
-        registry.add_many([(v.name, v.kind, v.summary) for v in variables], 0)  # (one copy of the columns, not one per variable)
-        registry.variables[:] = variables
+        variables = registry.variables = list(state["variables"])
+        registry.index = {v.name: k for k, v in enumerate(variables)}
+        numeric = np.array([v.kind == "numeric" for v in variables], dtype=bool)
+        registry.n_numeric = int(numeric.sum())
+        registry.n_categorical = len(variables) - registry.n_numeric
+        registry.column = np.empty(len(variables), dtype=np.intp)  # each kind's variables take its raw columns in order
+        registry.column[numeric] = np.arange(registry.n_numeric)
+        registry.column[~numeric] = np.arange(registry.n_categorical)
         registry.count = state["count"]
         registry.next_rebuild = state["next_rebuild"]
         registry.synced = state["synced"]
@@ -333,7 +339,7 @@ register(
     Registry,
     Schema(
         state={
-            "variables": List(Record("Variable"), length="n_variables", doc="the variables, in index order"),
+            "variables": Columns("Variable", length="n_variables", doc="the variables, in index order, as columns (since version 9)"),
             "count": Array("float64", ("n_variables",), low=0.0, doc="observations of each variable"),
             "next_rebuild": Array("float64", ("n_variables",), low=1.0, doc="count at which each is rebuilt again"),
             "synced": Array("int64", ("n_variables",), low=0, doc="rows stored when each summary was last fed"),

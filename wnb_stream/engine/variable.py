@@ -451,6 +451,17 @@ class Variable:
             else None,
         }
 
+    @staticmethod
+    def screen_columns(group) -> np.ndarray:
+        """``(m,)`` True for the variables of a table's group (``io.columns.Group``) whose
+        ``problems()`` may not be empty: every variable with a level 2 (a partition, a density,
+        a locator or a Level) or whose summary is of another kind. The others, a wide model's
+        rare variables whose level 2 was never built, have no invariant left to break. O(m)."""
+        partition, density, locator = (group.column(name)[0] for name in ("partition", "density", "locator"))
+        summaries = group.column("summary")
+        same_kind = np.array([s.kind == kind for s, kind in zip(summaries, group.column("kind"))], dtype=bool)
+        return partition | density | locator | (group.column("level") != 0.0) | ~same_kind
+
     @classmethod
     def from_record(cls, fields: Fields) -> Variable:
         """The variable a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""

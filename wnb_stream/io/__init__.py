@@ -9,7 +9,9 @@ object is built, then asks the object for its broken invariants (``problems()``,
 
 Modules: ``values`` (plain values ↔ JSON), ``schema`` (field kinds, ``Schema``, ``Fields``),
 ``registry`` (``register``, ``to_record``, ``from_record``, the ``Record`` kind), ``files``
-(envelope, versions, migrations, atomic write), ``generators`` (the saved form of a NumPy
+(envelope, versions, migrations, atomic write), ``columns`` (many records of a few types as
+columns: the ``Columns`` kind, which holds a model's variables; ``column_records``: a table
+and its list of records, each way), ``generators`` (the saved form of a NumPy
 generator). These helpers import no component, so the
 components (the summaries, the weight learners) hold their own records: each class states its
 schema, builds itself from a record and lists its broken invariants (``problems()``) next to
@@ -33,6 +35,7 @@ Examples
 (('red', 'blue'), [[2.0, 0.0], [0.0, 1.0]])
 """
 
+from .columns import Columns
 from .errors import LegacyFormatError, ModelFileError
 from .files import FORMAT, MIGRATIONS, VERSION, atomic_write, dumps, load, loads, pack, save, unpack
 from .generators import GENERATOR, generator_from_state, generator_state
@@ -56,6 +59,7 @@ from .schema import (
 )
 
 __all__ = [
+    "Columns",
     "ModelFileError",
     "LegacyFormatError",
     "FORMAT",

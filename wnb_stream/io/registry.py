@@ -158,6 +158,12 @@ def from_record(node: Any, path: str = "", *, expected: tuple[str, ...] | None =
         raise
     except Exception as error:  # a constructor refusing a parameter, say: one error type for the caller
         raise ModelFileError(f"{where(path)}: cannot rebuild {name}: {error}") from error
+    return check_rebuilt(obj, path, name)
+
+
+def check_rebuilt(obj: Any, path: str, name: str) -> Any:
+    """``obj`` (rebuilt from a record of type ``name`` at ``path``) if sound: its first
+    ``problems()`` (else its failed ``_check()``) is a ``ModelFileError`` naming ``path``."""
     if hasattr(obj, "problems"):  # the class's own list of broken invariants, empty when sound
         try:
             problems = obj.problems()

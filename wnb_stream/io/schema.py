@@ -17,6 +17,10 @@ a child record has its own.
 What a kind cannot say (``values`` sorted *and* ``Σ counts = g``, say) goes into the schema's
 ``checks``: functions of the loaded ``Fields`` that call ``fields.fail(field, message)``.
 
+A field holding many records of a few types (a model's variables) is written as columns
+(``io.columns.Columns``, format version 9): the kinds here then check a column of all the
+records at once, each record against its own symbols.
+
 Examples
 --------
 >>> import numpy as np

@@ -16,6 +16,7 @@ import pickle
 import numpy as np
 
 from .._checks import integer
+from ..engine import merge
 from ..summaries.policy import excerpt as _excerpt
 from ..summaries.policy import feature_value
 
@@ -58,11 +59,43 @@ class Delta:
     (600, 0.996)
     """
 
-    def __init__(self, engine, kinds: dict | None = None):
+    def __init__(self, engine, kinds: dict | None = None, blocks: tuple[int, ...] | None = None):
         if not engine.collect:
             raise ValueError("a Delta holds an engine that collects level 1 only (Engine(collect=True))")
         self._engine = engine
         self.kinds = {} if kinds is None else kinds
+        #: None, or (a merged delta) the rows of each delta merged in, one block after another
+        self.blocks = blocks
+
+    def merge(self, other: Delta) -> None:
+        """Take in ``other``'s examples (``other`` is unchanged): one delta that a model absorbs
+        as it would absorb both, in this order (``model.absorb([a, b])``), so that the deltas
+        of many partitions can be merged in a tree, in parallel, and the coordinator absorbs one.
+
+        Counts and the raw rows are those of both, exactly: the rows stay in blocks, one per
+        delta merged in, so that absorbing shares the window among the original deltas and
+        interleaves them as it would unmerged. What may differ from absorbing one by one is
+        the summaries' grouping: a model absorbs ``(a + b) + c`` rather than ``((m + a) + b) + c``,
+        which is the same for categorical counts, the same up to float rounding for Gaussian
+        moments, and within each sketch's bound for GK and CPiD
+        (``docs/algorithms/merge.md#rounds``). A merged delta learns nothing more and cannot be
+        trimmed. ``ValueError`` for a delta of other summaries, or naming a feature of the other
+        kind; nothing changes then. Cost: a copy of both, one summary merge per shared feature,
+        O(rows × K) for the rows.
+        """
+        if not isinstance(other, Delta):
+            raise TypeError(f"can only merge a Delta, got {type(other).__name__}")
+        mine, theirs = self._engine.params, other._engine.params
+        for name in ("numeric", "categorical"):
+            a, b = getattr(mine, name), getattr(theirs, name)
+            if (type(a), a._get_params()) != (type(b), b._get_params()):
+                raise ValueError(f"cannot merge a delta with another {name} summary: {b!r} != {a!r}")
+        for name in ("absent", "history_size"):
+            if getattr(mine, name) != getattr(theirs, name):
+                raise ValueError(f"cannot merge a delta with another {name}: {getattr(theirs, name)!r} != {getattr(mine, name)!r}")
+        engine, blocks = merge.combined([self._engine, other._engine], [self.blocks, other.blocks])
+        self._engine, self.blocks = engine, blocks
+        self.kinds = {**self.kinds, **other.kinds}
 
     def feature_kinds(self) -> dict:
         """``{feature: kind}`` of the features this delta has learned. O(K)."""
@@ -100,13 +133,25 @@ class Delta:
         """Examples learned."""
         return self._engine.n_seen
 
+    @property
+    def n_rows(self) -> int:
+        """Raw rows held (the newest examples, at most ``history_size``; all of a merged
+        delta's), the rows it brings to the model's window."""
+        return len(self._engine.history)
+
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Count one example (level 1 and the history). O(K)."""
+        self._learning()
         self._engine.learn_dict(x, y, w)
 
     def learn_many(self, X, y, w=None) -> None:
         """Count a batch (any dataframe ``WeightedNaiveBayes.learn_many`` takes), in bulk."""
+        self._learning()
         self._engine.learn_table(X, y, w)
+
+    def _learning(self) -> None:
+        if self.blocks is not None:  # (its rows are blocks of exactly its deltas' rows)
+            raise ValueError("a merged delta learns nothing more: learn into a fresh() one")
 
     def flush(self) -> None:
         """Give the numeric summaries the rows they have not taken yet (they take rows from the
@@ -120,6 +165,8 @@ class Delta:
         a row). A round's window shares ``history_size`` rows among the partitions' deltas, so a
         learner of one of P partitions ships at most ⌈N / P⌉ rows (``partitioned.Learner``)."""
         rows = int(integer(rows, "rows", low=0))
+        if self.blocks is not None:
+            raise ValueError("a merged delta cannot be trimmed: trim each delta before merging")
         self.flush()
         self._engine.history.keep_recent(rows)
 

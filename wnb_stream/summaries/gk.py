@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import array
 import copy
+import functools
 import math
 import sys
 
@@ -67,7 +68,7 @@ from ..io.schema import Array, Fields, Float, Int, Optional, Schema
 from ..tables import Bins, ClassIndex
 from . import _gk_kernels, gk_batch
 from .base import CLASSES, Summary, all_close, decayed, padded
-from .gk_tuples import budget_pairs, merge_tuples
+from .gk_tuples import budget_pairs, merge_tuples, screen
 from .policy import (
     as_weights,
     check_codes,
@@ -608,6 +609,12 @@ class GKClass(Summary):
             found.append(f"values: holds {s} tuples, the budget is max_tuples = {self.max_tuples}")
         return found
 
+    @staticmethod
+    def screen_columns(group) -> np.ndarray:
+        """``(m,)`` True for the summaries of a table's group (``io.columns.Group``: the checked
+        columns of m records) whose ``problems()`` may not be empty (``gk_tuples.screen``). O(size)."""
+        return screen(group, DEFAULT_BUFFER_SIZE)
+
     # -- saved record (docs/saved-model.md) ---------------------------------------------------
 
     def record_state(self) -> dict:
@@ -635,7 +642,8 @@ class GKClass(Summary):
         """The summary a loaded, schema-checked record describes (its ``problems()`` not yet
         asked: the registry does). The buffer limit is rebuilt from ``buffer_size``."""
         state = fields.state
-        gk = cls(**fields.params)
+        gk = cls.__new__(cls)  # a copy of the checked prototype of these parameters (a wide model has thousands)
+        gk.__dict__.update(_prototype(cls, *(fields.params[name] for name in _PARAMS)).__dict__)
         gk._classes = ClassIndex.of(state["classes"])
         gk._epsilon = None if state["guaranteed_epsilon"] is None else float(state["guaranteed_epsilon"])
         gk._values, gk._g, gk._delta, gk._at_value = (state[k] for k in ("values", "g", "delta", "at_value"))
@@ -646,6 +654,16 @@ class GKClass(Summary):
         gk._buffer_classes = array.array("q", state["buffer_classes"].tobytes())
         gk._buffer_weights = array.array("d", state["buffer_weights"].tobytes())
         return gk
+
+
+_PARAMS = ("epsilon", "quantiles", "max_tuples", "buffer_size")
+
+
+@functools.lru_cache(maxsize=64)
+def _prototype(cls: type, *params) -> GKClass:
+    """A fresh ``cls(*params)``: its constructor's checks and derived fields, once per parameters
+    (``from_record`` replaces every mutable field of a copy)."""
+    return cls(*params)
 
 
 register(

@@ -134,3 +134,48 @@ def budget_pairs(g: np.ndarray, delta: np.ndarray, at_value: np.ndarray, excess:
     run_start[1:] &= ~chosen[:-1]
     offset = index - np.maximum.accumulate(np.where(run_start, index, 0))
     return np.flatnonzero(chosen & (offset % 2 == 0)) + 1
+
+
+def screen(group, default_buffer_size: int) -> np.ndarray:
+    """``(m,)`` True for the GK summaries of a table's group (``io.columns.Group``: the checked
+    columns of m records; ``default_buffer_size``: the buffer of a null ``buffer_size``) whose
+    ``problems()`` may not be empty: the checks of ``GKClass.problems()`` beyond the schema's,
+    over all m at once; the sums, whose order of addition differs, with
+    half the tolerance, so that every summary ``problems()`` refuses is marked. O(total size)."""
+    values, g, delta, e, counts = (group.column(name) for name in ("values", "g", "delta", "at_value", "counts"))
+    m = group.m
+    s = values.sizes
+    weight = group.column("weight")
+    has_epsilon, epsilons = group.column("guaranteed_epsilon")
+    has_budget, budgets = group.column("max_tuples")
+    has_buffer, buffer_sizes = group.column("buffer_size")
+    suspect = has_epsilon == has_budget  # ε is null exactly in budget mode
+    limit = np.full(m, default_buffer_size, dtype=np.int64)
+    limit[has_buffer] = np.array(buffer_sizes, dtype=np.int64)
+    suspect |= group.column("buffer_values").sizes >= limit
+    suspect |= (s == 0) & (weight != 0.0)
+    tolerance = 1e-9 * np.maximum(1.0, weight)
+    owner = np.repeat(np.arange(m), s)  # (n,) the summary of each tuple
+    eps = np.zeros(m)
+    eps[has_epsilon] = np.array(epsilons, dtype=float)
+    with np.errstate(all="ignore"):
+        bad = ~(g.data > 0.0) | ~(e.data > 0.0) | ~(e.data <= g.data + tolerance[owner])
+        # the class counts, row by row (summaries may have different numbers of classes)
+        row_of = np.repeat(np.arange(len(g.data)), np.repeat(counts.shapes[:, 1], s))  # (n·J,) each count's tuple
+        low = counts.data < -tolerance[owner][row_of]
+        bad[row_of[low]] = True
+        sums = np.bincount(row_of, weights=counts.data, minlength=len(g.data))
+        bad |= ~(np.abs(sums - g.data) <= 0.5 * (tolerance[owner] + 1e-9 * np.abs(g.data)))
+        bad |= has_epsilon[owner] & ~(g.data + delta.data - e.data <= 2.0 * eps[owner] * weight[owner] + tolerance[owner])
+        suspect[owner[bad]] = True
+        total = np.bincount(owner, weights=g.data, minlength=m)
+        suspect |= (s > 0) & ~(np.abs(total - weight) <= 0.5 * tolerance)
+        tuples = s > 0
+        first, last = e.starts[tuples], e.starts[tuples] + s[tuples] - 1
+        ends = np.zeros(m, dtype=bool)
+        ends[tuples] = (delta.data[first] != 0.0) | (delta.data[last] != 0.0) | ~(np.abs(g.data[first] - e.data[first]) <= tolerance[tuples])
+        suspect |= ends
+    budget = np.full(m, np.iinfo(np.int64).max, dtype=np.int64)
+    budget[has_budget] = np.array(budgets, dtype=np.int64)
+    suspect |= ~has_epsilon & (s > budget)
+    return suspect
