@@ -274,3 +274,18 @@ def test_the_screen_refuses_exactly_what_problems_refuses(record, field, item, f
         assert str(error).split(": ", 1)[1] in [a.split(": ", 1)[1] for a in alone]
     else:
         assert not alone, f"accepted as a table, refused alone: {alone[0]}"
+
+
+def test_a_parameter_the_constructor_refuses_names_its_summary(record):
+    """The summaries of a group are built together (``GKClass.build_columns``), from one checked
+    prototype per parameter set; a parameter set its constructor refuses names its item."""
+
+    def change(r):
+        buffer_size = _table(r)["groups"][0]["state"]["summary"]["groups"][0]["params"]["buffer_size"]
+        present = io.values.decode_array(buffer_size["present"])
+        present[:] = True
+        sizes = np.full(len(present), 1000, dtype=np.int64)
+        sizes[2] = 0
+        buffer_size.update({"present": io.values.encode_array(present), "values": sizes.tolist()})
+
+    _refused(record, change, r"registry\.variables\[2\]\.summary: cannot rebuild GKClass: buffer_size must be")

@@ -31,6 +31,11 @@ over the group's columns that marks the items whose invariants may be broken (a 
 them, with a margin for rounding), so that ``problems()`` is asked of those items only; the
 decision is the one ``problems()`` takes item by item. Errors name the item as a list of
 records would: ``registry.variables[3].summary.g: …``.
+
+A type without schema ``checks`` may also define ``build_columns(params, state)`` (a classmethod
+of its own class, not inherited): the objects its ``build`` gives, item for item, from each
+field's per-item values (``params[field][k]``), without a ``Fields`` per item. Where it raises,
+the items are built one by one, so that the item its ``build`` refuses is named as before.
 """
 
 from __future__ import annotations
@@ -391,6 +396,34 @@ def _load_group(found: Entry, node: Any, path: str, paths: list) -> list:
     context = _Context(group, paths)
     params_columns = _load_fields(schema.params, node["params"], join(path, "params"), context, None)
     state_columns = _load_fields(schema.state, node["state"], join(path, "state"), context, None)
+    objects = None
+    if "build_columns" in found.cls.__dict__ and not schema.checks:  # the type's own, not a base class's
+        try:
+            objects = found.cls.build_columns(params_columns, state_columns)
+        except ModelFileError:
+            raise
+        except Exception:  # an item its build refuses: found (and named) one by one below
+            objects = None
+    if objects is None:
+        objects = _build_each(found, params_columns, state_columns, group, paths)
+    group.objects = objects
+    screen = getattr(found.cls, "screen_columns", None)
+    if screen is not None:
+        try:
+            suspects = np.asarray(screen(group), dtype=bool)
+        except Exception:  # values the screen cannot even compare: each item is asked
+            suspects = np.ones(m, dtype=bool)
+    else:
+        suspects = np.ones(m, dtype=bool)
+    for k in suspects.nonzero()[0].tolist():
+        check_rebuilt(objects[k], paths[k], found.name)
+    return objects
+
+
+def _build_each(found: Entry, params_columns: dict, state_columns: dict, group: Group, paths: list) -> list:
+    """The objects of a group built one by one: each item's ``Fields``, the schema's checks, then
+    the type's ``build``."""
+    schema, m = found.schema, group.m
     symbols = list(group.scope)
     params_names, state_names = list(params_columns), list(state_columns)
     objects = []
@@ -412,17 +445,6 @@ def _load_group(found: Entry, node: Any, path: str, paths: list) -> list:
         except Exception as error:
             raise ModelFileError(f"{where(paths[k])}: cannot rebuild {found.name}: {error}") from error
         objects.append(obj)
-    group.objects = objects
-    screen = getattr(found.cls, "screen_columns", None)
-    if screen is not None:
-        try:
-            suspects = np.asarray(screen(group), dtype=bool)
-        except Exception:  # values the screen cannot even compare: each item is asked
-            suspects = np.ones(m, dtype=bool)
-    else:
-        suspects = np.ones(m, dtype=bool)
-    for k in suspects.nonzero()[0].tolist():
-        check_rebuilt(objects[k], paths[k], found.name)
     return objects
 
 

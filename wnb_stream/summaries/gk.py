@@ -641,19 +641,35 @@ class GKClass(Summary):
     def from_record(cls, fields: Fields) -> GKClass:
         """The summary a loaded, schema-checked record describes (its ``problems()`` not yet
         asked: the registry does). The buffer limit is rebuilt from ``buffer_size``."""
-        state = fields.state
-        gk = cls.__new__(cls)  # a copy of the checked prototype of these parameters (a wide model has thousands)
-        gk.__dict__.update(_prototype(cls, *(fields.params[name] for name in _PARAMS)).__dict__)
-        gk._classes = ClassIndex.of(state["classes"])
-        gk._epsilon = None if state["guaranteed_epsilon"] is None else float(state["guaranteed_epsilon"])
-        gk._values, gk._g, gk._delta, gk._at_value = (state[k] for k in ("values", "g", "delta", "at_value"))
-        gk._counts = state["counts"]
-        gk._weight = float(state["weight"])
-        gk._missing = state["missing"]
-        gk._buffer_values = array.array("d", state["buffer_values"].tobytes())
-        gk._buffer_classes = array.array("q", state["buffer_classes"].tobytes())
-        gk._buffer_weights = array.array("d", state["buffer_weights"].tobytes())
-        return gk
+        return cls.build_columns({name: [value] for name, value in fields.params.items()}, {name: [value] for name, value in fields.state.items()})[0]
+
+    @classmethod
+    def build_columns(cls, params: dict, state: dict) -> list:
+        """The summaries of many loaded, schema-checked records (``io.columns``: each field's
+        per-item values), as ``from_record`` builds each: a copy of the checked prototype of its
+        parameters (a wide model has thousands of summaries and a few parameter sets) with the
+        record's arrays (views of the loaded columns). O(items + classes)."""
+        prototypes: dict = {}
+        out = []
+        new, of = cls.__new__, ClassIndex.of
+        columns = (state[name] for name in ("classes", "guaranteed_epsilon", "values", "g", "delta", "at_value", "counts", "weight", "missing", "buffer_values", "buffer_classes", "buffer_weights"))
+        for key, labels, epsilon, values, g, delta, at_value, counts, weight, missing, buffer_values, buffer_classes, buffer_weights in zip(zip(*(params[name] for name in _PARAMS)), *columns):
+            base = prototypes.get(key)
+            if base is None:
+                base = prototypes[key] = _prototype(cls, *key).__dict__
+            gk = new(cls)
+            gk.__dict__.update(base)
+            gk._classes = of(labels)
+            gk._epsilon = None if epsilon is None else float(epsilon)
+            gk._values, gk._g, gk._delta, gk._at_value = values, g, delta, at_value
+            gk._counts = counts
+            gk._weight = float(weight)
+            gk._missing = missing
+            gk._buffer_values = array.array("d", buffer_values.tobytes())
+            gk._buffer_classes = array.array("q", buffer_classes.tobytes())
+            gk._buffer_weights = array.array("d", buffer_weights.tobytes())
+            out.append(gk)
+        return out
 
 
 _PARAMS = ("epsilon", "quantiles", "max_tuples", "buffer_size")
