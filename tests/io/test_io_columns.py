@@ -289,3 +289,27 @@ def test_a_parameter_the_constructor_refuses_names_its_summary(record):
         buffer_size.update({"present": io.values.encode_array(present), "values": sizes.tolist()})
 
     _refused(record, change, r"registry\.variables\[2\]\.summary: cannot rebuild GKClass: buffer_size must be")
+
+
+def test_a_table_of_summaries_is_written_as_their_records_are():
+    """``GKClass.record_columns`` (one pass per field over a group) writes what each summary's
+    own record holds: shorter class-count rows padded, the pending buffer, a summary of no
+    tuples."""
+    rng = np.random.default_rng(5)
+    summaries = [GKClass(), GKClass(epsilon=0.05, buffer_size=7), GKClass()]
+    for x in rng.normal(size=40):
+        summaries[1].update(float(x), "a")
+    for x in rng.normal(size=5):
+        summaries[1].update(float(x), "b")  # class b after the first flushes
+    summaries[2].update(1.0, "c")
+    pending = list(summaries[1]._buffer_values)
+    table = columns.dump_table(summaries)
+    state = column_records.table_to_records(table)[1]["state"]
+    counts, g = io.values.decode_array(state["counts"]), io.values.decode_array(state["g"])
+    assert counts.shape == (len(g), 2) and np.array_equal(counts.sum(axis=1), g)
+    assert io.values.decode_array(state["buffer_values"]).tolist() == pending and len(pending) == 3  # 45 values, flushed every 7
+    assert io.values.decode_array(state["missing"]).tolist() == [0.0, 0.0]
+    assert column_records.table_to_records(table) == [io.to_record(s) for s in summaries]
+    for summary, loaded in zip(summaries, columns.load_table(table)):
+        assert io.to_record(loaded) == io.to_record(summary)
+        assert loaded.record_state()["buffer_values"].tolist() == summary.record_state()["buffer_values"].tolist()
