@@ -313,3 +313,17 @@ def test_a_table_of_summaries_is_written_as_their_records_are():
     for summary, loaded in zip(summaries, columns.load_table(table)):
         assert io.to_record(loaded) == io.to_record(summary)
         assert loaded.record_state()["buffer_values"].tolist() == summary.record_state()["buffer_values"].tolist()
+
+
+def test_a_locator_without_its_partition_names_the_variable(record):
+    """Variables are built together (``Variable.build_columns``); one whose locator has no
+    partition to come from is refused by name, as when it is loaded alone."""
+    variables = column_records.table_to_records(_table(record))
+    built = [k for k, v in enumerate(variables) if v["state"]["locator"] is not None]
+    assert built
+    k = built[-1]
+    variables[k]["state"]["partition"] = None
+    with pytest.raises(io.ModelFileError, match=rf"^variables\[{k}\]\.locator: must be given exactly when the partition is"):
+        columns.load_table(column_records.records_to_table(variables), "variables")
+    with pytest.raises(io.ModelFileError, match=r"^locator: must be given exactly when the partition is"):
+        io.from_record(variables[k])

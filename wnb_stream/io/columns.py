@@ -198,7 +198,8 @@ def _dump_column(kind: Kind, items: list, path_of: Callable[[int], str]) -> Any:
         dtype = np.dtype(kind.dtype)
         arrays = [np.asarray(value) for value in items]
         ndim = len(kind.shape)
-        for k, array in enumerate(arrays):
+        sound = {(a.dtype, a.ndim) for a in arrays} <= {(dtype, ndim)}  # (the common case: nothing to cast or refuse)
+        for k, array in enumerate(() if sound else arrays):
             if array.dtype != dtype:
                 if array.size and not np.can_cast(array.dtype, dtype, "same_kind"):
                     raise TypeError(f"{where(path_of(k))}: expected an array of {dtype.name}, got {array.dtype.name}")
