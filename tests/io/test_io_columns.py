@@ -327,3 +327,42 @@ def test_a_locator_without_its_partition_names_the_variable(record):
         columns.load_table(column_records.records_to_table(variables), "variables")
     with pytest.raises(io.ModelFileError, match=r"^locator: must be given exactly when the partition is"):
         io.from_record(variables[k])
+
+
+def _partitions(record) -> dict:
+    """The Intervals group of the variables' partitions (the model of ``record`` has some)."""
+    table = _table(record)["groups"][0]["state"]["partition"]["values"]
+    assert table["types"] == ["Intervals"]
+    return table["groups"][0]["state"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    field=st.sampled_from(["cost", "null_cost", "level", "counts", "upper_bounds", "missing_part"]),
+    item=st.integers(0, 10**6),
+    factor=st.sampled_from([0.0, 0.5, 1.0 + 1e-12, 1.0 + 1e-6, 2.0, -1.0, 1e300]),
+)
+def test_the_partition_screen_refuses_exactly_what_problems_refuses(record, field, item, factor):
+    """As for the GK screen: a table whose partitions are damaged is refused exactly when one of
+    its variables, loaded alone, is (a column screen of the partitions must keep this)."""
+    damaged = copy.deepcopy(record)
+    state = _partitions(damaged)
+    if field == "missing_part":
+        values = state[field]
+        values[item % len(values)] = int(values[item % len(values)] * factor) if abs(factor) < 10 else 10**6
+    else:
+        node = state[field] if field in ("cost", "null_cost", "level") else state[field]["data"]
+        _edit(node, lambda a: a.__setitem__(item % len(a), a[item % len(a)] * factor))
+    alone = []
+    for variable in column_records.table_to_records(_table(damaged)):
+        try:
+            io.from_record(variable)
+        except io.ModelFileError as error:
+            alone.append(str(error))
+    try:
+        columns.load_table(_table(damaged))
+    except io.ModelFileError as error:
+        assert alone, f"refused as a table only: {error}"
+        assert str(error).split(": ", 1)[1] in [a.split(": ", 1)[1] for a in alone]
+    else:
+        assert not alone, f"accepted as a table, refused alone: {alone[0]}"
