@@ -263,7 +263,11 @@ def train(
     def top_up(partitions) -> None:
         for p in partitions:
             while learners[p].queued < DEPTH:
-                learners[p].send("run", (round_examples, round_seconds, measure_bytes))
+                try:
+                    learners[p].send("run", (round_examples, round_seconds, measure_bytes))
+                except _Failed as error:  # the process died between two runs: restart it, go on
+                    failed(p, error)
+                    continue
                 learners[p].queued += 1
 
     def failed(p, error: _Failed) -> None:
