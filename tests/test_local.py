@@ -10,28 +10,18 @@ wedge the rounds; bad parameters are refused with a ``ValueError`` naming them.
 from __future__ import annotations
 
 import functools
-import json
 import multiprocessing
 import pickle
 import threading
 
 import numpy as np
 import pytest
-from partition_cases import counts_of, exact_model, expected_counts, messages
+from partition_cases import counts_of, exact_model, expected_counts, messages, shards
 
 from wnb_stream import WeightedNaiveBayes, io
 from wnb_stream.distributed import local
 from wnb_stream.distributed.partitioned import Coordinator, IterableSource, Learner
-from wnb_stream.stream import JSONLinesSource, ListSource
-
-
-def shards(tmp_path, parts) -> dict:
-    sources = {}
-    for p, part in enumerate(parts):
-        path = tmp_path / f"shard-{p}.jsonl"
-        path.write_text("".join(json.dumps(m) + "\n" for m in part))
-        sources[f"shard-{p}"] = functools.partial(JSONLinesSource, str(path))
-    return sources
+from wnb_stream.stream import ListSource
 
 
 def plain_loop(model, sources: dict, round_examples: int, batch_size: int):

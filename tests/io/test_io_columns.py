@@ -252,6 +252,24 @@ def test_a_column_of_the_wrong_length_is_refused(record):
     _refused(record, lambda r: _table(r).__setitem__("count", 2), r"type_of: expected int64")
 
 
+def _refused_as_a_table_exactly_when_alone(record) -> None:
+    """The table of ``record`` is refused exactly when one of its variables, loaded alone, is, and
+    with one of their messages."""
+    alone = []
+    for variable in column_records.table_to_records(_table(record)):
+        try:
+            io.from_record(variable)
+        except io.ModelFileError as error:
+            alone.append(str(error))
+    try:
+        columns.load_table(_table(record))
+    except io.ModelFileError as error:
+        assert alone, f"refused as a table only: {error}"
+        assert str(error).split(": ", 1)[1] in [a.split(": ", 1)[1] for a in alone]
+    else:
+        assert not alone, f"accepted as a table, refused alone: {alone[0]}"
+
+
 @settings(max_examples=40, deadline=None)
 @given(field=st.sampled_from(["g", "delta", "at_value", "counts", "weight"]), item=st.integers(0, 10**6), factor=st.sampled_from([0.0, 0.5, 1.0 + 1e-12, 1.0 + 1e-6, 2.0, -1.0]))
 def test_the_screen_refuses_exactly_what_problems_refuses(record, field, item, factor):
@@ -261,19 +279,7 @@ def test_the_screen_refuses_exactly_what_problems_refuses(record, field, item, f
     damaged = copy.deepcopy(record)
     node = _summaries(damaged)[field] if field == "weight" else _summaries(damaged)[field]["data"]
     _edit(node, lambda a: a.__setitem__(item % len(a), a[item % len(a)] * factor))
-    alone = []
-    for variable in column_records.table_to_records(_table(damaged)):
-        try:
-            io.from_record(variable)
-        except io.ModelFileError as error:
-            alone.append(str(error))
-    try:
-        columns.load_table(_table(damaged))
-    except io.ModelFileError as error:
-        assert alone, f"refused as a table only: {error}"
-        assert str(error).split(": ", 1)[1] in [a.split(": ", 1)[1] for a in alone]
-    else:
-        assert not alone, f"accepted as a table, refused alone: {alone[0]}"
+    _refused_as_a_table_exactly_when_alone(damaged)
 
 
 def test_a_parameter_the_constructor_refuses_names_its_summary(record):
@@ -353,16 +359,4 @@ def test_the_partition_screen_refuses_exactly_what_problems_refuses(record, fiel
     else:
         node = state[field] if field in ("cost", "null_cost", "level") else state[field]["data"]
         _edit(node, lambda a: a.__setitem__(item % len(a), a[item % len(a)] * factor))
-    alone = []
-    for variable in column_records.table_to_records(_table(damaged)):
-        try:
-            io.from_record(variable)
-        except io.ModelFileError as error:
-            alone.append(str(error))
-    try:
-        columns.load_table(_table(damaged))
-    except io.ModelFileError as error:
-        assert alone, f"refused as a table only: {error}"
-        assert str(error).split(": ", 1)[1] in [a.split(": ", 1)[1] for a in alone]
-    else:
-        assert not alone, f"accepted as a table, refused alone: {alone[0]}"
+    _refused_as_a_table_exactly_when_alone(damaged)

@@ -86,18 +86,26 @@ class _Plain:
         self.name, self.params, self.state = name, params, state
 
 
-def _parts(item: Any, path_of: Callable[[int], str], i: int, names: tuple) -> tuple[str, dict, dict]:
-    """The type name, params and state (live values) of an object or a ``_Plain`` record (item
-    ``i``, at ``path_of(i)``)."""
+def _record_type(item: Any, path_of: Callable[[int], str], i: int, names: tuple):
+    """The registered record type of an object or a ``_Plain`` record (item ``i``, at ``path_of(i)``);
+    ``TypeError`` for an object of no registered type, or of one outside ``names`` (when given)."""
     if type(item) is _Plain:
-        found = _BY_NAME[item.name]
-        return found.name, item.params, item.state
+        return _BY_NAME[item.name]
     found = _BY_CLASS.get(type(item))
     if found is None:
         kind = type(item)
         raise TypeError(f"{where(path_of(i))}: cannot save a {kind.__module__}.{kind.__qualname__}: no record type is registered for it")
     if names and found.name not in names:
         raise TypeError(f"{where(path_of(i))}: expected a {' or '.join(names)}, got a {found.name}")
+    return found
+
+
+def _parts(item: Any, path_of: Callable[[int], str], i: int, names: tuple) -> tuple[str, dict, dict]:
+    """The type name, params and state (live values) of an object or a ``_Plain`` record (item
+    ``i``, at ``path_of(i)``)."""
+    found = _record_type(item, path_of, i, names)
+    if type(item) is _Plain:
+        return found.name, item.params, item.state
     params = found.params(item) if found.params is not None else {name: getattr(item, name) for name in found.schema.params}
     if found.lock is not None:
         with found.lock(item):
@@ -119,7 +127,7 @@ def dump_table(items: list, path: str = "", names: tuple = (), path_of: Callable
     type_of = np.empty(len(items), dtype=np.int64)
     members: dict[str, list] = {}
     for i, item in enumerate(items):
-        name = _type_name(item, path_of, i, names)
+        name = _record_type(item, path_of, i, names).name
         group = members.get(name)
         if group is None:
             group = members[name] = []
@@ -143,19 +151,6 @@ def dump_table(items: list, path: str = "", names: tuple = (), path_of: Callable
             }
         )
     return {"count": len(items), "types": types, "type_of": values.encode_array(type_of), "groups": groups}
-
-
-def _type_name(item: Any, path_of: Callable[[int], str], i: int, names: tuple) -> str:
-    """The registered type name of an object or a ``_Plain`` record (item ``i``)."""
-    if type(item) is _Plain:
-        return _BY_NAME[item.name].name
-    found = _BY_CLASS.get(type(item))
-    if found is None:
-        kind = type(item)
-        raise TypeError(f"{where(path_of(i))}: cannot save a {kind.__module__}.{kind.__qualname__}: no record type is registered for it")
-    if names and found.name not in names:
-        raise TypeError(f"{where(path_of(i))}: expected a {' or '.join(names)}, got a {found.name}")
-    return found.name
 
 
 def _by_field(dicts: list, fields: dict, at: list, path_of: Callable[[int], str]) -> dict:
