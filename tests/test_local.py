@@ -181,6 +181,58 @@ def test_a_learner_sending_a_large_report_does_not_wait_for_a_driver_sending_pre
         learner.close()
 
 
+def _refuse_to_load():
+    raise ValueError("this source does not load here")
+
+
+class _SourceThatDoesNotLoad:
+    """A source factory that pickles in the driver and raises when its process unpickles it."""
+
+    def __reduce__(self):
+        return (_refuse_to_load, ())
+
+
+def test_a_source_that_does_not_load_in_its_process_is_answered_as_an_error_naming_it():
+    """The factory travels through the pipe after the process starts (so that L processes start
+    in the time of one): one that fails to unpickle there is the learner's error, not a hang."""
+    learner = local._LearnerProcess(multiprocessing.get_context("spawn"), 0, _SourceThatDoesNotLoad(), 50, None)
+    try:
+        learner.send("reset", (None, WeightedNaiveBayes().delta(), None))
+        with pytest.raises(local._Failed, match="this source does not load here"):
+            learner.answer("ready")
+    finally:
+        learner.close()
+
+
+def _heavy_source(ballast):
+    return IterableSource(functools.partial(wide_messages, 10))
+
+
+def test_a_learner_process_starts_without_its_source_which_follows_its_first_command(monkeypatch):
+    """Starting a process hands it nothing large (a spawned process reads what it is started with
+    only after importing its modules, and the driver's start waited for that, one process after
+    the other): its source follows with its first command."""
+    context, carried = multiprocessing.get_context("spawn"), []
+    start = context.Process.start
+
+    def measured(process):
+        carried.append(len(pickle.dumps(process._args[1:])))  # (all but its end of the pipe)
+        start(process)
+
+    monkeypatch.setattr(context.Process, "start", measured)
+    heavy = functools.partial(_heavy_source, np.zeros(2**20))  # (8 MB: more than any pipe holds)
+    learner = local._LearnerProcess(context, 0, heavy, 50, None)
+    try:
+        assert carried and carried[0] < 1000, carried
+        learner.send("reset", (None, WeightedNaiveBayes().delta(), None))
+        assert learner.answer("ready") == learner.pid
+        learner.send("run", (10, None, False))
+        counts, _ = learner.answer("run")
+        assert counts["examples"] == 10
+    finally:
+        learner.close()
+
+
 def test_reports_merged_by_helper_processes_train_the_model_of_the_plain_loop(tmp_path):
     # categorical features: the summaries' merges add counts, exact in any grouping, so the
     # tree of merges gives the plain loop's model bit for bit
