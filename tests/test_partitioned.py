@@ -21,7 +21,7 @@ from partition_cases import counts_of, exact_model, expected_counts, messages
 
 from wnb_stream import WeightedNaiveBayes, io
 from wnb_stream.distributed.partitioned import Coordinator, IterableSource, Learner, Report, example
-from wnb_stream.stream import JSONLinesSource, ListSource
+from wnb_stream.stream import JSONLinesSource, ListSource, checkpoints
 
 
 def test_rounds_count_every_message_once():
@@ -368,16 +368,18 @@ def test_a_learner_reads_an_absent_key_as_absent_says_in_a_batch():
             assert got == pytest.approx(want, abs=1e-9), absent
 
 
-def sea_in_rounds(flip: bool, n: int = 6000, per_round: int = 500, parts: int = 2, detect: bool = True):
+def sea_in_rounds(flip: bool, n: int = 6000, per_round: int = 500, parts: int = 2, detect: bool = True, restored_at=None):
     """SEA (variant 0, seeded), its labels flipped from the middle on when ``flip``, in rounds over
     ``parts`` round-robin partitions, and one model on the whole stream: the prequential
     accuracy of each past the change and a grace of a fifth of what follows
-    (``benchmarks/drift.py``'s post-change accuracy), and the coordinator."""
+    (``benchmarks/drift.py``'s post-change accuracy), and the coordinator. ``restored_at``: a
+    checkpoint path, from which a new coordinator is restored after every round (as after a
+    crash of the coordinator's process)."""
     from river.datasets import synth
 
     change = n // 2
     rows = [(x, (not y) if flip and i >= change else y) for i, (x, y) in enumerate(synth.SEA(variant=0, seed=7).take(n))]
-    coordinator = Coordinator(WeightedNaiveBayes(seed=1))
+    coordinator = Coordinator(WeightedNaiveBayes(seed=1), restored_at)
     if not detect:
         coordinator.detector = None  # (as before forgetting acted across rounds)
     messages = [{"x": x, "y": y} for x, y in rows]
@@ -391,6 +393,10 @@ def sea_in_rounds(flip: bool, n: int = 6000, per_round: int = 500, parts: int = 
             if r.messages and r.predicted == r.messages:  # (from the second round on: a predictor is published)
                 correct[np.arange(r.start, r.position) * parts + r.partition] = ~r.errors
         predictor = coordinator.round(reports)
+        if restored_at is not None:
+            changes = coordinator.changes
+            coordinator = Coordinator(WeightedNaiveBayes(seed=1), restored_at)
+            coordinator.changes = changes  # (the test's count across the restarts)
         for learner in learners:
             learner.publish(predictor)
         if all(r.exhausted for r in reports):
@@ -409,6 +415,45 @@ def test_a_label_flip_is_detected_across_rounds_and_recovered_as_one_model_does(
     assert rounds >= alone - 0.02, (rounds, alone)  # measured: 0.9275 against 0.9363
     unaware, _, _ = sea_in_rounds(flip=True, detect=False)
     assert unaware < 0.5  # (without it the merged model keeps the old concept: 0.163)
+
+
+def test_a_coordinator_restored_after_every_round_detects_the_flip_as_one_that_never_stopped(tmp_path):
+    """The change detector is in the checkpoint (format version 10): restored from it after every
+    round, the coordinator forgets at the same round, and the learners predict the same. (Before,
+    a restored detector started afresh: with rounds of 500 errors it never held enough of them,
+    and the merged model kept the old concept.)"""
+    kept, _, coordinator = sea_in_rounds(flip=True)
+    restored, _, again = sea_in_rounds(flip=True, restored_at=tmp_path / "checkpoint.json.gz")
+    assert again.changes == coordinator.changes == 1
+    assert restored == kept
+    np.testing.assert_array_equal(again.detector.rows, coordinator.detector.rows)
+    np.testing.assert_array_equal(again.detector.errors, coordinator.detector.errors)
+
+
+def test_a_checkpoint_without_a_detector_or_of_another_drift_delta_starts_it_afresh(tmp_path):
+    path = tmp_path / "checkpoint.json"
+    coordinator = Coordinator(WeightedNaiveBayes(seed=1), path)
+    learner = Learner(0, ListSource(messages(41, 900)), batch_size=64)
+    learner.reset(None, coordinator.model.delta())
+    learner.publish(coordinator.round([learner.run(max_messages=300)]))
+    coordinator.round([learner.run(max_messages=300)])
+    assert len(coordinator.detector) == 300 and len(Coordinator(WeightedNaiveBayes(seed=1), path).detector) == 300
+    saved = checkpoints.read(path, checkpoints.CoordinatorCheckpoint)
+    assert saved.detector.delta == WeightedNaiveBayes().drift_delta
+    # a checkpoint of version 9 (no detector field): MIGRATIONS[9] makes it null
+    document = json.loads(path.read_bytes())
+    del document["payload"]["state"]["detector"]
+    old = {"format": document["format"], "version": 9, "checksum": None, "payload": document["payload"]}
+    old["checksum"] = json.loads(io.pack(document["payload"], compress=False))["checksum"]
+    path.write_text(json.dumps(old))
+    restored = Coordinator(WeightedNaiveBayes(seed=1), path)
+    assert restored.rounds == 2 and restored.detector is not None and len(restored.detector) == 0
+    # a detector of another kind than the restored model's is not taken either
+    coordinator.checkpoint()
+    saved = checkpoints.read(path, checkpoints.CoordinatorCheckpoint)
+    saved.detector.delta = 0.5
+    checkpoints.write(path, saved)
+    assert len(Coordinator(WeightedNaiveBayes(seed=1), path).detector) == 0
 
 
 def test_a_stationary_stream_raises_no_alarm_across_rounds():

@@ -59,7 +59,7 @@ def test_the_envelope_holds_format_version_checksum_and_payload():
     data = io.dumps(gk_summary(), compress=False)
     document = json.loads(data)
     assert list(document) == ["format", "version", "checksum", "payload"]
-    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 9
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 10
     canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert document["payload"]["type"] == "GKClass"
@@ -72,8 +72,8 @@ def test_the_same_model_gives_the_same_bytes():
 
 def test_a_newer_version_is_refused_naming_the_version_read():
     document = json.loads(io.dumps(gk_summary(), compress=False))
-    document["version"] = 10
-    with pytest.raises(io.ModelFileError, match=r"version 10 is newer than this library reads \(version 9 and older\)"):
+    document["version"] = 11
+    with pytest.raises(io.ModelFileError, match=r"version 11 is newer than this library reads \(version 10 and older\)"):
         io.loads(json.dumps(document).encode())
 
 
@@ -93,20 +93,20 @@ def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
 
 
 def test_migrations_run_in_order_from_an_older_version(monkeypatch):
-    """A version-9 payload read by a library of version 10 goes through MIGRATIONS[9]; without it
+    """A version-10 payload read by a library of version 11 goes through MIGRATIONS[10]; without it
     the file is refused naming the missing step."""
     data = io.dumps(gk_summary(), compress=False)
-    monkeypatch.setattr(io.files, "VERSION", 10)
+    monkeypatch.setattr(io.files, "VERSION", 11)
     seen = []
 
-    def to_version_10(payload):
+    def to_version_11(payload):
         seen.append(payload["type"])
         return payload
 
-    monkeypatch.setitem(io.files.MIGRATIONS, 9, to_version_10)
+    monkeypatch.setitem(io.files.MIGRATIONS, 10, to_version_11)
     assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
-    monkeypatch.delitem(io.files.MIGRATIONS, 9)
-    with pytest.raises(io.ModelFileError, match="version 9 has no migration to version 10"):
+    monkeypatch.delitem(io.files.MIGRATIONS, 10)
+    with pytest.raises(io.ModelFileError, match="version 10 has no migration to version 11"):
         io.loads(data)
 
 

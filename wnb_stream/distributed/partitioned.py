@@ -379,8 +379,10 @@ class Coordinator:
     model forget (``model.forget``) all but the rows of its window since the change (the
     round's rows in proportion: ``forget_rows``); ``changes`` counts them. Nothing is left for
     the learners to forget: a delta holds only the examples read since its previous report, all
-    newer than the reports in which the change was found. The detector's buckets are not in the
-    checkpoint: a coordinator restored from one starts it afresh.
+    newer than the reports in which the change was found. The detector's buckets are in the
+    checkpoint (since format version 10): a coordinator restored from one goes on watching the
+    errors it had seen; one restored from an older checkpoint, or whose model's ``drift_delta``
+    differs from the saved detector's, starts it afresh.
     """
 
     #: Errors between two tests of the change detector (the model's own check point, ``drift.EVERY``).
@@ -397,14 +399,20 @@ class Coordinator:
         self.absorbed = 0  # examples absorbed since the model was first given (rounds of this run and before)
         self.changes = 0  # changes detected across rounds (each made the model forget)
         self.checkpoint_path = None if checkpoint_path is None else os.fspath(checkpoint_path)
+        self.detector = None
+        restored = None
         if self.checkpoint_path is not None and os.path.exists(self.checkpoint_path):
-            self._restore()
+            restored = self._restore()
         self.committed = dict(self.positions)  # the positions a written checkpoint holds (all, without one)
-        self.detector = self._new_detector()
+        self.detector = self._new_detector(restored)
 
-    def _new_detector(self):
+    def _new_detector(self, restored=None):
+        """The model's change detector: ``restored`` (a checkpoint's) when it is of the same kind."""
         make = getattr(self.model, "change_detector", None)
-        return None if make is None else make()
+        fresh = None if make is None else make()
+        if fresh is not None and restored is not None and restored.delta == fresh.delta:
+            return restored
+        return fresh
 
     def position(self, partition):
         """The position up to which the model holds ``partition``'s messages (None: none yet)."""
@@ -464,7 +472,7 @@ class Coordinator:
     def _write_in_background(self) -> None:
         """Start writing the checkpoint of now in a thread (the model is not changed before the
         next ``round``, which waits for it; the model's lock guards it meanwhile)."""
-        snapshot = CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model)
+        snapshot = CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model, self._detector_now())
 
         def write() -> None:
             try:
@@ -525,11 +533,21 @@ class Coordinator:
         if self.checkpoint_path is None:
             return
         self.settle()
-        checkpoints.write(self.checkpoint_path, CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model))
+        checkpoints.write(
+            self.checkpoint_path, CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model, self._detector_now())
+        )
 
-    def _restore(self) -> None:  # (the change detector starts afresh: its buckets are not saved)
+    def _detector_now(self):
+        """A copy of the change detector as it is now (a checkpoint written in the background
+        must not see the next round's errors). O(buckets)."""
+        return None if self.detector is None else copy.deepcopy(self.detector)
+
+    def _restore(self):
+        """Take the model, positions and counts of the checkpoint; its change detector (None in
+        a checkpoint of before version 10)."""
         checkpoint = checkpoints.read(self.checkpoint_path, CoordinatorCheckpoint)
         self.model = checkpoint.model
         self.positions = checkpoint.positions
         self.rounds = checkpoint.rounds
         self.absorbed = checkpoint.absorbed
+        return checkpoint.detector

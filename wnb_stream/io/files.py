@@ -92,7 +92,7 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 9
+VERSION = 10
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
@@ -288,6 +288,12 @@ _ADDED_IN_8 = {
 }
 
 
+#: Fields added in version 10, with the value that reproduces the old behaviour.
+_ADDED_IN_10 = {
+    "CoordinatorCheckpoint": [("state", "detector", None)],  # (restored coordinators started it afresh)
+}
+
+
 def _variables_as_columns(payload: Any) -> Any:
     """Version 8 → 9: a ``Registry`` holds its variables as a table of columns (``io.columns``),
     not as a list of ``Variable`` records. Each record of the list is decoded and the list
@@ -313,6 +319,7 @@ MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     6: _slots_without_passed,
     7: _added_fields(_ADDED_IN_8),
     8: _variables_as_columns,
+    9: _added_fields(_ADDED_IN_10),
 }
 #: Largest JSON document read by default (bytes; ``load(..., max_size=…)`` sets another). The
 #: largest model the benchmarks make (``benchmarks/sparse.py --K 100000 --n 6000``: 66,110

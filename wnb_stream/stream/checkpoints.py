@@ -119,12 +119,14 @@ class StreamCheckpoint:
 @dataclasses.dataclass(slots=True)
 class CoordinatorCheckpoint:
     """What a coordinator of partitioned training saves each round: the ``rounds`` run, the
-    examples ``absorbed``, the position of each partition (``positions``) and the ``model``."""
+    examples ``absorbed``, the position of each partition (``positions``), the ``model`` and the
+    change ``detector`` it runs across rounds (a ``Monitor``; None: none)."""
 
     rounds: int
     absorbed: int
     positions: dict
     model: Any
+    detector: Any = None
 
 
 def _model_fields(checkpoint) -> dict:
@@ -230,6 +232,9 @@ io.register(
                 doc="each partition's position, in the order they were first absorbed",
             ),
             **_MODEL_FIELDS,
+            "detector": io.Optional(
+                io.Record("Monitor"), doc="the change detector across rounds: its buckets of the learners' errors (null: none; since version 10)"
+            ),
         },
         checks=(_check_partitions,),
     ),
@@ -238,12 +243,14 @@ io.register(
         "absorbed": checkpoint.absorbed,
         "positions": [{"partition": p, "position": at} for p, at in checkpoint.positions.items()],
         **_model_fields(checkpoint),
+        "detector": checkpoint.detector,
     },
     build=lambda fields: CoordinatorCheckpoint(
         fields.state["rounds"],
         fields.state["absorbed"],
         {entry["partition"]: entry["position"] for entry in fields.state["positions"]},
         _model_of(fields),
+        fields.state["detector"],
     ),
 )
 
