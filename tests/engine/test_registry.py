@@ -171,6 +171,40 @@ def test_feed_builds_the_summary_a_loop_of_update_builds(stream):
     s.assert_fed(range(len(s.registry)))
 
 
+@settings(max_examples=examples(50), deadline=None)
+@given(streams())
+def test_feed_with_settle_builds_the_settled_summary_a_loop_of_update_builds(stream):
+    # a rebuild's feed (``settle``) goes through each type's ``take_many``, all summaries at once,
+    # on a dense history as on a sparse one: the same summaries as feeding each, then settling it
+    kinds, events = stream
+    s = Stream(kinds, capacity=100)
+    for event in events:
+        if event[0] == "add":
+            s.add()
+        elif event[0] == "row":
+            s.row(*event[1:], make_room=False)
+        else:
+            s.registry.feed(np.array(event[1], dtype=np.intp), s.history, s.classes, settle=True)
+            assert s.registry.synced[event[1]].tolist() == [s.history.stored] * len(event[1])
+            for k in event[1]:  # settled: nothing left in a buffer for the rebuild to take
+                summary = s.registry.variables[k].summary
+                assert not getattr(summary, "_buffer_values", ())
+            s.assert_fed(event[1])  # (reads the tables, which would settle them)
+        check(s.registry, s.history.stored, len(s.history))
+
+
+def test_feed_with_settle_settles_a_dense_history_s_summaries():
+    s = Stream(["GKClass", "GKClass", "Gaussian"], capacity=100)
+    s.add()
+    s.add()
+    for i in range(3 * FEW_ROWS):
+        s.row("ab"[i % 2], 1.0, [float(i % 5), None if i % 3 == 0 else float(i), float(i)])
+    s.registry.feed(np.arange(3), s.history, s.classes, settle=True)
+    assert [len(s.registry.variables[k].summary._buffer_values) for k in (0, 1)] == [0, 0]
+    s.assert_fed([0, 1, 2])  # (reads the tables, which would settle them)
+    assert s.registry.variables[1].summary.n == 2 * FEW_ROWS
+
+
 def test_feed_uses_both_ways_of_feeding():
     # a handful of rows by a loop of update, more by update_coded; some rows without the feature
     for n in (FEW_ROWS, FEW_ROWS + 1, 3 * FEW_ROWS):
