@@ -16,7 +16,7 @@ from profiles import examples
 from wnb_stream import summaries
 from wnb_stream.engine.classes import Classes
 from wnb_stream.engine.history import History
-from wnb_stream.engine.registry import Registry
+from wnb_stream.engine.registry import SETTLE_TOGETHER_ROWS, Registry
 from wnb_stream.engine.rows import Row
 from wnb_stream.engine.variable import Variable
 from wnb_stream.summaries.base import FEW_ROWS
@@ -193,16 +193,20 @@ def test_feed_with_settle_builds_the_settled_summary_a_loop_of_update_builds(str
         check(s.registry, s.history.stored, len(s.history))
 
 
-def test_feed_with_settle_settles_a_dense_history_s_summaries():
-    s = Stream(["GKClass", "GKClass", "Gaussian"], capacity=100)
+@pytest.mark.parametrize("n", [3 * FEW_ROWS, SETTLE_TOGETHER_ROWS, SETTLE_TOGETHER_ROWS + 3])
+def test_feed_with_settle_settles_a_dense_history_s_summaries(n):
+    # up to SETTLE_TOGETHER_ROWS rows, the summaries take and settle them together; beyond, one
+    # at a time (settled when their tables are read): the same summaries either way
+    s = Stream(["GKClass", "GKClass", "Gaussian"], capacity=n)
     s.add()
     s.add()
-    for i in range(3 * FEW_ROWS):
+    for i in range(n):
         s.row("ab"[i % 2], 1.0, [float(i % 5), None if i % 3 == 0 else float(i), float(i)])
     s.registry.feed(np.arange(3), s.history, s.classes, settle=True)
-    assert [len(s.registry.variables[k].summary._buffer_values) for k in (0, 1)] == [0, 0]
+    buffered = [len(s.registry.variables[k].summary._buffer_values) for k in (0, 1)]
+    assert buffered == [0, 0] if n <= SETTLE_TOGETHER_ROWS else min(buffered) > 0
     s.assert_fed([0, 1, 2])  # (reads the tables, which would settle them)
-    assert s.registry.variables[1].summary.n == 2 * FEW_ROWS
+    assert s.registry.variables[1].summary.n == n - len(range(0, n, 3))
 
 
 def test_feed_uses_both_ways_of_feeding():
