@@ -4,7 +4,8 @@ Part 1 (``--part ray``): ``train`` of ``--driver`` (``local``: ``wnb_stream.dist
 process per learner; ``ray``: ``wnb_stream.distributed.ray``, on a local Ray cluster of this
 machine; ``both``, the default) on one stream split round-robin into L partitions (``--learners``,
 default 1 and 2), a round every ``--round`` stream rows (each learner hands over ``round / L``
-rows), the runs of every setting interleaved ``--repeats`` times. The stream is RandomRBF with 5
+rows; with ``--round-per-learner`` each learner hands over ``round`` rows, so that a round's
+rows grow with L as with ``train``'s own ``round_examples``), the runs of every setting interleaved ``--repeats`` times. The stream is RandomRBF with 5
 classes (seeded), in the configurations of ``CONFIGURATIONS`` named by ``--configurations``
 (default 0,1): K = 20 learned one example at a time (the consumer loop, whose per-example cost
 is dominated by learning and predicting, both in the learners), and K = 100 in mini-batches of
@@ -30,6 +31,7 @@ Usage (from the repository root; ``pip install -e ".[ray]"`` for the Ray driver)
 
     python benchmarks/ray_scaling.py                       # both parts, both drivers
     python benchmarks/ray_scaling.py --part ray --driver local --rows 200000 --round 40000 --repeats 3
+    python benchmarks/ray_scaling.py --part ray --driver local --learners 1,2,4,8,16 --round 10000 --round-per-learner
 """
 
 from __future__ import annotations
@@ -88,6 +90,13 @@ def train_with(driver: str):
     return wnb_ray.train
 
 
+def per_learner(args, learners: int) -> int:
+    """Rows each learner reads per round: ``--round`` itself with ``--round-per-learner`` (a
+    round's rows grow with the learners, as with ``train``'s own ``round_examples``), else its
+    share of ``--round`` stream rows."""
+    return args.round if args.round_per_learner else args.round // learners
+
+
 def part_ray(args) -> None:
     drivers = ("local", "ray") if args.driver == "both" else (args.driver,)
     counts = [int(n) for n in args.learners.split(",")]
@@ -100,7 +109,7 @@ def part_ray(args) -> None:
             for driver in drivers:
                 for learners in counts:
                     model, progress = trains[driver](WeightedNaiveBayes(seed=1), sources(X, y, learners), batch_size=batch,
-                                                     round_examples=args.round // learners, measure_bytes=True)  # fmt: skip
+                                                     round_examples=per_learner(args, learners), measure_bytes=True)  # fmt: skip
                     assert progress.examples == args.rows
                     runs[driver, learners].append(progress)
                     print(f"  {name}, K = {features}, {driver}, L = {learners}: {progress.examples_per_second:,.0f} ex/s, "
@@ -116,11 +125,16 @@ def part_ray(args) -> None:
                 busy = statistics.median(p.learner_seconds / (L * p.seconds) for p in done)  # (1: a learner never waits)
                 accuracy = statistics.median(p.accuracy for p in done)
                 rows.append(f"| {name}, K = {features} | {driver} | {L} | {speed[L]:,.0f} | {speed[L] / speed[counts[0]]:.2f}x | "
+                            f"{speed[L] / speed[counts[0]] * counts[0] / L:.2f} | "
                             f"{statistics.median(rounds):.2f} | {statistics.median(waits) if waits else 0:.2f} | {share:.0%} | {busy:.0%} | "
                             f"{statistics.median(shipped) / 1e6:.2f} | {accuracy:.4f} |")  # fmt: skip
-    print(f"\nRandomRBF (5 classes, seeded), {args.rows:,} rows, a round every {args.round:,} rows, median of {args.repeats}:\n")
-    print(f"| stream | driver | learners | examples/s | vs {counts[0]} learner(s) | coordinator s/round | wait s/round | coordinator share | learners busy | MB shipped/round | prequential accuracy |")
-    print("|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    import os
+
+    print(f"\n{os.cpu_count()} logical CPUs; learners in processes beside the coordinator's")
+    every = f"every {args.round:,} rows of each learner" if args.round_per_learner else f"every {args.round:,} rows"
+    print(f"\nRandomRBF (5 classes, seeded), {args.rows:,} rows, a round {every}, median of {args.repeats}:\n")
+    print(f"| stream | driver | learners | examples/s | vs {counts[0]} learner(s) | efficiency | coordinator s/round | wait s/round | coordinator share | learners busy | MB shipped/round | prequential accuracy |")  # fmt: skip
+    print("|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
 
 
@@ -264,6 +278,7 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=2.0, help="seconds standing for the learners' run (--part checkpoint)")
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--round", type=int, default=40_000, help="stream rows per round")
+    parser.add_argument("--round-per-learner", action="store_true", help="--round counts each learner's rows, not the stream's (part 1)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--driver", choices=("local", "ray", "both"), default="both", help="which train runs the learners (part 1)")
     parser.add_argument("--learners", default="1,2", help="learner counts to compare, comma-separated (part 1)")

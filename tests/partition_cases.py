@@ -5,10 +5,13 @@ counts a model must hold after absorbing every message once."""
 from __future__ import annotations
 
 import collections
+import functools
+import json
 
 import numpy as np
 
 from wnb_stream import WeightedNaiveBayes, summaries, weights
+from wnb_stream.stream import JSONLinesSource
 
 
 def messages(seed: int, n: int) -> list[dict]:
@@ -38,3 +41,13 @@ def expected_counts(parts) -> tuple[dict, dict]:
     classes = collections.Counter(m["y"] for part in parts for m in part)
     colours = collections.Counter((m["x"]["colour"], m["y"]) for part in parts for m in part)
     return {k: float(v) for k, v in classes.items()}, {k: float(v) for k, v in colours.items()}
+
+
+def shards(tmp_path, parts) -> dict:
+    """``{"shard-p": factory}`` of JSON-lines files under ``tmp_path``, one per part of messages."""
+    sources = {}
+    for p, part in enumerate(parts):
+        path = tmp_path / f"shard-{p}.jsonl"
+        path.write_text("".join(json.dumps(m) + "\n" for m in part))
+        sources[f"shard-{p}"] = functools.partial(JSONLinesSource, str(path))
+    return sources

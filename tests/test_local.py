@@ -10,28 +10,18 @@ wedge the rounds; bad parameters are refused with a ``ValueError`` naming them.
 from __future__ import annotations
 
 import functools
-import json
 import multiprocessing
 import pickle
 import threading
 
 import numpy as np
 import pytest
-from partition_cases import counts_of, exact_model, expected_counts, messages
+from partition_cases import counts_of, exact_model, expected_counts, messages, shards
 
 from wnb_stream import WeightedNaiveBayes, io
 from wnb_stream.distributed import local
 from wnb_stream.distributed.partitioned import Coordinator, IterableSource, Learner
-from wnb_stream.stream import JSONLinesSource, ListSource
-
-
-def shards(tmp_path, parts) -> dict:
-    sources = {}
-    for p, part in enumerate(parts):
-        path = tmp_path / f"shard-{p}.jsonl"
-        path.write_text("".join(json.dumps(m) + "\n" for m in part))
-        sources[f"shard-{p}"] = functools.partial(JSONLinesSource, str(path))
-    return sources
+from wnb_stream.stream import ListSource
 
 
 def plain_loop(model, sources: dict, round_examples: int, batch_size: int):
@@ -102,6 +92,29 @@ def test_exactly_once_when_a_learner_process_is_killed_and_the_driver_dies(tmp_p
     assert more.examples == 0 and counts_of(again) == expected_counts(parts)
 
 
+@pytest.mark.parametrize("background", [False, True])
+def test_a_learner_dying_right_after_its_answer_is_restarted_from_the_round_it_was_in(tmp_path, monkeypatch, background):
+    """The learner's process dies after its report arrived and before the next run is sent to it:
+    the send fails while that report is not yet absorbed. It restarts from the position the round
+    leaves, not from the one before it (a repeat), and the send's failure does not escape."""
+    parts = [messages(20 + p, 1200) for p in range(2)]
+    answer, runs = local._LearnerProcess.answer, []
+
+    def dies_after_its_second_report(self, expected):
+        payload = answer(self, expected)
+        if expected == "run" and self.partition == "shard-1":
+            runs.append(self.process)
+            if len(runs) == 2:
+                self.process.kill()
+                self.process.join()  # (dead before the driver sends it the next run)
+        return payload
+
+    monkeypatch.setattr(local._LearnerProcess, "answer", dies_after_its_second_report)
+    model, progress = local.train(exact_model(), shards(tmp_path, parts), round_examples=200, batch_size=32, background_checkpoint=background)
+    assert len(runs) > 2 and progress.restarts == 1
+    assert counts_of(model) == expected_counts(parts)
+
+
 def test_a_type_changed_message_does_not_wedge_the_local_driver(tmp_path):
     parts = [messages(50 + p, 600) for p in range(2)]
     wedge = {"x": {"u": "text", "colour": "red"}, "y": "a"}
@@ -165,6 +178,58 @@ def test_a_learner_sending_a_large_report_does_not_wait_for_a_driver_sending_pre
         assert done and done[0][0] == 400 and done[0][1] > 2**21, done  # (the report: 2 MB or more)
     finally:
         learner.process.kill()  # (unblocks a driver thread that waits)
+        learner.close()
+
+
+def _refuse_to_load():
+    raise ValueError("this source does not load here")
+
+
+class _SourceThatDoesNotLoad:
+    """A source factory that pickles in the driver and raises when its process unpickles it."""
+
+    def __reduce__(self):
+        return (_refuse_to_load, ())
+
+
+def test_a_source_that_does_not_load_in_its_process_is_answered_as_an_error_naming_it():
+    """The factory travels through the pipe after the process starts (so that L processes start
+    in the time of one): one that fails to unpickle there is the learner's error, not a hang."""
+    learner = local._LearnerProcess(multiprocessing.get_context("spawn"), 0, _SourceThatDoesNotLoad(), 50, None)
+    try:
+        learner.send("reset", (None, WeightedNaiveBayes().delta(), None))
+        with pytest.raises(local._Failed, match="this source does not load here"):
+            learner.answer("ready")
+    finally:
+        learner.close()
+
+
+def _heavy_source(ballast):
+    return IterableSource(functools.partial(wide_messages, 10))
+
+
+def test_a_learner_process_starts_without_its_source_which_follows_its_first_command(monkeypatch):
+    """Starting a process hands it nothing large (a spawned process reads what it is started with
+    only after importing its modules, and the driver's start waited for that, one process after
+    the other): its source follows with its first command."""
+    context, carried = multiprocessing.get_context("spawn"), []
+    start = context.Process.start
+
+    def measured(process):
+        carried.append(len(pickle.dumps(process._args[1:])))  # (all but its end of the pipe)
+        start(process)
+
+    monkeypatch.setattr(context.Process, "start", measured)
+    heavy = functools.partial(_heavy_source, np.zeros(2**20))  # (8 MB: more than any pipe holds)
+    learner = local._LearnerProcess(context, 0, heavy, 50, None)
+    try:
+        assert carried and carried[0] < 1000, carried
+        learner.send("reset", (None, WeightedNaiveBayes().delta(), None))
+        assert learner.answer("ready") == learner.pid
+        learner.send("run", (10, None, False))
+        counts, _ = learner.answer("run")
+        assert counts["examples"] == 10
+    finally:
         learner.close()
 
 

@@ -9,8 +9,6 @@ a second ``train`` resumes from the checkpoint). Skipped when Ray is not install
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 
 import numpy as np
@@ -22,11 +20,10 @@ import ray  # noqa: E402
 
 pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]  # one local cluster at a time (pytest -n); local Ray clusters: CI runs them (--run-slow)
 
-from partition_cases import counts_of, exact_model, expected_counts, messages  # noqa: E402
+from partition_cases import counts_of, exact_model, expected_counts, messages, shards  # noqa: E402
 
 from wnb_stream import WeightedNaiveBayes  # noqa: E402
 from wnb_stream.distributed import ray as wnb_ray  # noqa: E402
-from wnb_stream.stream import JSONLinesSource  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -35,15 +32,6 @@ def cluster():
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield
     ray.shutdown()
-
-
-def shards(tmp_path, parts) -> dict:
-    sources = {}
-    for p, part in enumerate(parts):
-        path = tmp_path / f"shard-{p}.jsonl"
-        path.write_text("".join(json.dumps(m) + "\n" for m in part))
-        sources[f"shard-{p}"] = functools.partial(JSONLinesSource, str(path))
-    return sources
 
 
 def test_two_learners_train_one_model(cluster, tmp_path):

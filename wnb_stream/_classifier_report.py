@@ -40,12 +40,12 @@ class Reports:
         >>> terms.round(3).head(3)
                                    True   False
         prior + bias              -0.872 -0.541
-        empty_server_form_handler -1.522 -0.078
-        popup_window              -0.889 -0.559
+        empty_server_form_handler -1.383 -0.070
+        popup_window              -0.838 -0.484
         >>> import numpy as np
         >>> scores = terms.sum().to_numpy()
         >>> round(float(np.exp(scores[0]) / np.exp(scores).sum()), 4), round(model.predict_proba_one(x)[True], 4)
-        (0.103, 0.103)
+        (0.1426, 0.1426)
         """
         import pandas as pd
 
@@ -109,10 +109,10 @@ class Reports:
         >>> for x, y in datasets.Phishing().take(500): model.learn_one(x, y)
         >>> print(model.summary().round(3).head(4).to_string())
                                       kind  summary  parts  level  weight  kept  importance
-        empty_server_form_handler  numeric  GKClass      2  0.408   0.914  True       0.611
-        https                      numeric  GKClass      2  0.174   0.889  True       0.394
-        popup_window               numeric  GKClass      3  0.166   0.850  True       0.375
-        anchor_from_other_domain   numeric  GKClass      2  0.043   0.647  True       0.166
+        empty_server_form_handler  numeric  GKClass      2  0.414   0.834  True       0.588
+        popup_window               numeric  GKClass      3  0.171   0.776  True       0.364
+        https                      numeric  GKClass      3  0.173   0.745  True       0.359
+        anchor_from_other_domain   numeric  GKClass      2  0.054   0.566  True       0.174
         """
         import pandas as pd
 

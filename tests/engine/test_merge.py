@@ -148,7 +148,7 @@ def test_history_window_takes_the_most_recent_rows_of_both():
         ({"numeric": summaries.Gaussian()}, "numeric"),
         ({"categorical": summaries.Categorical(max_values=10)}, "categorical"),
         ({"optimizer": weights.PGDMB()}, "optimizer"),
-        ({"rebuild_growth": 0.25}, "rebuild_growth"),
+        ({"rebuild_growth": 0.4}, "rebuild_growth"),
         ({"drift_delta": 0.01}, "drift_delta"),
         ({"half_life": 1000.0}, "half_life"),
     ],

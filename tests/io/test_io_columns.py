@@ -252,6 +252,24 @@ def test_a_column_of_the_wrong_length_is_refused(record):
     _refused(record, lambda r: _table(r).__setitem__("count", 2), r"type_of: expected int64")
 
 
+def _refused_as_a_table_exactly_when_alone(record) -> None:
+    """The table of ``record`` is refused exactly when one of its variables, loaded alone, is, and
+    with one of their messages."""
+    alone = []
+    for variable in column_records.table_to_records(_table(record)):
+        try:
+            io.from_record(variable)
+        except io.ModelFileError as error:
+            alone.append(str(error))
+    try:
+        columns.load_table(_table(record))
+    except io.ModelFileError as error:
+        assert alone, f"refused as a table only: {error}"
+        assert str(error).split(": ", 1)[1] in [a.split(": ", 1)[1] for a in alone]
+    else:
+        assert not alone, f"accepted as a table, refused alone: {alone[0]}"
+
+
 @settings(max_examples=40, deadline=None)
 @given(field=st.sampled_from(["g", "delta", "at_value", "counts", "weight"]), item=st.integers(0, 10**6), factor=st.sampled_from([0.0, 0.5, 1.0 + 1e-12, 1.0 + 1e-6, 2.0, -1.0]))
 def test_the_screen_refuses_exactly_what_problems_refuses(record, field, item, factor):
@@ -261,16 +279,84 @@ def test_the_screen_refuses_exactly_what_problems_refuses(record, field, item, f
     damaged = copy.deepcopy(record)
     node = _summaries(damaged)[field] if field == "weight" else _summaries(damaged)[field]["data"]
     _edit(node, lambda a: a.__setitem__(item % len(a), a[item % len(a)] * factor))
-    alone = []
-    for variable in column_records.table_to_records(_table(damaged)):
-        try:
-            io.from_record(variable)
-        except io.ModelFileError as error:
-            alone.append(str(error))
-    try:
-        columns.load_table(_table(damaged))
-    except io.ModelFileError as error:
-        assert alone, f"refused as a table only: {error}"
-        assert str(error).split(": ", 1)[1] in [a.split(": ", 1)[1] for a in alone]
+    _refused_as_a_table_exactly_when_alone(damaged)
+
+
+def test_a_parameter_the_constructor_refuses_names_its_summary(record):
+    """The summaries of a group are built together (``GKClass.build_columns``), from one checked
+    prototype per parameter set; a parameter set its constructor refuses names its item."""
+
+    def change(r):
+        buffer_size = _table(r)["groups"][0]["state"]["summary"]["groups"][0]["params"]["buffer_size"]
+        present = io.values.decode_array(buffer_size["present"])
+        present[:] = True
+        sizes = np.full(len(present), 1000, dtype=np.int64)
+        sizes[2] = 0
+        buffer_size.update({"present": io.values.encode_array(present), "values": sizes.tolist()})
+
+    _refused(record, change, r"registry\.variables\[2\]\.summary: cannot rebuild GKClass: buffer_size must be")
+
+
+def test_a_table_of_summaries_is_written_as_their_records_are():
+    """``GKClass.record_columns`` (one pass per field over a group) writes what each summary's
+    own record holds: shorter class-count rows padded, the pending buffer, a summary of no
+    tuples."""
+    rng = np.random.default_rng(5)
+    summaries = [GKClass(), GKClass(epsilon=0.05, buffer_size=7), GKClass()]
+    for x in rng.normal(size=40):
+        summaries[1].update(float(x), "a")
+    for x in rng.normal(size=5):
+        summaries[1].update(float(x), "b")  # class b after the first flushes
+    summaries[2].update(1.0, "c")
+    pending = list(summaries[1]._buffer_values)
+    table = columns.dump_table(summaries)
+    state = column_records.table_to_records(table)[1]["state"]
+    counts, g = io.values.decode_array(state["counts"]), io.values.decode_array(state["g"])
+    assert counts.shape == (len(g), 2) and np.array_equal(counts.sum(axis=1), g)
+    assert io.values.decode_array(state["buffer_values"]).tolist() == pending and len(pending) == 3  # 45 values, flushed every 7
+    assert io.values.decode_array(state["missing"]).tolist() == [0.0, 0.0]
+    assert column_records.table_to_records(table) == [io.to_record(s) for s in summaries]
+    for summary, loaded in zip(summaries, columns.load_table(table)):
+        assert io.to_record(loaded) == io.to_record(summary)
+        assert loaded.record_state()["buffer_values"].tolist() == summary.record_state()["buffer_values"].tolist()
+
+
+def test_a_locator_without_its_partition_names_the_variable(record):
+    """Variables are built together (``Variable.build_columns``); one whose locator has no
+    partition to come from is refused by name, as when it is loaded alone."""
+    variables = column_records.table_to_records(_table(record))
+    built = [k for k, v in enumerate(variables) if v["state"]["locator"] is not None]
+    assert built
+    k = built[-1]
+    variables[k]["state"]["partition"] = None
+    with pytest.raises(io.ModelFileError, match=rf"^variables\[{k}\]\.locator: must be given exactly when the partition is"):
+        columns.load_table(column_records.records_to_table(variables), "variables")
+    with pytest.raises(io.ModelFileError, match=r"^locator: must be given exactly when the partition is"):
+        io.from_record(variables[k])
+
+
+def _partitions(record) -> dict:
+    """The Intervals group of the variables' partitions (the model of ``record`` has some)."""
+    table = _table(record)["groups"][0]["state"]["partition"]["values"]
+    assert table["types"] == ["Intervals"]
+    return table["groups"][0]["state"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    field=st.sampled_from(["cost", "null_cost", "level", "counts", "upper_bounds", "missing_part"]),
+    item=st.integers(0, 10**6),
+    factor=st.sampled_from([0.0, 0.5, 1.0 + 1e-12, 1.0 + 1e-6, 2.0, -1.0, 1e300]),
+)
+def test_the_partition_screen_refuses_exactly_what_problems_refuses(record, field, item, factor):
+    """As for the GK screen: a table whose partitions are damaged is refused exactly when one of
+    its variables, loaded alone, is (a column screen of the partitions must keep this)."""
+    damaged = copy.deepcopy(record)
+    state = _partitions(damaged)
+    if field == "missing_part":
+        values = state[field]
+        values[item % len(values)] = int(values[item % len(values)] * factor) if abs(factor) < 10 else 10**6
     else:
-        assert not alone, f"accepted as a table, refused alone: {alone[0]}"
+        node = state[field] if field in ("cost", "null_cost", "level") else state[field]["data"]
+        _edit(node, lambda a: a.__setitem__(item % len(a), a[item % len(a)] * factor))
+    _refused_as_a_table_exactly_when_alone(damaged)

@@ -205,7 +205,7 @@ def test_inactive_variables_are_pinned_at_zero_and_wake_up_at_the_start_weight()
     assert model.weights[1] > 0.5
 
 
-def test_resize_keeps_the_weights_and_starts_new_variables_at_w0():
+def test_resize_keeps_the_weights_and_starts_new_variables_at_the_entry_weight():
     rng = np.random.default_rng(7)
     model = PGDMB(batch_size=200)
     model.reset(4, 2)
@@ -216,7 +216,10 @@ def test_resize_keeps_the_weights_and_starts_new_variables_at_w0():
     assert not model.problems()
     np.testing.assert_array_equal(model.weights[:4], weights)
     np.testing.assert_array_equal(model.iterate[:4], iterate)
-    np.testing.assert_array_equal(model.weights[4:], [0.5, 0.5])
+    entry = np.median(weights[weights > 0])  # the fitted scale, not initial_weight
+    assert entry != 0.5
+    np.testing.assert_array_equal(model.weights[4:], [entry, entry])
+    np.testing.assert_array_equal(model.iterate[4:], [entry, entry])
     coefficients, offsets = model.coefficients(6, 3)
     np.testing.assert_array_equal(coefficients, np.repeat(model.weights[:, None], 3, axis=1))
     assert np.all(offsets == 0)
@@ -323,3 +326,20 @@ def test_random_operations_keep_the_invariants(ops):
         assert not model.problems()
         w = model.weights
         assert w.shape == (k,) and np.all((w >= 0) & (w <= 1))
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=12), st.integers(1, 4))
+@settings(max_examples=40, deadline=None)
+def test_a_new_variable_enters_at_the_median_of_the_non_zero_weights(best, extra):
+    """Once w* has left the plain NB start, a variable that appears enters w* and the iterate at
+    the median of w*'s non-zero weights (initial_weight when all are 0); w* is otherwise unchanged."""
+    model = PGDMB(initial_weight=0.5)
+    model.reset(len(best), 2)
+    model._best = np.array(best)
+    model._incumbent_is_nb = False
+    kept = [w for w in best if w > 0]
+    expected = float(np.median(kept)) if kept else 0.5
+    model.resize(len(best) + extra, 2)
+    np.testing.assert_array_equal(model.weights[: len(best)], best)
+    np.testing.assert_array_equal(model.weights[len(best):], np.full(extra, expected))
+    np.testing.assert_array_equal(model.iterate[len(best):], np.full(extra, expected))

@@ -57,9 +57,12 @@ DEPTH = 2
 MAX_FAILURES = 5
 
 
-def _serve(conn, partition, source_factory: Callable[[], Any], batch_size: int, keep_rows: int | None) -> None:
+def _serve(conn, partition, batch_size: int, keep_rows: int | None) -> None:
     """A learner process: its ``Learner`` handles the commands of ``conn`` in order until ``stop``.
 
+    ``("source", factory)`` comes first (the factory of its source: it travels through the pipe,
+    not with the process, so that starting a process does not wait for the one before to have
+    imported its modules and read its factory: L processes start in the time of one);
     ``("reset", (position, delta, predictor))`` answers ``("ready", pid)``; ``("publish",
     (predictor, committed))`` answers nothing (an error is answered by the next run); ``("run",
     (max_messages, max_seconds, measure))`` answers ``("run", (counts, report))``; a command
@@ -80,15 +83,21 @@ def _serve(conn, partition, source_factory: Callable[[], Any], batch_size: int, 
             except (EOFError, OSError):  # the driver is gone
                 inbox.put(("stop", ()))
                 return
+            except Exception as error:  # noqa: BLE001 - a command that does not unpickle here: answered as its error
+                inbox.put(("unreadable", f"{type(error).__name__}: {error}"))
 
     threading.Thread(target=read, daemon=True).start()
-    learner, failed = None, None
+    learner, failed, source_factory = None, None, None
     while True:
         command, args = inbox.get()
         if command == "stop":
             return
         try:
-            if command == "reset":
+            if command == "unreadable":
+                raise RuntimeError(f"a command could not be read: {args}")
+            if command == "source":
+                source_factory = args
+            elif command == "reset":
                 if learner is None:
                     learner = Learner(partition, source_factory(), batch_size, keep_rows)
                 learner.reset(*args)
@@ -124,10 +133,11 @@ class _LearnerProcess:
     def __init__(self, context, partition, factory, batch_size: int, keep_rows: int | None):
         self.partition = partition
         self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs, partition, factory, batch_size, keep_rows), daemon=True)
-        self.process.start()
+        self.process = context.Process(target=_serve, args=(theirs, partition, batch_size, keep_rows), daemon=True)
+        self.process.start()  # (returns at once: what it carries is small)
         theirs.close()  # (so that a dead process closes the pipe: recv raises EOFError)
         self.queued = 0  # runs sent and not yet answered
+        self._factory = factory  # sent before the first command (``_serve``)
 
     @property
     def pid(self) -> int | None:
@@ -135,6 +145,9 @@ class _LearnerProcess:
 
     def send(self, command: str, args=()) -> None:
         try:
+            if self._factory is not None:
+                self.conn.send(("source", self._factory))
+                self._factory = None
             self.conn.send((command, args))
         except (OSError, ValueError) as error:
             raise _Failed(f"learner {self.partition!r}: its process is gone ({error})") from None
@@ -149,11 +162,15 @@ class _LearnerProcess:
         assert kind == expected, (kind, expected)
         return payload
 
-    def close(self, timeout: float = 5.0) -> None:
+    def stop(self) -> None:
+        """Ask the process to end (``close`` waits for it: stop every learner, then close each)."""
         try:
             self.conn.send(("stop", ()))
         except (OSError, ValueError):
             pass
+
+    def close(self, timeout: float = 5.0) -> None:
+        self.stop()
         self.process.join(timeout)
         if self.process.is_alive():
             self.process.kill()
@@ -263,8 +280,14 @@ def train(
     def top_up(partitions) -> None:
         for p in partitions:
             while learners[p].queued < DEPTH:
-                learners[p].send("run", (round_examples, round_seconds, measure_bytes))
                 learners[p].queued += 1
+                try:
+                    learners[p].send("run", (round_examples, round_seconds, measure_bytes))
+                except _Failed:
+                    # Its process died between two runs. Not recovered here: a report of it may be
+                    # in the round not yet absorbed, and the position to restart from is the one
+                    # that round leaves. The answer to this run fails next, and recovers then.
+                    break
 
     def failed(p, error: _Failed) -> None:
         failures[p] += 1
@@ -339,6 +362,8 @@ def train(
         progress.changes = coordinator.changes
         progress.seconds = time.monotonic() - began
     finally:
+        for learner in learners.values():
+            learner.stop()  # (all at once: they end in parallel)
         for learner in learners.values():
             learner.close()
         try:

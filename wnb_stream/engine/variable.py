@@ -468,6 +468,19 @@ class Variable:
         s = fields.state
         return _with_level2(cls(s["name"], s["kind"], s["summary"]), fields)
 
+    @classmethod
+    def build_columns(cls, params: dict, state: dict) -> list:
+        """The variables of many loaded, schema-checked records (``io.columns``: each field's
+        per-item values), as ``from_record`` builds each, without a ``Fields`` per variable
+        (``ValueError`` for a record ``from_record`` refuses: the loader then names it). O(items)."""
+        out = []
+        for name, kind, summary, partition, density, level, prior_cost, locator in zip(*(state[f] for f in _VARIABLE_SCHEMA.state)):
+            v = cls(name, kind, summary)
+            if not _set_level2(v, partition, density, level, prior_cost, locator):
+                raise ValueError("a locator without a partition")
+            out.append(v)
+        return out
+
 
 class Scorer(Variable):
     """A variable's level 2 without its summary: what scoring needs (a ``Predictor``'s variables).
@@ -625,14 +638,20 @@ def _with_level2(v: Variable, fields: Fields) -> Variable:
     """``v`` with the level 2 and locator of the record ``fields`` (a locator without a partition
     to compile it from cannot be built: refused here)."""
     s = fields.state
-    v.model = s["partition"]
-    v._density = s["density"]
-    v.level = float(s["level"])
-    v.prior_cost = float(s["prior_cost"])
-    locator = s["locator"]
+    if not _set_level2(v, s["partition"], s["density"], s["level"], s["prior_cost"], s["locator"]):
+        fields.fail("locator", "must be given exactly when the partition is")
+    return v
+
+
+def _set_level2(v: Variable, partition, density, level, prior_cost, locator) -> bool:
+    """Give ``v`` this level 2 and locator; False (``v`` half set) for a locator without a partition."""
+    v.model = partition
+    v._density = density
+    v.level = float(level)
+    v.prior_cost = float(prior_cost)
     if locator is not None:
         if v.model is None:
-            fields.fail("locator", "must be given exactly when the partition is")
+            return False
         v.log_prob = np.asarray(v.model.log_prob, dtype=float)
         v.n_parts = v.log_prob.shape[0]
         v.cuts = locator["cuts"].tolist()
@@ -640,7 +659,7 @@ def _with_level2(v: Variable, fields: Fields) -> Variable:
         v.missing_part = int(locator["missing_part"])
         v._groups = dict(zip(locator["values"], locator["parts"].tolist()))
         v._star_part = int(locator["star_part"])
-    return v
+    return True
 
 
 _SUMMARIES = ("GKClass", "CPiD", "Gaussian", "Categorical")

@@ -31,6 +31,11 @@ over the group's columns that marks the items whose invariants may be broken (a 
 them, with a margin for rounding), so that ``problems()`` is asked of those items only; the
 decision is the one ``problems()`` takes item by item. Errors name the item as a list of
 records would: ``registry.variables[3].summary.g: …``.
+
+A type without schema ``checks`` may also define ``build_columns(params, state)`` (a classmethod
+of its own class, not inherited): the objects its ``build`` gives, item for item, from each
+field's per-item values (``params[field][k]``), without a ``Fields`` per item. Where it raises,
+the items are built one by one, so that the item its ``build`` refuses is named as before.
 """
 
 from __future__ import annotations
@@ -81,18 +86,26 @@ class _Plain:
         self.name, self.params, self.state = name, params, state
 
 
-def _parts(item: Any, path_of: Callable[[int], str], i: int, names: tuple) -> tuple[str, dict, dict]:
-    """The type name, params and state (live values) of an object or a ``_Plain`` record (item
-    ``i``, at ``path_of(i)``)."""
+def _record_type(item: Any, path_of: Callable[[int], str], i: int, names: tuple):
+    """The registered record type of an object or a ``_Plain`` record (item ``i``, at ``path_of(i)``);
+    ``TypeError`` for an object of no registered type, or of one outside ``names`` (when given)."""
     if type(item) is _Plain:
-        found = _BY_NAME[item.name]
-        return found.name, item.params, item.state
+        return _BY_NAME[item.name]
     found = _BY_CLASS.get(type(item))
     if found is None:
         kind = type(item)
         raise TypeError(f"{where(path_of(i))}: cannot save a {kind.__module__}.{kind.__qualname__}: no record type is registered for it")
     if names and found.name not in names:
         raise TypeError(f"{where(path_of(i))}: expected a {' or '.join(names)}, got a {found.name}")
+    return found
+
+
+def _parts(item: Any, path_of: Callable[[int], str], i: int, names: tuple) -> tuple[str, dict, dict]:
+    """The type name, params and state (live values) of an object or a ``_Plain`` record (item
+    ``i``, at ``path_of(i)``)."""
+    found = _record_type(item, path_of, i, names)
+    if type(item) is _Plain:
+        return found.name, item.params, item.state
     params = found.params(item) if found.params is not None else {name: getattr(item, name) for name in found.schema.params}
     if found.lock is not None:
         with found.lock(item):
@@ -105,7 +118,8 @@ def dump_table(items: list, path: str = "", names: tuple = (), path_of: Callable
 
     ``path_of(i)``: item i's path in messages (default ``path[i]``). ``TypeError`` (naming the
     item's path) for an item that cannot be saved. Cost O(size), with a few Python steps per
-    item and field.
+    item and field; a type whose class defines ``record_columns(objects)`` (its own, not a base
+    class's, and no lock) gives its state fields as one list per field over its items.
     """
     if path_of is None:
         path_of = lambda i: join(path, i)  # noqa: E731 (paths are made only for a message)
@@ -113,35 +127,57 @@ def dump_table(items: list, path: str = "", names: tuple = (), path_of: Callable
     type_of = np.empty(len(items), dtype=np.int64)
     members: dict[str, list] = {}
     for i, item in enumerate(items):
-        name, params, state = _parts(item, path_of, i, names)
+        name = _record_type(item, path_of, i, names).name
         group = members.get(name)
         if group is None:
             group = members[name] = []
             types.append(name)
         type_of[i] = types.index(name) if len(types) > 1 else 0
-        group.append((i, params, state))
+        group.append(i)
     groups = []
     for name in types:
-        schema = _BY_NAME[name].schema
-        rows = members[name]
-        at = [i for i, _, _ in rows]
+        found = _BY_NAME[name]
+        at = members[name]
+        objects = [items[i] for i in at]
+        if "record_columns" in found.cls.__dict__ and found.lock is None and all(type(item) is found.cls for item in objects):
+            params = {f: [getattr(item, f) for item in objects] for f in found.schema.params} if found.params is None else _by_field([found.params(item) for item in objects], found.schema.params, at, path_of)
+            groups.append({"params": _dump_columns(found.schema.params, params, path_of, at), "state": _dump_columns(found.schema.state, found.cls.record_columns(objects), path_of, at)})
+            continue
+        rows = [_parts(item, path_of, i, names) for i, item in zip(at, objects)]
         groups.append(
             {
-                "params": _dump_fields(schema.params, [r[1] for r in rows], at, path_of),
-                "state": _dump_fields(schema.state, [r[2] for r in rows], at, path_of),
+                "params": _dump_fields(found.schema.params, [r[1] for r in rows], at, path_of),
+                "state": _dump_fields(found.schema.state, [r[2] for r in rows], at, path_of),
             }
         )
     return {"count": len(items), "types": types, "type_of": values.encode_array(type_of), "groups": groups}
 
 
+def _by_field(dicts: list, fields: dict, at: list, path_of: Callable[[int], str]) -> dict:
+    """The per-field lists of values of the dicts ``dicts`` (items ``at``), checked to hold exactly ``fields``."""
+    _check_names(fields, dicts, at, path_of)
+    return {f: [d[f] for d in dicts] for f in fields}
+
+
+def _dump_columns(fields: dict, columns: dict, path_of: Callable[[int], str], at: list) -> dict:
+    """The columns of ``fields`` from one list of live values per field (items ``at``)."""
+    if columns.keys() != set(fields):
+        raise ValueError(f"the state columns {sorted(columns)} are not the fields {sorted(fields)}")
+    return {f: _dump_column(kind, columns[f], _within(path_of, at, f)) for f, kind in fields.items()}
+
+
 def _dump_fields(fields: dict, dicts: list, at: list, path_of: Callable[[int], str]) -> dict:
     """The columns of ``fields`` over the dicts of live values ``dicts`` (items ``at``)."""
+    _check_names(fields, dicts, at, path_of)
+    return {f: _dump_column(kind, [d[f] for d in dicts], _within(path_of, at, f)) for f, kind in fields.items()}
+
+
+def _check_names(fields: dict, dicts: list, at: list, path_of: Callable[[int], str]) -> None:
     names = set(fields)
     for k, value in enumerate(dicts):
         if value.keys() != names:
             missing = sorted(names - set(value))
             raise ValueError(f"{where(path_of(at[k]))}: the state has no field {missing[0]!r}" if missing else f"{where(path_of(at[k]))}: unexpected fields {sorted(set(value) - names)}")
-    return {f: _dump_column(kind, [d[f] for d in dicts], _within(path_of, at, f)) for f, kind in fields.items()}
 
 
 def _within(path_of: Callable[[int], str], at: list | None, field: str) -> Callable[[int], str]:
@@ -157,7 +193,8 @@ def _dump_column(kind: Kind, items: list, path_of: Callable[[int], str]) -> Any:
         dtype = np.dtype(kind.dtype)
         arrays = [np.asarray(value) for value in items]
         ndim = len(kind.shape)
-        for k, array in enumerate(arrays):
+        sound = {(a.dtype, a.ndim) for a in arrays} <= {(dtype, ndim)}  # (the common case: nothing to cast or refuse)
+        for k, array in enumerate(() if sound else arrays):
             if array.dtype != dtype:
                 if array.size and not np.can_cast(array.dtype, dtype, "same_kind"):
                     raise TypeError(f"{where(path_of(k))}: expected an array of {dtype.name}, got {array.dtype.name}")
@@ -391,6 +428,34 @@ def _load_group(found: Entry, node: Any, path: str, paths: list) -> list:
     context = _Context(group, paths)
     params_columns = _load_fields(schema.params, node["params"], join(path, "params"), context, None)
     state_columns = _load_fields(schema.state, node["state"], join(path, "state"), context, None)
+    objects = None
+    if "build_columns" in found.cls.__dict__ and not schema.checks:  # the type's own, not a base class's
+        try:
+            objects = found.cls.build_columns(params_columns, state_columns)
+        except ModelFileError:
+            raise
+        except Exception:  # an item its build refuses: found (and named) one by one below
+            objects = None
+    if objects is None:
+        objects = _build_each(found, params_columns, state_columns, group, paths)
+    group.objects = objects
+    screen = getattr(found.cls, "screen_columns", None)
+    if screen is not None:
+        try:
+            suspects = np.asarray(screen(group), dtype=bool)
+        except Exception:  # values the screen cannot even compare: each item is asked
+            suspects = np.ones(m, dtype=bool)
+    else:
+        suspects = np.ones(m, dtype=bool)
+    for k in suspects.nonzero()[0].tolist():
+        check_rebuilt(objects[k], paths[k], found.name)
+    return objects
+
+
+def _build_each(found: Entry, params_columns: dict, state_columns: dict, group: Group, paths: list) -> list:
+    """The objects of a group built one by one: each item's ``Fields``, the schema's checks, then
+    the type's ``build``."""
+    schema, m = found.schema, group.m
     symbols = list(group.scope)
     params_names, state_names = list(params_columns), list(state_columns)
     objects = []
@@ -412,17 +477,6 @@ def _load_group(found: Entry, node: Any, path: str, paths: list) -> list:
         except Exception as error:
             raise ModelFileError(f"{where(paths[k])}: cannot rebuild {found.name}: {error}") from error
         objects.append(obj)
-    group.objects = objects
-    screen = getattr(found.cls, "screen_columns", None)
-    if screen is not None:
-        try:
-            suspects = np.asarray(screen(group), dtype=bool)
-        except Exception:  # values the screen cannot even compare: each item is asked
-            suspects = np.ones(m, dtype=bool)
-    else:
-        suspects = np.ones(m, dtype=bool)
-    for k in suspects.nonzero()[0].tolist():
-        check_rebuilt(objects[k], paths[k], found.name)
     return objects
 
 

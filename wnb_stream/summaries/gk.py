@@ -621,39 +621,69 @@ class GKClass(Summary):
         """The state fields of the record: the tuples, the maintained ε, the flushed weight, the
         missing counts and the pending buffer (flushing it at save time would move the later
         flush points, hence the tuples). Class-count rows are padded to the number of classes."""
-        n_tuples, n_classes = len(self._values), len(self._classes)
+        return {name: column[0] for name, column in self.record_columns([self]).items()}
+
+    @staticmethod
+    def record_columns(summaries: list) -> dict:
+        """The state fields of the records of many summaries, each a list over ``summaries`` (the
+        k-th item as ``summaries[k].record_state()`` holds it; arrays may be the summaries' own,
+        as ``record_state`` has always shared them: values, g, delta, at_value; the others are
+        copies): one pass per field, no dict per summary (``io.columns``). O(summaries + rows)."""
+        counts, missing = [], []
+        for gk in summaries:
+            n_tuples, n_classes = len(gk._values), len(gk._classes)
+            c, m = gk._counts, gk._missing
+            counts.append(c.copy() if c.shape == (n_tuples, n_classes) and c.dtype == np.float64 else padded(c, (n_tuples, n_classes)))
+            missing.append(m.copy() if m.shape == (n_classes,) and m.dtype == np.float64 else padded(m, (n_classes,)))
         return {
-            "classes": list(self._classes.labels),
-            "guaranteed_epsilon": self._epsilon,
-            "values": self._values,
-            "g": self._g,
-            "delta": self._delta,
-            "at_value": self._at_value,
-            "counts": padded(self._counts, (n_tuples, n_classes)),
-            "weight": self._weight,
-            "missing": padded(self._missing, (n_classes,)),
-            "buffer_values": np.array(self._buffer_values, dtype=np.float64),
-            "buffer_classes": np.array(self._buffer_classes, dtype=np.int64),
-            "buffer_weights": np.array(self._buffer_weights, dtype=np.float64),
+            "classes": [list(gk._classes.labels) for gk in summaries],
+            "guaranteed_epsilon": [gk._epsilon for gk in summaries],
+            "values": [gk._values for gk in summaries],
+            "g": [gk._g for gk in summaries],
+            "delta": [gk._delta for gk in summaries],
+            "at_value": [gk._at_value for gk in summaries],
+            "counts": counts,
+            "weight": [gk._weight for gk in summaries],
+            "missing": missing,
+            # copies (bytes), not views: a view of a typed array would stop it from growing
+            "buffer_values": [np.frombuffer(gk._buffer_values.tobytes(), dtype=np.float64) for gk in summaries],
+            "buffer_classes": [np.frombuffer(gk._buffer_classes.tobytes(), dtype=np.int64) for gk in summaries],
+            "buffer_weights": [np.frombuffer(gk._buffer_weights.tobytes(), dtype=np.float64) for gk in summaries],
         }
 
     @classmethod
     def from_record(cls, fields: Fields) -> GKClass:
         """The summary a loaded, schema-checked record describes (its ``problems()`` not yet
         asked: the registry does). The buffer limit is rebuilt from ``buffer_size``."""
-        state = fields.state
-        gk = cls.__new__(cls)  # a copy of the checked prototype of these parameters (a wide model has thousands)
-        gk.__dict__.update(_prototype(cls, *(fields.params[name] for name in _PARAMS)).__dict__)
-        gk._classes = ClassIndex.of(state["classes"])
-        gk._epsilon = None if state["guaranteed_epsilon"] is None else float(state["guaranteed_epsilon"])
-        gk._values, gk._g, gk._delta, gk._at_value = (state[k] for k in ("values", "g", "delta", "at_value"))
-        gk._counts = state["counts"]
-        gk._weight = float(state["weight"])
-        gk._missing = state["missing"]
-        gk._buffer_values = array.array("d", state["buffer_values"].tobytes())
-        gk._buffer_classes = array.array("q", state["buffer_classes"].tobytes())
-        gk._buffer_weights = array.array("d", state["buffer_weights"].tobytes())
-        return gk
+        return cls.build_columns({name: [value] for name, value in fields.params.items()}, {name: [value] for name, value in fields.state.items()})[0]
+
+    @classmethod
+    def build_columns(cls, params: dict, state: dict) -> list:
+        """The summaries of many loaded, schema-checked records (``io.columns``: each field's
+        per-item values), as ``from_record`` builds each: a copy of the checked prototype of its
+        parameters (a wide model has thousands of summaries and a few parameter sets) with the
+        record's arrays (views of the loaded columns). O(items + classes)."""
+        prototypes: dict = {}
+        out = []
+        new, of = cls.__new__, ClassIndex.of
+        columns = (state[name] for name in ("classes", "guaranteed_epsilon", "values", "g", "delta", "at_value", "counts", "weight", "missing", "buffer_values", "buffer_classes", "buffer_weights"))
+        for key, labels, epsilon, values, g, delta, at_value, counts, weight, missing, buffer_values, buffer_classes, buffer_weights in zip(zip(*(params[name] for name in _PARAMS)), *columns):
+            base = prototypes.get(key)
+            if base is None:
+                base = prototypes[key] = _prototype(cls, *key).__dict__
+            gk = new(cls)
+            gk.__dict__.update(base)
+            gk._classes = of(labels)
+            gk._epsilon = None if epsilon is None else float(epsilon)
+            gk._values, gk._g, gk._delta, gk._at_value = values, g, delta, at_value
+            gk._counts = counts
+            gk._weight = float(weight)
+            gk._missing = missing
+            gk._buffer_values = array.array("d", buffer_values.tobytes())
+            gk._buffer_classes = array.array("q", buffer_classes.tobytes())
+            gk._buffer_weights = array.array("d", buffer_weights.tobytes())
+            out.append(gk)
+        return out
 
 
 _PARAMS = ("epsilon", "quantiles", "max_tuples", "buffer_size")

@@ -25,10 +25,12 @@ steps. Here one ``learn`` call is one iteration, and HBL17 is read as follows (d
   ``initial_weight`` (0.5, HBL17 §1.4), which is its own first reference: a step is accepted when
   it improves on the descent's best, and replaces w* when it also improves on w*.
 - Variables whose ``Context.active`` is False (Level 0) are pinned at 0 in every vector. A variable
-  that becomes active, or appears through ``resize``, restarts at ``initial_weight`` in the
-  current iterate with a fresh Rprop step. ``resize`` gives it 1 in w* while w* is still the
-  plain NB start and ``initial_weight`` afterwards (the neutral start of HBL17); a previously
-  inactive variable keeps 0 in w* until an accepted step includes it.
+  that becomes active restarts at ``initial_weight`` in the current iterate with a fresh Rprop
+  step, and keeps 0 in w* until an accepted step includes it. A variable that appears through
+  ``resize`` gets 1 in w* while w* is still the plain NB start (and ``initial_weight``, the
+  neutral start of HBL17, in the iterate); afterwards it enters w* and the iterate at the median
+  of w*'s non-zero weights (``entry_weight``), so that it does not outweigh the variables the
+  window has fitted.
 
 Cost per ``learn``: O(L·K·J) for the gradient + O(N·K·J) to judge two points on the window.
 """
@@ -238,16 +240,19 @@ class PGDMB(VectorWeights):
     def resize(self, n_variables: int, n_classes: int) -> None:
         """Grow to ``n_variables`` and ``n_classes``; O(K).
 
-        New variables start at ``initial_weight`` in the iterate, and in w* too once a step has
-        replaced the plain naive Bayes start (at 1 before).
+        While w* is the plain naive Bayes start, new variables get 1 in w* and ``initial_weight``
+        in the iterate. Once a step has replaced it, they enter every vector at the median of w*'s
+        non-zero weights (``entry_weight``), the scale the window has fitted.
         """
         if not self._ready:
             self.reset(n_variables, n_classes)
             return
         extra = int(n_variables) - self._n_variables
         if extra > 0:
-            fill = np.full(extra, self._initial_value)
-            best_fill = np.ones(extra) if self._incumbent_is_nb else fill
+            if self._incumbent_is_nb:
+                fill, best_fill = np.full(extra, self._initial_value), np.ones(extra)
+            else:
+                fill = best_fill = np.full(extra, self.entry_weight)
             self._iterate = np.concatenate([self._iterate, fill])
             self._best = np.concatenate([self._best, best_fill])
             self._descent.best = np.concatenate([self._descent.best, best_fill if self._descent.from_best else fill])
@@ -348,6 +353,24 @@ class PGDMB(VectorWeights):
         self._active = active
 
     @property
+    def entry_weight(self) -> float:
+        """The weight a variable appearing now enters with, once w* is no longer the plain NB start:
+        the median of w*'s non-zero weights (``initial_weight`` when there are none). O(K).
+
+        A window's weights are fitted as a whole: a few hundred rows give weights of about 0.1 for
+        tens of redundant variables. A variable entering at ``initial_weight`` = 0.5 then counts
+        five times as much as each of them until the next step (docs/algorithms/weights.md#pgdmb).
+
+        >>> learner = PGDMB()
+        >>> learner.reset(3, 2)
+        >>> learner._best = np.array([0.1, 0.3, 0.0])
+        >>> learner.entry_weight
+        0.2
+        """
+        kept = self._best[self._best > 0.0] if self._ready else np.empty(0)
+        return float(np.median(kept)) if len(kept) else self._initial_value
+
+    @property
     def _initial_value(self) -> float:
         return 0.0 if self.initial_weight < self.zero_threshold else float(self.initial_weight)
 
@@ -358,7 +381,7 @@ class PGDMB(VectorWeights):
         if n_variables <= self._n_variables:
             return self._best[:n_variables]
         # variables not resized to yet: the value resize would give them
-        fill = 1.0 if self._incumbent_is_nb else self._initial_value
+        fill = 1.0 if self._incumbent_is_nb else self.entry_weight
         return np.concatenate([self._best, np.full(n_variables - self._n_variables, fill)])
 
     def _prepare(self, history: Batch) -> None:

@@ -82,8 +82,8 @@ class VNS(PGDMB):
     """
 
     _REPLAY_START = 32  # rows seen before the first replay session
-    # A session each time the rows seen have grown by half: level 2 is rebuilt on the same growth
-    # (``rebuild_growth`` 0.5), and weights fitted on partitions of n rows must not serve a model
+    # A session each time the rows seen have grown by half: level 2 is rebuilt at least as often
+    # (``rebuild_growth`` 0.25), and weights fitted on partitions of n rows must not serve a model
     # whose partitions hold 2n or more (the last session of a 216-row stream was at its 96th row).
     _REPLAY_GROWTH = 1.5
 
