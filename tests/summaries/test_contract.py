@@ -134,6 +134,19 @@ def _assert_sketch_bounds(merged: Categorical, one: Categorical, kept: list, exp
 # --------------------------------------------------------------------------------------------
 
 
+def test_a_loaded_sketch_saves_as_its_original_after_the_wider_heavy_hitter_is_evicted():
+    """A heavy hitter's class counts are a list as long as the largest class it was given; a
+    loaded sketch's lists all have the width saved. Once the one slot with a second class is
+    evicted, the two used to save different widths of the same counts (Hypothesis found it)."""
+    summary = CONFIGS["categorical-sketch"]()
+    feed(summary, [("a", "x", 1.0)] * 5 + [("b", "x", 1.0), ("b", "x", 1.0), ("b", "x", 2.0), ("c", "y", 1.0), ("d", "x", 1.0)], "loop")
+    copy = io.loads(io.dumps(summary))
+    for target in (summary, copy):
+        feed(target, [("b", "x", 1.0)], "arrays")
+    assert_same_table(copy.table(), summary.table())
+    assert io.dumps(copy) == io.dumps(summary)
+
+
 @pytest.mark.parametrize("name", CONFIGS)
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(data=st.data())

@@ -559,11 +559,17 @@ class SpaceSaving:
         slots = list(self._slots.values())
         position = {value: i for i, value in enumerate(values)}
         width = max((len(slot.class_counts) for slot in slots), default=0)
+        class_counts = padded([slot.class_counts for slot in slots], (len(slots), width))
+        # A slot's list is as long as the largest class it was given: the columns past the last
+        # non-zero one are dropped, so that the same counts save alike however long the lists (a
+        # loaded sketch's lists all have the saved width; the original's keep their own).
+        used = np.flatnonzero(class_counts.any(axis=0))
+        class_counts = class_counts[:, : int(used[-1]) + 1 if len(used) else 0]
         return {
             "values": values,
             "counts": np.array([slot.count for slot in slots], dtype=np.float64),
             "errors": np.array([slot.error for slot in slots], dtype=np.float64),
-            "class_counts": padded([slot.class_counts for slot in slots], (len(slots), width)),
+            "class_counts": class_counts,
             "heap_slots": np.array([position[value] for _, _, value in self._heap], dtype=np.int64),
             "heap_counts": np.array([count for count, _, _ in self._heap], dtype=np.float64),
             "heap_sequences": np.array([sequence for _, sequence, _ in self._heap], dtype=np.int64),
