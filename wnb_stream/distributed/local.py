@@ -138,6 +138,7 @@ class _LearnerProcess:
         theirs.close()  # (so that a dead process closes the pipe: recv raises EOFError)
         self.queued = 0  # runs sent and not yet answered
         self._factory = factory  # sent before the first command (``_serve``)
+        self._stopped = False
 
     @property
     def pid(self) -> int | None:
@@ -163,7 +164,10 @@ class _LearnerProcess:
         return payload
 
     def stop(self) -> None:
-        """Ask the process to end (``close`` waits for it: stop every learner, then close each)."""
+        """Ask the process to end, once (``close`` waits for it: stop every learner, then close each)."""
+        if self._stopped:
+            return
+        self._stopped = True
         try:
             self.conn.send(("stop", ()))
         except (OSError, ValueError):

@@ -399,7 +399,6 @@ class Coordinator:
         self.absorbed = 0  # examples absorbed since the model was first given (rounds of this run and before)
         self.changes = 0  # changes detected across rounds (each made the model forget)
         self.checkpoint_path = None if checkpoint_path is None else os.fspath(checkpoint_path)
-        self.detector = None
         restored = None
         if self.checkpoint_path is not None and os.path.exists(self.checkpoint_path):
             restored = self._restore()
