@@ -16,7 +16,7 @@ from profiles import examples
 from wnb_stream import summaries
 from wnb_stream.engine.classes import Classes
 from wnb_stream.engine.history import History
-from wnb_stream.engine.registry import Registry
+from wnb_stream.engine.registry import SETTLE_TOGETHER_ROWS, Registry
 from wnb_stream.engine.rows import Row
 from wnb_stream.engine.variable import Variable
 from wnb_stream.summaries.base import FEW_ROWS
@@ -169,6 +169,44 @@ def test_feed_builds_the_summary_a_loop_of_update_builds(stream):
         check(s.registry, s.history.stored, len(s.history))
     s.registry.feed(np.arange(len(s.registry)), s.history, s.classes)
     s.assert_fed(range(len(s.registry)))
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(streams())
+def test_feed_with_settle_builds_the_settled_summary_a_loop_of_update_builds(stream):
+    # a rebuild's feed (``settle``) goes through each type's ``take_many``, all summaries at once,
+    # on a dense history as on a sparse one: the same summaries as feeding each, then settling it
+    kinds, events = stream
+    s = Stream(kinds, capacity=100)
+    for event in events:
+        if event[0] == "add":
+            s.add()
+        elif event[0] == "row":
+            s.row(*event[1:], make_room=False)
+        else:
+            s.registry.feed(np.array(event[1], dtype=np.intp), s.history, s.classes, settle=True)
+            assert s.registry.synced[event[1]].tolist() == [s.history.stored] * len(event[1])
+            for k in event[1]:  # settled: nothing left in a buffer for the rebuild to take
+                summary = s.registry.variables[k].summary
+                assert not getattr(summary, "_buffer_values", ())
+            s.assert_fed(event[1])  # (reads the tables, which would settle them)
+        check(s.registry, s.history.stored, len(s.history))
+
+
+@pytest.mark.parametrize("n", [3 * FEW_ROWS, SETTLE_TOGETHER_ROWS, SETTLE_TOGETHER_ROWS + 3])
+def test_feed_with_settle_settles_a_dense_history_s_summaries(n):
+    # up to SETTLE_TOGETHER_ROWS rows, the summaries take and settle them together; beyond, one
+    # at a time (settled when their tables are read): the same summaries either way
+    s = Stream(["GKClass", "GKClass", "Gaussian"], capacity=n)
+    s.add()
+    s.add()
+    for i in range(n):
+        s.row("ab"[i % 2], 1.0, [float(i % 5), None if i % 3 == 0 else float(i), float(i)])
+    s.registry.feed(np.arange(3), s.history, s.classes, settle=True)
+    buffered = [len(s.registry.variables[k].summary._buffer_values) for k in (0, 1)]
+    assert buffered == [0, 0] if n <= SETTLE_TOGETHER_ROWS else min(buffered) > 0
+    s.assert_fed([0, 1, 2])  # (reads the tables, which would settle them)
+    assert s.registry.variables[1].summary.n == n - len(range(0, n, 3))
 
 
 def test_feed_uses_both_ways_of_feeding():
