@@ -4,6 +4,7 @@ overwritten, ``_check``."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pickle
 
@@ -30,9 +31,16 @@ PROTOTYPES = {
 }
 
 
-def state(summary) -> bytes:
-    """Everything level 2 reads of a summary, to the bit."""
-    return pickle.dumps((summary.classes, summary.table(), summary.n))
+def state(summary) -> tuple:
+    """Everything level 2 reads of a summary, to the bit: each array's dtype, shape and bytes (not
+    a pickle of the table, whose length depends on whether its arrays share one dtype object; the
+    arrays of a kernel loaded from numba's cache carry copies of the dtype, those of a kernel
+    compiled in the process the shared one)."""
+    table = summary.table()
+    fields = [(f.name, getattr(table, f.name)) for f in dataclasses.fields(table)]
+    arrays = tuple((name, a.dtype.str, a.shape, a.tobytes()) for name, a in fields if isinstance(a, np.ndarray))
+    others = tuple(pickle.dumps(value) for _, value in fields if not isinstance(value, np.ndarray))
+    return summary.classes, tuple(map(type, summary.classes)), arrays, others, type(table).__name__, summary.n, type(summary.n)
 
 
 def assert_same_summary(fed, reference):
