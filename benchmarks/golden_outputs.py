@@ -13,7 +13,10 @@ features, about 60 non-zero entries per row, 1,500 rows). Configurations: ``Unif
 batch searches ``FNB``, ``SNB``, ``SGCF``, ``Direct`` and ``FNB(refine=VNS())``, and the default
 model with ``absent=0`` and with a memory budget that cuts its window (the 100-variable stream
 runs the first two, the sparse stream ``vns``, ``nb`` and the last two, on its dicts and, on
-the mini-batch path, on their table with NaN for the absent entries). A configuration the
+the mini-batch path, on their table with NaN for the absent entries). Rounds: on RandomRBF 20 × 5
+and Phishing, the default model trained in rounds of 1,000 rows shared by 4 deltas
+(``model.delta``, ``model.absorb``), each row predicted by the model of the round before, then
+merged with a model of the last 400 rows and with itself, and those rows predicted. A configuration the
 checkout cannot build (a learner or parameter it does not have yet) is skipped, and
 ``--compare`` compares the arrays of its first file, listing those only the second one has.
 
@@ -115,6 +118,32 @@ def run(root: pathlib.Path, output: str) -> None:
                 model.learn_many(X.iloc[i : i + 500], Y.iloc[i : i + 500])
             result[f"{stream}/{config}/many"] = np.concatenate(pieces)
             print(stream, config, flush=True)
+    for stream in ("rbf20", "phishing"):  # rounds and merges (engine.merge): the default model in rounds of 4 deltas
+        rows = list(streams[stream]())
+        model = WeightedNaiveBayes(seed=1)
+        if not hasattr(model, "absorb"):  # (not in this checkout)
+            print(f"{stream} rounds: skipped (no absorb)", flush=True)
+            continue
+        probabilities, tail = [], rows[-400:]
+        for start in range(0, len(rows) - len(tail), 1000):
+            chunk = rows[start : min(start + 1000, len(rows) - len(tail))]
+            deltas = [model.delta() for _ in range(4)]
+            for i, (x, y) in enumerate(chunk):  # each row predicted by the model of the round before it
+                p = model.predict_proba_one(x)
+                probabilities.append([p.get(c, np.nan) for c in sorted(p, key=str)] + [np.nan] * (6 - len(p)))
+                deltas[i % 4].learn_one(x, y)
+            model.absorb(deltas)
+        other = WeightedNaiveBayes(seed=2)
+        for x, y in tail:
+            other.learn_one(x, y)
+        model.merge(other)
+        model.merge(model)  # (a model into itself: its examples twice)
+        for x, _ in tail:
+            p = model.predict_proba_one(x)
+            probabilities.append([p[c] for c in sorted(p, key=str)] + [np.nan] * (6 - len(p)))
+        result[f"{stream}/rounds"] = np.array(probabilities)
+        result[f"{stream}/rounds/weights"] = np.array([model.weights[k] for k in sorted(model.weights, key=str)])
+        print(stream, "rounds", flush=True)
     np.savez(output, **result)
     print(f"wrote {len(result)} arrays to {output}")
 

@@ -10,6 +10,7 @@ four shards of a stream predict as one model trained on all of it.
 from __future__ import annotations
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -205,3 +206,23 @@ def test_four_shards_merged_predict_as_one_model():
     log_loss /= len(test)
     assert same / len(test) >= 0.95
     assert abs(log_loss[1] - log_loss[0]) <= 0.02
+
+
+def test_a_round_copies_no_history_and_changes_none():
+    # a merge reads the sides' histories and builds a new window: none is copied or changed
+    rows = stream(4, 400)
+    model = fit(rows[:200])
+    deltas = []
+    for part in (rows[200:300], rows[300:400]):
+        delta = model.delta()
+        for x, y in part:
+            delta.learn_one(x, y)
+        deltas.append(delta)
+    histories = [model._engine.history] + [d._engine.history for d in deltas]
+    before = [io.dumps(model)] + [pickle.dumps(h) for h in histories]
+    absorbed = merge.absorbed(model._engine, [d._engine for d in deltas])
+    assert all(absorbed.history is not h for h in histories)
+    assert [io.dumps(model)] + [pickle.dumps(h) for h in histories] == before
+    twice = merge.absorbed(model._engine, [deltas[0]._engine, deltas[0]._engine])  # one delta given twice
+    assert twice.history.stored == model._engine.history.stored + 200
+    twice._check()

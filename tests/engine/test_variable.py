@@ -194,3 +194,27 @@ def test_bincount_sums_the_rows_of_tables_as_their_sum_does():
         starts = np.concatenate([[0], np.cumsum(lengths)])
         for t in range(len(lengths)):
             assert held[t].tobytes() == counts[starts[t] : starts[t + 1]].copy().sum(axis=0).tobytes()
+
+
+def test_a_deep_copy_shares_level_2_and_copies_the_summary():
+    # level 2 is replaced by a rebuild, never changed, so a copy shares it; the summary is the copy's own
+    rng = np.random.default_rng(5)
+    variable = Variable("x", "numeric", summaries.GKClass())
+    for v in rng.normal(size=200):
+        variable.summary.update(float(v), "a" if v < 0.3 else "b")
+    variable.rebuild(("a", "b"), selection_cost=0.0)
+    assert variable.n_parts > 1
+    clone = copy.deepcopy(variable)
+    assert type(clone) is Variable and clone.summary is not variable.summary
+    assert all(getattr(clone, name) is getattr(variable, name) for name in Variable.__slots__ if name != "summary")
+    a, b = clone.summary.table(), variable.summary.table()
+    assert a.classes == b.classes and all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("upper_bounds", "counts", "missing"))
+    before = (variable.log_prob.copy(), list(variable.cuts), variable.model, variable.summary.n)
+    for v in rng.normal(size=300):  # the copy learns other rows and is rebuilt: the original keeps its own
+        clone.summary.update(float(v), "a" if v > 0.0 else "b")
+    clone.rebuild(("a", "b"), selection_cost=0.0)
+    assert clone.model is not variable.model
+    np.testing.assert_array_equal(variable.log_prob, before[0])
+    assert variable.cuts == before[1] and variable.model is before[2] and variable.summary.n == before[3]
+    pair = copy.deepcopy([variable, variable])  # one variable given twice: one copy
+    assert pair[0] is pair[1]

@@ -259,7 +259,7 @@ def combined(deltas: list[Engine], blocks: list | None = None) -> tuple[Engine, 
     variable, O(rows × K) for the rows; no level-2 or level-3 work.
     """
     _check_deltas(deltas[0], deltas)
-    first, *others = (copy.deepcopy(delta) for delta in deltas)
+    first, *others = _copies(deltas)
     stored, sides = _fold(first, others)
     blocks = [None] * len(deltas) if blocks is None else blocks
     window, sizes = [], []
@@ -285,7 +285,7 @@ def merged(a: Engine, b: Engine) -> Engine:
     """
     check_kinds(a.registry, b.registry)
     check_clock([a, b])
-    a, b = copy.deepcopy(a), copy.deepcopy(b)  # a raise below leaves both models as they were
+    a, b = _copies([a, b])  # a raise below leaves both models as they were
     return _combine(a, [b], newer=False)
 
 
@@ -303,8 +303,23 @@ def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None) -> 
     variable, one rebuild, one learner step.
     """
     _check_deltas(base, deltas)
-    base = copy.deepcopy(base)
-    return _combine(base, [copy.deepcopy(delta) for delta in deltas], newer=True, blocks=blocks)
+    base, *deltas = _copies([base, *deltas])
+    return _combine(base, deltas, newer=True, blocks=blocks)
+
+
+def _copies(engines: list[Engine]) -> list[Engine]:
+    """Deep copies of ``engines`` that share their histories: a merge only reads the histories
+    of its sides (the merged window is a new ``History``), so the copies are what the merge may
+    change (classes, variables, levels 2 and 3), not the O(window × K) rows. A history met again
+    (a model merged into itself, a delta given twice) is copied, so that each side keeps a
+    history of its own, as the merge's clock counts them (``merge_histories``)."""
+    shared: set = set()
+    copies = []
+    for engine in engines:
+        h = engine.history
+        copies.append(copy.deepcopy(engine, {} if id(h) in shared else {id(h): h}))
+        shared.add(id(h))
+    return copies
 
 
 def _check_deltas(base: Engine, deltas: list[Engine]) -> None:

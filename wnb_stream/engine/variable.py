@@ -21,6 +21,7 @@ construction) and are checked against it in the tests.
 from __future__ import annotations
 
 import bisect
+import copy
 import math
 
 import numpy as np
@@ -101,6 +102,18 @@ class Variable:
         self._groups: dict = {}
         self._star_part = NOWHERE
         self._density = None  # the summary's density (Summary.density), for a density-scored variable
+
+    def __deepcopy__(self, memo: dict) -> Variable:
+        """A copy with a copy of the summary, sharing the level 2 (``model``, ``log_prob``,
+        ``cuts``, the groups, the density): a rebuild replaces those, never changes them, as
+        ``Scorer.of`` relies on. O(summary); a merge copies every variable of a model
+        (``engine.merge``), and copying each level 2 was most of that cost."""
+        clone = object.__new__(type(self))
+        memo[id(self)] = clone
+        for name in Variable.__slots__:
+            setattr(clone, name, getattr(self, name))
+        clone.summary = copy.deepcopy(self.summary, memo)
+        return clone
 
     # ------------------------------------------------------------------ level 2
     def rebuild(self, classes: tuple, selection_cost: float, criterion: str | None = None, default=None) -> None:
