@@ -160,3 +160,29 @@ def test_a_model_of_a_gk_subclass_learns_as_one_of_gk():
         for model in models:
             model.learn_one(x, y)
     assert all(type(v.summary) is SubGK for v in models[1]._engine.registry.variables)
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_merge_many_is_a_loop_of_merge(name, data):
+    """``merge_many`` of a type (a merge of two models' shared summaries) leaves each summary as
+    ``summary.merge(other)`` does, bit for bit, and each other summary as that merge leaves it;
+    ``GKClass``'s compiled override as the generic default. Pairs of summaries fed other streams,
+    other class sets, some empty, some with pending buffers, one merged with itself."""
+    made = data.draw(groups(name))[0]
+    others = data.draw(groups(name))[0]
+    pairs = list(zip(made, others[: len(made)]))
+    if data.draw(st.booleans(), label="one merged with itself") and len(made) > len(pairs):
+        pairs.append((made[len(pairs)], made[len(pairs)]))
+    loop = copy.deepcopy(pairs)
+    type(made[0]).merge_many(pairs)
+    for summary, other in loop:
+        summary.merge(other)
+    assert [(dumps(a), dumps(b)) for a, b in pairs] == [(dumps(a), dumps(b)) for a, b in loop]
+    for summary, _ in pairs:
+        assert not summary.problems()
+    generic = copy.deepcopy(loop)
+    Summary.merge_many.__func__(type(made[0]), generic)  # (merged once more: the default's loop)
+    type(made[0]).merge_many(loop)
+    assert [dumps(a) for a, _ in loop] == [dumps(a) for a, _ in generic]

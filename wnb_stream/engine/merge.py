@@ -64,13 +64,17 @@ def merge_variables(registry: Registry, other: Registry, stored: int) -> np.ndar
     variable's next rebuild falls due at once. Call ``check_kinds`` first.
     """
     indices = np.empty(len(other), dtype=np.intp)
+    pairs: dict = {}  # summary type → [(this registry's summary, the other's)]: each merged once
     for k, variable in enumerate(other.variables):
         mine = registry.index.get(variable.name)
         if mine is None:
             mine = registry.add(variable.name, variable.kind, variable.summary, stored)
         else:
-            registry.variables[mine].summary.merge(variable.summary)
+            summary = registry.variables[mine].summary
+            pairs.setdefault(type(summary), []).append((summary, variable.summary))
         indices[k] = mine
+    for kind, group in pairs.items():  # (distinct summaries: the order of the merges changes nothing)
+        kind.merge_many(group)
     registry.count_many(indices, other.count)
     registry.rebuild_all_soon()
     return indices

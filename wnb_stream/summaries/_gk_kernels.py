@@ -485,3 +485,97 @@ def absorb_many(v, g, delta, at_value, counts, held, x, codes, w, taken, weight,
         at += n
         bounds[t + 1] = at
     return v_out[:at], g_out[:at], d_out[:at], e_out[:at], c_out[:at], bounds, weights
+
+
+# --------------------------------------------------------------------------------------------
+# Merges of many summaries (GKClass.merge_many)
+# --------------------------------------------------------------------------------------------
+
+
+@_jit
+def _merge_pair(va, ga, da, ea, ca, vb, gb, db, eb, cb):
+    """``gk_tuples.merge_tuples`` on two tuple lists (the same floats, one compiled pass): the
+    merged ``(v, g, Δ, e, c)``, new arrays."""
+    sa, sb = va.shape[0], vb.shape[0]
+    if sb == 0:
+        return va.copy(), ga.copy(), da.copy(), ea.copy(), ca.copy()
+    if sa == 0:
+        return vb.copy(), gb.copy(), db.copy(), eb.copy(), cb.copy()
+    ha = np.empty(sa + 1)  # h of each tuple, 0 past the last (R(max) = L(max))
+    for i in range(sa):
+        ha[i] = ga[i] + da[i] - ea[i]
+    ha[sa] = 0.0
+    hb = np.empty(sb + 1)
+    for j in range(sb):
+        hb[j] = gb[j] + db[j] - eb[j]
+    hb[sb] = 0.0
+    ua = np.searchsorted(vb, va, side="right")  # first b tuple above each a value
+    ub = np.searchsorted(va, vb, side="right")
+    da2 = np.empty(sa)
+    for i in range(sa):
+        da2[i] = da[i] + hb[ua[i]]
+    db2 = np.empty(sb)
+    for j in range(sb):
+        db2[j] = db[j] + ha[ub[j]]
+    ga2, ea2, ca2 = ga.copy(), ea.copy(), ca.copy()
+    taken = np.zeros(sb, dtype=np.bool_)  # b tuples collapsed into an a tuple of the same value
+    for i in range(sa):
+        if ua[i] > 0 and vb[ua[i] - 1] == va[i]:
+            ib = ua[i] - 1
+            da2[i] = min(da[i], ha[i + 1]) + min(db[ib], hb[ib + 1])
+            ga2[i] += gb[ib]
+            ea2[i] += eb[ib]
+            for j in range(ca.shape[1]):
+                ca2[i, j] += cb[ib, j]
+            taken[ib] = True
+    kept = sb - int(taken.sum())
+    if kept == 0:
+        return va.copy(), ga2, da2, ea2, ca2
+    size = sa + kept
+    v, g, d, e = np.empty(size), np.empty(size), np.empty(size), np.empty(size)
+    c = np.empty((size, ca.shape[1]))
+    from_a = np.ones(size, dtype=np.bool_)
+    k = 0
+    for j in range(sb):  # b's kept tuples at ub + their rank among the kept (no ties left)
+        if not taken[j]:
+            at = ub[j] + k
+            k += 1
+            from_a[at] = False
+            v[at], g[at], d[at], e[at] = vb[j], gb[j], db2[j], eb[j]
+            c[at] = cb[j]
+    i = 0
+    for at in range(size):
+        if from_a[at]:
+            v[at], g[at], d[at], e[at] = va[i], ga2[i], da2[i], ea2[i]
+            c[at] = ca2[i]
+            i += 1
+    return v, g, d, e, c
+
+
+@_jit
+def merge_many(va, ga, da, ea, ca, a_held, vb, gb, db, eb, cb, b_held, thresholds):
+    """Summary ``t``'s tuples ``a_held[t]:a_held[t + 1]`` of the stacked ``va, ga, da, ea (S,)``,
+    ``ca (S, J)`` merged with the tuples ``b_held[t]:b_held[t + 1]`` of ``vb, …, cb`` (the same
+    class axis), then compressed with ``thresholds[t]`` (``2εn`` after the merge): the floats of
+    ``merge_tuples`` then ``compress`` on each pair alone. Returns the stacked results ``(S', …)``
+    and their bounds ``(T + 1,)``."""
+    T = a_held.shape[0] - 1
+    n_classes = ca.shape[1]
+    cap = va.shape[0] + vb.shape[0]
+    v_out, g_out, d_out, e_out = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
+    c_out = np.empty((cap, n_classes))
+    bounds = np.zeros(T + 1, dtype=np.int64)
+    at = 0
+    for t in range(T):
+        a, b, c, d = a_held[t], a_held[t + 1], b_held[t], b_held[t + 1]
+        merged = _merge_pair(va[a:b], ga[a:b], da[a:b], ea[a:b], ca[a:b], vb[c:d], gb[c:d], db[c:d], eb[c:d], cb[c:d])
+        out = compress(merged[0], merged[1], merged[2], merged[3], merged[4], thresholds[t])
+        n = out[0].shape[0]
+        v_out[at : at + n] = out[0]
+        g_out[at : at + n] = out[1]
+        d_out[at : at + n] = out[2]
+        e_out[at : at + n] = out[3]
+        c_out[at : at + n] = out[4]
+        at += n
+        bounds[t + 1] = at
+    return v_out[:at], g_out[:at], d_out[:at], e_out[:at], c_out[:at], bounds

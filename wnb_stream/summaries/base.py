@@ -276,6 +276,17 @@ class Summary(base.Base, abc.ABC):
             summary.settle()
 
     @classmethod
+    def merge_many(cls, pairs: list) -> None:
+        """``summary.merge(other)`` for each ``(summary, other)`` of ``pairs`` (summaries of this
+        type, each at most once; what a merge of two models asks of the summaries they share).
+
+        The default is exactly that loop; ``GKClass`` merges the tuples of all its pairs in one
+        compiled call, with the same floats. Cost: the loop's.
+        """
+        for summary, other in pairs:
+            summary.merge(other)
+
+    @classmethod
     def stack_tables(cls, summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The ``Bins`` tables ``[s.aligned_table(classes) for s in summaries]`` stacked, as fresh
         arrays: ``bounds (R,)`` and ``counts (R, J)`` (the tables' rows one after the other),

@@ -488,6 +488,16 @@ class GKClass(Summary):
         """
         gk_batch.take_many(summaries, values, codes, labels, weights, starts, ends)
 
+    @classmethod
+    def merge_many(cls, pairs: list) -> None:
+        """``Summary.merge_many``, bit for bit: ``summary.merge(other)`` for each pair.
+
+        The pairs whose summary keeps an ε guarantee merge their tuples and compress in one
+        compiled call for all of them (``_gk_kernels.merge_many``, the floats of ``merge_tuples``
+        then the compress); a summary with a budget of tuples merges alone.
+        """
+        gk_batch.merge_many(pairs)
+
     def n_atoms(self) -> int:
         """The non-empty bins of the table (tuples whose class counts are not all 0: a long decay
         can take a tuple's counts to 0), and one for missing values if there are any."""

@@ -6,6 +6,8 @@ of ``GKClass.take_many``, ``GKClass.stack_tables``, ``GKClass.aligned_table`` an
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ..tables import _align_columns, _same_order
@@ -145,3 +147,56 @@ def push(summary, x: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
         summary._buffer_values.frombytes(x[start:].tobytes())
         summary._buffer_classes.frombytes(codes[start:].tobytes())
         summary._buffer_weights.frombytes(w[start:].tobytes())
+
+
+def merge_many(pairs: list) -> None:
+    """``GKClass.merge_many``."""
+    groups: dict = {}  # width of the counts → ([summary], [its incoming tuples], [threshold])
+    for summary, other in pairs:
+        if other is summary:
+            other = copy.deepcopy(other)
+        if summary._epsilon is None or type(other) is not type(summary):  # (a budget; or a refusal: ``merge``'s)
+            summary.merge(other)
+            continue
+        # the prelude of ``GKClass.merge``, as it is
+        summary._flush()
+        other._flush()
+        other._grow()
+        columns = summary._classes.merge(other._classes)
+        summary._grow()
+        counts = np.zeros((len(other._values), len(summary._classes)))
+        counts[:, columns] = other._counts
+        summary._missing[columns] += other._missing
+        other_epsilon = other._epsilon if other._epsilon is not None else other.effective_epsilon
+        summary._weight += other._weight
+        summary._epsilon = max(summary._epsilon, other_epsilon)
+        group = groups.get(counts.shape[1])
+        if group is None:
+            group = groups[counts.shape[1]] = ([], [], [])
+        group[0].append(summary)
+        group[1].append((other._values, other._g, other._delta, other._at_value, counts))
+        group[2].append(2.0 * summary._epsilon * summary._weight)
+    for width, (group, incoming, thresholds) in groups.items():
+        a_held = np.zeros(len(group) + 1, dtype=np.int64)
+        np.cumsum([len(summary._values) for summary in group], out=a_held[1:])
+        b_held = np.zeros(len(group) + 1, dtype=np.int64)
+        np.cumsum([len(item[0]) for item in incoming], out=b_held[1:])
+        v, g, delta, at_value, counts, bounds = _gk_kernels.merge_many(
+            _stacked([summary._values for summary in group]), _stacked([summary._g for summary in group]),
+            _stacked([summary._delta for summary in group]), _stacked([summary._at_value for summary in group]),
+            _stacked([summary._counts for summary in group], width), a_held,
+            *(_stacked([item[f] for item in incoming], width if f == 4 else None) for f in range(5)), b_held,
+            np.array(thresholds, dtype=np.float64),
+        )  # fmt: skip
+        bounds = bounds.tolist()
+        for t, summary in enumerate(group):
+            a, b = bounds[t], bounds[t + 1]
+            summary._values, summary._g, summary._delta = v[a:b].copy(), g[a:b].copy(), delta[a:b].copy()
+            summary._at_value, summary._counts = at_value[a:b].copy(), counts[a:b].copy()
+
+
+def _stacked(arrays: list, width: int | None = None) -> np.ndarray:
+    """``arrays`` one after the other as one float64 array (``(R, width)`` for class counts)."""
+    if not arrays:
+        return np.zeros((0, width) if width is not None else 0)
+    return np.ascontiguousarray(np.concatenate(arrays), dtype=np.float64)
