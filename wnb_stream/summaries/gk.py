@@ -353,6 +353,16 @@ class GKClass(Summary):
             raise TypeError(f"can only merge another GKClass, got {type(other).__name__}")
         if other is self:
             other = copy.deepcopy(other)
+        incoming = self._take_in(other)
+        state = (self._values, self._g, self._delta, self._at_value, self._counts)
+        self._values, self._g, self._delta, self._at_value, self._counts = merge_tuples(state, incoming)
+        self._compress()
+
+    def _take_in(self, other: GKClass) -> tuple:
+        """A merge's work outside the tuples (``merge``, ``merge_many``): both buffers flushed,
+        ``other``'s classes registered here, its missing counts and weight added, ε widened to
+        ``other``'s (a budget-mode ``other``: its ``effective_epsilon``). Returns ``other``'s
+        tuples ``(v, g, Δ, e, c)`` with the class counts on this summary's class axis."""
         self._flush()
         other._flush()
         other._grow()
@@ -362,13 +372,10 @@ class GKClass(Summary):
         counts[:, columns] = other._counts
         self._missing[columns] += other._missing
         other_epsilon = other._epsilon if other._epsilon is not None else other.effective_epsilon
-        state = (self._values, self._g, self._delta, self._at_value, self._counts)
-        incoming = (other._values, other._g, other._delta, other._at_value, counts)
-        self._values, self._g, self._delta, self._at_value, self._counts = merge_tuples(state, incoming)
         self._weight += other._weight
         if self._epsilon is not None:
             self._epsilon = max(self._epsilon, other_epsilon)
-        self._compress()
+        return other._values, other._g, other._delta, other._at_value, counts
 
     def decay(self, factor: float) -> None:
         """Multiply the weight of everything seen so far by ``factor`` (0 < factor ≤ 1).

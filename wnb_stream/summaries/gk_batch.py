@@ -158,23 +158,13 @@ def merge_many(pairs: list) -> None:
         if summary._epsilon is None or type(other) is not type(summary):  # (a budget; or a refusal: ``merge``'s)
             summary.merge(other)
             continue
-        # the prelude of ``GKClass.merge``, as it is
-        summary._flush()
-        other._flush()
-        other._grow()
-        columns = summary._classes.merge(other._classes)
-        summary._grow()
-        counts = np.zeros((len(other._values), len(summary._classes)))
-        counts[:, columns] = other._counts
-        summary._missing[columns] += other._missing
-        other_epsilon = other._epsilon if other._epsilon is not None else other.effective_epsilon
-        summary._weight += other._weight
-        summary._epsilon = max(summary._epsilon, other_epsilon)
-        group = groups.get(counts.shape[1])
+        taken = summary._take_in(other)
+        width = taken[4].shape[1]
+        group = groups.get(width)
         if group is None:
-            group = groups[counts.shape[1]] = ([], [], [])
+            group = groups[width] = ([], [], [])
         group[0].append(summary)
-        group[1].append((other._values, other._g, other._delta, other._at_value, counts))
+        group[1].append(taken)
         group[2].append(2.0 * summary._epsilon * summary._weight)
     for width, (group, incoming, thresholds) in groups.items():
         a_held = np.zeros(len(group) + 1, dtype=np.int64)
