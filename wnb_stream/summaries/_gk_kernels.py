@@ -442,6 +442,18 @@ def _order(x):
     return order
 
 
+@_inline
+def _put(v_out, g_out, d_out, e_out, c_out, at, v, g, d, e, c):
+    """Write one summary's tuples ``(v, g, Δ, e, c)`` at row ``at`` of the stacked outputs; the row after them."""
+    n = v.shape[0]
+    v_out[at : at + n] = v
+    g_out[at : at + n] = g
+    d_out[at : at + n] = d
+    e_out[at : at + n] = e
+    c_out[at : at + n] = c
+    return at + n
+
+
 @_jit
 def absorb_many(v, g, delta, at_value, counts, held, x, codes, w, taken, weight, epsilon):
     """``absorb`` (guarantee mode) for many summaries in one call.
@@ -467,22 +479,11 @@ def absorb_many(v, g, delta, at_value, counts, held, x, codes, w, taken, weight,
             xt = x[c:d]
             out = absorb(v[a:b], g[a:b], delta[a:b], at_value[a:b], counts[a:b], xt, codes[c:d], w[c:d], _order(xt),
                          weight[t], epsilon[t], True)  # fmt: skip
-            n = out[0].shape[0]
-            v_out[at : at + n] = out[0]
-            g_out[at : at + n] = out[1]
-            d_out[at : at + n] = out[2]
-            e_out[at : at + n] = out[3]
-            c_out[at : at + n] = out[4]
+            at = _put(v_out, g_out, d_out, e_out, c_out, at, out[0], out[1], out[2], out[3], out[4])
             weights[t] = out[5]
         else:
-            n = b - a
-            v_out[at : at + n] = v[a:b]
-            g_out[at : at + n] = g[a:b]
-            d_out[at : at + n] = delta[a:b]
-            e_out[at : at + n] = at_value[a:b]
-            c_out[at : at + n] = counts[a:b]
+            at = _put(v_out, g_out, d_out, e_out, c_out, at, v[a:b], g[a:b], delta[a:b], at_value[a:b], counts[a:b])
             weights[t] = weight[t]
-        at += n
         bounds[t + 1] = at
     return v_out[:at], g_out[:at], d_out[:at], e_out[:at], c_out[:at], bounds, weights
 
@@ -570,12 +571,6 @@ def merge_many(va, ga, da, ea, ca, a_held, vb, gb, db, eb, cb, b_held, threshold
         a, b, c, d = a_held[t], a_held[t + 1], b_held[t], b_held[t + 1]
         merged = _merge_pair(va[a:b], ga[a:b], da[a:b], ea[a:b], ca[a:b], vb[c:d], gb[c:d], db[c:d], eb[c:d], cb[c:d])
         out = compress(merged[0], merged[1], merged[2], merged[3], merged[4], thresholds[t])
-        n = out[0].shape[0]
-        v_out[at : at + n] = out[0]
-        g_out[at : at + n] = out[1]
-        d_out[at : at + n] = out[2]
-        e_out[at : at + n] = out[3]
-        c_out[at : at + n] = out[4]
-        at += n
+        at = _put(v_out, g_out, d_out, e_out, c_out, at, out[0], out[1], out[2], out[3], out[4])
         bounds[t + 1] = at
     return v_out[:at], g_out[:at], d_out[:at], e_out[:at], c_out[:at], bounds

@@ -77,11 +77,9 @@ def take_many(summaries: list, values, codes, labels: tuple, weights, starts: li
             x_kept[entries], table[np.repeat(np.array(ids, dtype=np.intp), lengths), c_kept[entries]], w_kept[entries],
             taken, np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group]),
         )  # fmt: skip
-        bounds = bounds.tolist()
-        for t, (summary, w) in enumerate(zip(group, weight.tolist())):
-            a, b = bounds[t], bounds[t + 1]
-            summary._values, summary._g, summary._delta = v[a:b].copy(), g[a:b].copy(), delta[a:b].copy()
-            summary._at_value, summary._counts, summary._weight = at_value[a:b].copy(), counts[a:b].copy(), w
+        _unstack(group, (v, g, delta, at_value, counts), bounds)
+        for summary, w in zip(group, weight.tolist()):
+            summary._weight = w
 
 
 def stack_tables(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -178,11 +176,16 @@ def merge_many(pairs: list) -> None:
             *(_stacked([item[f] for item in incoming], width if f == 4 else None) for f in range(5)), b_held,
             np.array(thresholds, dtype=np.float64),
         )  # fmt: skip
-        bounds = bounds.tolist()
-        for t, summary in enumerate(group):
-            a, b = bounds[t], bounds[t + 1]
-            summary._values, summary._g, summary._delta = v[a:b].copy(), g[a:b].copy(), delta[a:b].copy()
-            summary._at_value, summary._counts = at_value[a:b].copy(), counts[a:b].copy()
+        _unstack(group, (v, g, delta, at_value, counts), bounds)
+
+
+def _unstack(group: list, tuples: tuple, bounds: np.ndarray) -> None:
+    """Give summary ``t`` of ``group`` its rows ``bounds[t]:bounds[t + 1]`` of the stacked tuple
+    arrays ``(v, g, Δ, e, c)`` a kernel returned, as arrays of its own."""
+    bounds = bounds.tolist()
+    for t, summary in enumerate(group):
+        a, b = bounds[t], bounds[t + 1]
+        summary._values, summary._g, summary._delta, summary._at_value, summary._counts = (x[a:b].copy() for x in tuples)
 
 
 def _stacked(arrays: list, width: int | None = None) -> np.ndarray:
