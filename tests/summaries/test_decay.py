@@ -106,7 +106,9 @@ def assert_table_scaled(decayed, original, factor: float) -> None:
     assert decayed.missing.tobytes() == (original.missing * factor).tobytes()
     if hasattr(original, "upper_bounds"):  # Bins: GK and cPiD multiply their counts
         assert decayed.upper_bounds.tobytes() == original.upper_bounds.tobytes()
-        assert decayed.counts.tobytes() == (original.counts * factor).tobytes()
+        # (cPiD may hold two weights at one value apart and add them after the decay: 2f + 3f
+        # against 5f, equal up to rounding; Hypothesis found it in CI on 107d461)
+        np.testing.assert_allclose(decayed.counts, original.counts * factor, rtol=1e-14, atol=0.0)
     elif hasattr(original, "means"):  # Moments: W scales, μ stays, M2/W up to rounding
         assert decayed.weights.tobytes() == (original.weights * factor).tobytes()
         assert decayed.means.tobytes() == original.means.tobytes()
