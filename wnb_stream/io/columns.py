@@ -40,7 +40,9 @@ the items are built one by one, so that the item its ``build`` refuses is named 
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 from typing import Any, Callable
 
 import numpy as np
@@ -100,10 +102,9 @@ def _record_type(item: Any, path_of: Callable[[int], str], i: int, names: tuple)
     return found
 
 
-def _parts(item: Any, path_of: Callable[[int], str], i: int, names: tuple) -> tuple[str, dict, dict]:
-    """The type name, params and state (live values) of an object or a ``_Plain`` record (item
-    ``i``, at ``path_of(i)``)."""
-    found = _record_type(item, path_of, i, names)
+def _parts(item: Any, found) -> tuple[str, dict, dict]:
+    """The type name, params and state (live values) of an object or a ``_Plain`` record whose
+    registered record type is ``found`` (``_record_type``)."""
     if type(item) is _Plain:
         return found.name, item.params, item.state
     params = found.params(item) if found.params is not None else {name: getattr(item, name) for name in found.schema.params}
@@ -126,7 +127,15 @@ def dump_table(items: list, path: str = "", names: tuple = (), path_of: Callable
     types: list[str] = []
     type_of = np.empty(len(items), dtype=np.int64)
     members: dict[str, list] = {}
-    for i, item in enumerate(items):
+    first = type(items[0]) if items else None
+    if first is not None and first is not _Plain and all(type(item) is first for item in items):  # (one class: one look-up)
+        types.append(_record_type(items[0], path_of, 0, names).name)
+        type_of[:] = 0
+        members[types[0]] = list(range(len(items)))
+        items_left: Any = ()
+    else:
+        items_left = items
+    for i, item in enumerate(items_left):
         name = _record_type(item, path_of, i, names).name
         group = members.get(name)
         if group is None:
@@ -143,7 +152,7 @@ def dump_table(items: list, path: str = "", names: tuple = (), path_of: Callable
             params = {f: [getattr(item, f) for item in objects] for f in found.schema.params} if found.params is None else _by_field([found.params(item) for item in objects], found.schema.params, at, path_of)
             groups.append({"params": _dump_columns(found.schema.params, params, path_of, at), "state": _dump_columns(found.schema.state, found.cls.record_columns(objects), path_of, at)})
             continue
-        rows = [_parts(item, path_of, i, names) for i, item in zip(at, objects)]
+        rows = [_parts(item, found) for item in objects]  # (a group's items are of the type ``found``)
         groups.append(
             {
                 "params": _dump_fields(found.schema.params, [r[1] for r in rows], at, path_of),
@@ -187,13 +196,19 @@ def _within(path_of: Callable[[int], str], at: list | None, field: str) -> Calla
     return lambda k: join(path_of(at[k]), field)
 
 
+_DTYPE, _NDIM = operator.attrgetter("dtype"), operator.attrgetter("ndim")
+
+
 def _dump_column(kind: Kind, items: list, path_of: Callable[[int], str]) -> Any:
     """The column of ``kind`` holding the live values ``items`` (the k-th at ``path_of(k)``)."""
     if isinstance(kind, Array):
         dtype = np.dtype(kind.dtype)
-        arrays = [np.asarray(value) for value in items]
+        arrays = items if set(map(type, items)) <= {np.ndarray} else [np.asarray(value) for value in items]
         ndim = len(kind.shape)
-        sound = {(a.dtype, a.ndim) for a in arrays} <= {(dtype, ndim)}  # (the common case: nothing to cast or refuse)
+        # (the common case: nothing to cast or refuse; map and set, not a Python step per item)
+        sound = set(map(_DTYPE, arrays)) <= {dtype} and set(map(_NDIM, arrays)) <= {ndim}
+        if not sound:
+            arrays = list(arrays)
         for k, array in enumerate(() if sound else arrays):
             if array.dtype != dtype:
                 if array.size and not np.can_cast(array.dtype, dtype, "same_kind"):
@@ -201,7 +216,10 @@ def _dump_column(kind: Kind, items: list, path_of: Callable[[int], str]) -> Any:
                 arrays[k] = array = array.astype(dtype)
             if array.ndim != ndim:
                 raise ValueError(f"{where(path_of(k))}: expected {ndim} dimensions, got shape {array.shape}")
-        shapes = np.array([a.shape for a in arrays], dtype=np.int64).reshape(len(items), ndim)
+        if ndim == 1:  # (one length per item: no tuple per item)
+            shapes = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays)).reshape(len(items), 1)
+        else:
+            shapes = np.array([a.shape for a in arrays], dtype=np.int64).reshape(len(items), ndim)
         data = np.concatenate(arrays, axis=None) if arrays else np.zeros(0, dtype=dtype)
         return {"shapes": values.encode_array(shapes), "data": values.encode_array(data.astype(dtype, copy=False))}
     if isinstance(kind, Float):
@@ -400,16 +418,34 @@ def load_table(node: Any, path: str = "", names: tuple = (), paths: list | None 
     if not isinstance(groups, list) or len(groups) != len(types):
         _fail(join(path, "groups"), f"expected a list of {len(types)} groups (one per type)")
     if paths is None:
-        paths = [join(path, i) for i in range(count)]
+        paths = _Paths(functools.partial(join, path), count)
     out: list = [None] * count
     for g, name in enumerate(types):
-        members = (type_of == g).nonzero()[0]
-        if not len(members):
+        members = (type_of == g).nonzero()[0].tolist()
+        if not members:
             _fail(join(join(path, "types"), g), "a type without items")
-        objects = _load_group(_BY_NAME[name], groups[g], join(join(path, "groups"), g), [paths[i] for i in members.tolist()])
-        for i, obj in zip(members.tolist(), objects):
+        picked = paths if len(types) == 1 else _Paths(lambda k, members=members: paths[members[k]], len(members))
+        objects = _load_group(_BY_NAME[name], groups[g], join(join(path, "groups"), g), picked)
+        for i, obj in zip(members, objects):
             out[i] = obj
     return out
+
+
+class _Paths:
+    """Items' paths, each made when asked (a message names it): ``paths[k]`` is ``path_of(k)``."""
+
+    __slots__ = ("path_of", "n")
+
+    def __init__(self, path_of: Callable[[int], str], n: int):
+        self.path_of, self.n = path_of, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, k: int) -> str:
+        if not 0 <= k < self.n:
+            raise IndexError(k)
+        return self.path_of(k)
 
 
 def _int_array(node: Any, path: str, shape: tuple) -> np.ndarray:
@@ -559,7 +595,7 @@ def _load_column(kind: Kind, node: Any, path: str, context: _Context, rows: np.n
         parts = {f: _load_column(k, node[f], join(path, f), context, rows, join(field, f)) for f, k in kind.fields.items()}
         return [{f: parts[f][i] for f in kind.fields} for i in range(n)]
     if _is_record(kind):
-        children = load_table(node, path, kind.names, [path_of(i) for i in range(n)])
+        children = load_table(node, path, kind.names, _Paths(path_of, n))
         if top:
             context.group.columns[field] = children
         return children

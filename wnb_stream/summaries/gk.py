@@ -638,20 +638,24 @@ class GKClass(Summary):
         """The state fields of the record: the tuples, the maintained ε, the flushed weight, the
         missing counts and the pending buffer (flushing it at save time would move the later
         flush points, hence the tuples). Class-count rows are padded to the number of classes."""
-        return {name: column[0] for name, column in self.record_columns([self]).items()}
+        state = {name: column[0] for name, column in self.record_columns([self]).items()}
+        state["counts"], state["missing"] = state["counts"].copy(), state["missing"].copy()  # (copies: the record is the caller's)
+        return state
 
     @staticmethod
     def record_columns(summaries: list) -> dict:
         """The state fields of the records of many summaries, each a list over ``summaries`` (the
         k-th item as ``summaries[k].record_state()`` holds it; arrays may be the summaries' own,
-        as ``record_state`` has always shared them: values, g, delta, at_value; the others are
-        copies): one pass per field, no dict per summary (``io.columns``). O(summaries + rows)."""
+        as ``record_state`` has always shared them: values, g, delta, at_value; counts and missing
+        too, when no padding is needed, which ``record_state`` copies; the buffers are copies): one
+        pass per field, no dict per summary (``io.columns``, which concatenates them at once).
+        O(summaries + rows)."""
         counts, missing = [], []
         for gk in summaries:
             n_tuples, n_classes = len(gk._values), len(gk._classes)
             c, m = gk._counts, gk._missing
-            counts.append(c.copy() if c.shape == (n_tuples, n_classes) and c.dtype == np.float64 else padded(c, (n_tuples, n_classes)))
-            missing.append(m.copy() if m.shape == (n_classes,) and m.dtype == np.float64 else padded(m, (n_classes,)))
+            counts.append(c if c.shape == (n_tuples, n_classes) and c.dtype == np.float64 else padded(c, (n_tuples, n_classes)))
+            missing.append(m if m.shape == (n_classes,) and m.dtype == np.float64 else padded(m, (n_classes,)))
         return {
             "classes": [list(gk._classes.labels) for gk in summaries],
             "guaranteed_epsilon": [gk._epsilon for gk in summaries],
