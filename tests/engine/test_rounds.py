@@ -250,3 +250,27 @@ def test_a_merged_delta_refuses_what_would_break_its_blocks_and_a_feature_of_the
     with pytest.raises(ValueError, match="cannot be trimmed"):
         a.trim(10)
     assert a.fresh().blocks is None and a.n_seen == 80
+
+
+def test_a_round_keeps_the_weights_and_steps_once_on_the_deltas_rows():
+    model = fit(stream(1, 600))
+    learner = model._engine.optimizer
+    steps, sessions, seen = learner.n_steps, learner.n_sessions, learner._rows_seen
+    weights = dict(zip(model._engine.slots.variable.tolist(), learner.weights.tolist()))
+    model.absorb(deltas_of(model, [stream(2, 20), stream(3, 20)]))
+    learner = model._engine.optimizer
+    # one step on the 40 rows absorbed, as on 40 rows learned: no restart, no replay session (the rows
+    # have not grown by half); a restart from the initial weights would replay on the whole window
+    assert (learner.n_steps, learner.n_sessions, learner._rows_seen) == (steps + 1, sessions, seen + 40)
+    after = dict(zip(model._engine.slots.variable.tolist(), learner.iterate.tolist()))
+    kept = [k for k in weights if k in after]
+    assert kept and max(abs(after[k] - weights[k]) for k in kept) < 0.2  # one Rprop step from where it was
+    model._check()
+
+
+def test_a_merge_of_two_models_restarts_the_weights():
+    a, b = fit(stream(1, 600)), fit(stream(2, 300))
+    steps = a._engine.optimizer.n_steps
+    a.merge(b)  # two models share no order of rows: the learner starts again, steps on the merged window and replays on it
+    learner = a._engine.optimizer
+    assert learner.n_steps < steps and learner._rows_seen == learner._replayed_at == len(a._engine.history)

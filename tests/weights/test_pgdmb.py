@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 from profiles import examples
 from synthetic_weights import concat, context_for, make_rows
 
-from wnb_stream.weights import PGDMB, Batch, Context, Uniform
+from wnb_stream.weights import PGDMB, VNS, Batch, Context, Uniform
 from wnb_stream.weights.criterion import criterion, criterion_gradient, negative_log_likelihood, scores
 from wnb_stream.weights.regularizers import Regularizer
 
@@ -343,3 +345,37 @@ def test_a_new_variable_enters_at_the_median_of_the_non_zero_weights(best, extra
     np.testing.assert_array_equal(model.weights[: len(best)], best)
     np.testing.assert_array_equal(model.weights[len(best):], np.full(extra, expected))
     np.testing.assert_array_equal(model.iterate[len(best):], np.full(extra, expected))
+
+
+def _run_state(model) -> dict:
+    return {"iterate": model._iterate, "best": model._best, "descent.best": model._descent.best, "step": model._rprop.step,
+            "previous_gradient": model._rprop.previous_gradient, "active": model._active}  # fmt: skip
+
+
+@pytest.mark.parametrize("learner", [PGDMB(batch_size=50), VNS(batch_size=50)], ids=["pgdmb", "vns"])
+@given(seed=st.integers(0, 2**16), extra=st.integers(0, 3), fitted=st.booleans())
+@settings(max_examples=examples(25), deadline=None)
+def test_remap_carries_each_variable_and_enters_new_ones_as_resize_does(learner, seed, extra, fitted):
+    rng = np.random.default_rng(seed)
+    model = learner.clone()
+    model.reset(6, 2, seed=seed)
+    if fitted:  # (a step that beats the plain NB start changes how new variables enter)
+        window = make_rows(rng, 300, n_informative=3, n_noise=3, n_classes=2)
+        for _ in range(8):
+            model.learn(window, window, context_for(6))
+    before = {name: vector.copy() for name, vector in _run_state(model).items()}
+    grown = model.clone()
+    grown.__dict__.update(copy.deepcopy(model.__dict__))
+    grown.resize(6 + extra, 2)
+    order = rng.permutation(6)
+    assert model.remap(np.concatenate([order, np.full(extra, -1)]), 2)
+    assert not model.problems()
+    after, resized = _run_state(model), _run_state(grown)
+    for name, vector in after.items():
+        np.testing.assert_array_equal(vector[:6], before[name][order], err_msg=name)  # each kept variable keeps its values
+        np.testing.assert_array_equal(vector[6:], resized[name][6:], err_msg=name)  # a new one enters as resize enters it
+    assert model.n_steps == grown.n_steps and model.n_descents == grown.n_descents  # the run goes on
+
+
+def test_an_unready_learner_carries_nothing():
+    assert not PGDMB().remap(np.array([0, -1]), 2)

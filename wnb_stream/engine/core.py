@@ -433,23 +433,32 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         if self.params.memory_budget is not None:
             self.keep_budget(self.params.memory_budget)
 
-    def restart(self, recent: int, step: bool = False) -> None:
+    def restart(self, recent: int, step: bool = False, warm: bool = False) -> None:
         """Start levels 2 and 3 afresh on the parts as they are (after ``forget`` or a merge).
 
         The learner restarts from its initial weights (seeded by ``seed`` and the clock) and will
         step on the ``recent`` most recent rows; every variable whose class threshold is due
         (``classes.next_rebuild`` set to 0 by the caller) is rebuilt now with the encoding of the
         history; the change detector starts afresh. With ``step``, the learner steps at once
-        (else at the next row learned).
+        (else at the next row learned). With ``warm`` (a round: the rows absorbed came after the
+        model's), the learner keeps its run instead, each variable its weight
+        (``remap``; a learner that cannot carry it restarts).
         """
         registry, classes, schedule = self.registry, self.classes, self.schedule
+        before = self.slots.variable.copy() if warm else None
         # level 3 starts with the variables whose level 2 is not flat now (the rebuilds below add others)
         self.slots.clear()
         self.slots.enter(registry.informative(), len(registry))
         self.history.drop_encoding()
         A, J = len(self.slots), len(classes)
-        seed = None if self.params.seed is None else hash((self.params.seed, self.history.stored)) & (2**63 - 1)
-        self.optimizer.reset(A, J, seed)
+        carried = False
+        if before is not None:
+            position = np.full(len(registry), -1, dtype=np.intp)
+            position[before] = np.arange(len(before))
+            carried = self.optimizer.remap(position[self.slots.variable], J)
+        if not carried:
+            seed = None if self.params.seed is None else hash((self.params.seed, self.history.stored)) & (2**63 - 1)
+            self.optimizer.reset(A, J, seed)
         self.shape = (A, J)
         self.history.resize(len(registry), J, registry.n_numeric, registry.n_categorical, n_encoded=A)
         self.lookup.invalidate()  # (the variables may be new: a merge)

@@ -242,7 +242,10 @@ def _combine(base: Engine, others: list[Engine], newer: bool, blocks: list | Non
     if base.monitor is not None:
         base.monitor.count_detected(sum(other.monitor.detected for other in others if other.monitor is not None))
     engine = Engine.from_parts(base.params, base.classes, registry, history, base.schedule, base.optimizer, base.slots, base.monitor)
-    engine.restart(len(history), step=True)
+    if newer:  # a round: the learner keeps its run and steps on the deltas' rows, as on rows learned
+        engine.restart(max(1, sum(taken[1:])), step=True, warm=True)
+    else:
+        engine.restart(len(history), step=True)
     return engine
 
 

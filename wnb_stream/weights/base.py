@@ -133,6 +133,16 @@ class Optimizer(base.Base):
     def learn(self, batch: Batch, history: Batch, context: Context) -> None:  # pragma: no cover
         raise NotImplementedError
 
+    def remap(self, kept: np.ndarray, n_classes: int) -> bool:
+        """Carry the learner's run into a new layout of its variables, True if it did.
+
+        Variable i of the new layout is the old variable ``kept[i]``, or a new one where
+        ``kept[i]`` is −1 (entering as ``resize`` would enter it); ``n_classes`` may grow. A
+        model that absorbs a round's deltas keeps its weights this way (``Engine.restart``). The
+        default carries nothing (False): the caller resets the learner.
+        """
+        return False
+
     def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 

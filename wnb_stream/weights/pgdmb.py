@@ -264,6 +264,34 @@ class PGDMB(VectorWeights):
             self._n_variables = int(n_variables)
         self._n_classes = max(self._n_classes, int(n_classes))
 
+    def remap(self, kept: np.ndarray, n_classes: int) -> bool:
+        """Carry w*, the running descent and the Rprop memory into a new layout of the
+        variables (``VectorWeights.remap``): each kept variable keeps its values; a new one
+        enters as ``resize`` enters it. The counters (and VNS's session) go on. O(K)."""
+        if not self._ready:
+            return False
+        kept = np.asarray(kept, dtype=np.intp)
+        new = kept < 0
+        at = np.where(new, 0, kept)
+        if self._incumbent_is_nb:
+            fill, best_fill = self._initial_value, 1.0
+        else:
+            fill = best_fill = self.entry_weight
+
+        def take(vector: np.ndarray, value) -> np.ndarray:
+            out = vector[at] if len(vector) else np.zeros(len(kept), dtype=vector.dtype)
+            out[new] = value
+            return out
+
+        self._iterate = take(self._iterate, fill)
+        self._best = take(self._best, best_fill)
+        self._descent.best = take(self._descent.best, best_fill if self._descent.from_best else fill)
+        self._rprop = RpropState(take(self._rprop.step, float(self.initial_step)), take(self._rprop.previous_gradient, 0.0))
+        self._active = take(self._active, True)
+        self._n_variables = len(kept)
+        self._n_classes = max(self._n_classes, int(n_classes))
+        return True
+
     def learn(self, batch: Batch, history: Batch | None = None, context: Context | None = None) -> None:
         """One PGDMB iteration on ``batch``, judged on ``history`` (default: the batch).
 
