@@ -23,6 +23,7 @@ import it without importing the level-1 package.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any, Hashable, Iterable
 
@@ -278,6 +279,9 @@ class Moments:
         return Moments(weights, means, variances, self.classes, self.missing)
 
 
+_PLAIN_LABELS = frozenset({str, int, bool, float, type(None)})  # (immutable labels: shared by a copy)
+
+
 class ClassIndex:
     """Class labels in order of first appearance, mapped to column indices.
 
@@ -310,6 +314,17 @@ class ClassIndex:
 
     def __len__(self) -> int:
         return len(self.labels)
+
+    def __deepcopy__(self, memo: dict) -> ClassIndex:
+        """A copy; labels of the plain immutable types are shared, others deep-copied (the copy
+        ``copy.deepcopy`` makes, without its generic walk: every summary holds an index)."""
+        clone = ClassIndex.__new__(ClassIndex)
+        memo[id(self)] = clone
+        if all(type(label) in _PLAIN_LABELS for label in self.labels):
+            clone.labels, clone.position = list(self.labels), dict(self.position)
+        else:
+            clone.labels, clone.position = copy.deepcopy((self.labels, self.position), memo)
+        return clone
 
     @property
     def classes(self) -> tuple:

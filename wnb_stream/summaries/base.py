@@ -92,6 +92,8 @@ counts and errors); a ``Gaussian`` class whose weight underflows to 0 restarts e
 from __future__ import annotations
 
 import abc
+import array
+import copy
 
 import numpy as np
 from river import base
@@ -107,6 +109,8 @@ __all__ = ["FEW_ROWS", "Summary", "decayed"]
 #: one ``update_coded`` call for a handful of rows; both give the summary ``update_many`` does).
 FEW_ROWS = 8
 
+_SHARED = frozenset({int, float, bool, str, type(None), np.float64, np.int64, np.bool_})  # (immutable: shared by a copy)
+
 
 class Summary(base.Base, abc.ABC):
     """Abstract base of level-1 summaries (the module docstring states the contract).
@@ -119,6 +123,31 @@ class Summary(base.Base, abc.ABC):
 
     #: "numeric" or "categorical": which kind of variable the summary is for.
     kind: str = "numeric"
+
+    def __deepcopy__(self, memo: dict) -> Summary:
+        """``copy.deepcopy`` without its generic walk for what a summary mostly holds: numbers,
+        strings and None are shared (immutable), NumPy arrays of numbers and ``array.array``
+        buffers are copied directly; anything else is deep-copied as usual. The same copy as the
+        generic one (objects met twice stay shared, through ``memo``). O(state); a merge copies
+        every summary of its sides (``engine.merge``), and the generic walk was most of that."""
+        clone = object.__new__(type(self))
+        memo[id(self)] = clone
+        fields = clone.__dict__
+        for name, value in self.__dict__.items():
+            kind = type(value)
+            if kind in _SHARED:
+                fields[name] = value
+                continue
+            known = memo.get(id(value))
+            if known is not None:
+                fields[name] = known
+            elif kind is np.ndarray and value.dtype.kind in "biuf":
+                fields[name] = memo[id(value)] = value.copy(order="K")
+            elif kind is array.array:
+                fields[name] = memo[id(value)] = array.array(value.typecode, value)
+            else:
+                fields[name] = copy.deepcopy(value, memo)
+        return clone
 
     @property
     def classes(self) -> tuple:
