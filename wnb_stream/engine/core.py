@@ -323,6 +323,16 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         self._enter([k for k in held[self.slots.of[held] < 0].tolist() if not variables[k].flat])  # (the others have one)
         self._reencode_columns(held[self.slots.of[held] >= 0].tolist())
 
+    def _not_rebuilt(self, ks: np.ndarray, due) -> list:
+        """The variables ``ks`` that ``_rebuild_due`` will not re-encode, ``due`` being what the
+        schedule finds due now (``rebuilds_due``): a rebuild re-encodes the slots' columns of the
+        due variables whose summary holds weight (``_rebuild``). O(K)."""
+        if due is None or not len(due[0]):
+            return ks.tolist()
+        variables = self.registry.variables
+        rebuilt = [k for k in due[0].tolist() if variables[k].summary.holds_weight()]
+        return ks[~np.isin(ks, rebuilt)].tolist()
+
     def _enter(self, ks: list) -> None:
         """Give level-3 slots to the variables ``ks`` (their level 2 is not flat) that have none."""
         if ks and self.slots.enter(np.array(ks, dtype=np.intp), len(self.registry)):
@@ -464,9 +474,10 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         self.lookup.invalidate()  # (the variables may be new: a merge)
         self.lookup.coefficients_changed()
         self.lookup.prior_changed()
-        self._reencode_columns(self.slots.variable.tolist())  # their columns moved
-        self._context = None
         schedule.restart(min(recent, self.target_batch))
+        # their columns moved: encoded again, but for those the rebuild below encodes (due, with a summary)
+        self._reencode_columns(self._not_rebuilt(self.slots.variable, schedule.rebuilds_due(registry, classes)))
+        self._context = None
         self._rebuild_due()  # level 2 and the encoding of the history
         if self.monitor is not None:
             self.monitor.reset()
