@@ -667,9 +667,9 @@ class GKClass(Summary):
             "weight": [gk._weight for gk in summaries],
             "missing": missing,
             # copies (bytes), not views: a view of a typed array would stop it from growing
-            "buffer_values": [np.frombuffer(gk._buffer_values.tobytes(), dtype=np.float64) for gk in summaries],
-            "buffer_classes": [np.frombuffer(gk._buffer_classes.tobytes(), dtype=np.int64) for gk in summaries],
-            "buffer_weights": [np.frombuffer(gk._buffer_weights.tobytes(), dtype=np.float64) for gk in summaries],
+            "buffer_values": [_buffer_copy(gk._buffer_values, np.float64) for gk in summaries],
+            "buffer_classes": [_buffer_copy(gk._buffer_classes, np.int64) for gk in summaries],
+            "buffer_weights": [_buffer_copy(gk._buffer_weights, np.float64) for gk in summaries],
         }
 
     @classmethod
@@ -746,3 +746,16 @@ register(
     state=GKClass.record_state,
     build=GKClass.from_record,
 )
+
+
+_EMPTY = {np.float64: np.empty(0, dtype=np.float64), np.int64: np.empty(0, dtype=np.int64)}
+for _array in _EMPTY.values():
+    _array.flags.writeable = False
+
+
+def _buffer_copy(buffer, dtype) -> np.ndarray:
+    """A copy of a pending buffer (``array.array``) as an array of ``dtype``; one shared read-only
+    empty array for an empty buffer (most summaries' at a save). O(buffer)."""
+    if not len(buffer):
+        return _EMPTY[dtype]
+    return np.frombuffer(buffer.tobytes(), dtype=dtype)
