@@ -31,7 +31,7 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Array, Fields, Int, Schema
-from .arrays import grow
+from .arrays import as_slice, grow
 
 __all__ = ["History", "SparseHistory"]
 
@@ -167,11 +167,17 @@ class History:
         if m == 0:
             return
         rows, skip = self._rows(m)
-        self.numeric[rows] = np.nan
-        self.present[rows] = False
-        if len(numeric[0]):
-            self.numeric[np.ix_(rows, numeric[0])] = numeric[1][skip:]
-        self.present[rows, : present.shape[1]] = present[skip:]
+        at, columns = as_slice(rows), as_slice(np.asarray(numeric[0], dtype=np.intp))
+        if isinstance(at, slice) and isinstance(columns, slice) and columns.start == 0:
+            # consecutive ring rows and the first c columns (a merged window): slices, no NaN first
+            self.numeric[at, : columns.stop] = numeric[1][skip:]
+            self.numeric[at, columns.stop :] = np.nan
+        else:
+            self.numeric[rows] = np.nan
+            if len(numeric[0]):
+                self.numeric[np.ix_(rows, numeric[0])] = numeric[1][skip:]
+        self.present[at, : present.shape[1]] = present[skip:]
+        self.present[at, present.shape[1] :] = False
         self._write_rest(rows, skip, categorical, log_lik, y, sample_weight)
 
     def _rows(self, m: int) -> tuple[np.ndarray, int]:
@@ -192,7 +198,7 @@ class History:
         self.categorical[rows] = None
         if len(categorical[0]):
             self.categorical[np.ix_(rows, categorical[0])] = categorical[1][skip:]
-        self.log_lik[rows] = 0.0
+        self.log_lik[as_slice(rows)] = 0.0
         if log_lik is not None:
             self.log_lik[rows, : log_lik.shape[1], : log_lik.shape[2]] = log_lik[skip:]
         self.y[rows] = y[skip:]

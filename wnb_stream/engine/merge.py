@@ -27,6 +27,7 @@ import typing
 
 import numpy as np
 
+from .arrays import as_slice
 from .classes import Classes
 from .core import Engine
 from .history import History
@@ -150,45 +151,63 @@ def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_
     """
     K = len(registry)
     m = sum(len(side.rows) for side in sides)
-    categorical = np.full((m, registry.n_categorical), None, dtype=object)  # (m, n_categorical)
+    where = np.empty(m, dtype=np.intp)
+    where[order] = np.arange(m)  # the merged row of each concatenated row: each side's rows go there at once
+    categorical = np.full((m, registry.n_categorical), None, dtype=object)  # (m, n_categorical), merged order
     y = np.empty(m, dtype=np.intp)
     sample_weight = np.empty(m)
     sparse = sides[0].history.sparse  # (models merge with the same ``absent``: one layout)
     assert all(side.history.sparse == sparse for side in sides), "histories of both layouts"
-    numeric = None if sparse else np.full((m, registry.n_numeric), np.nan)  # (m, n_numeric)
-    present = None if sparse else np.zeros((m, K), dtype=bool)  # (m, K)
+    numeric = None if sparse else np.full((m, registry.n_numeric), np.nan)  # (m, n_numeric), merged order
+    present = None if sparse else np.zeros((m, K), dtype=bool)  # (m, K), merged order
     entries = []  # (sparse) per side: row in the concatenation, variable, column, value
     start = 0
     for h, rows, source, here, classes in sides:
         n = len(rows)
-        block = slice(start, start + n)
+        dest = where[start : start + n]
         kinds = np.array([source.variables[k].kind == "numeric" for k in range(len(here))], dtype=bool)
         if (~kinds).any():
-            categorical[block, registry.column[here[~kinds]]] = h.categorical[np.ix_(rows, source.column[: len(here)][~kinds])]
+            _put(categorical, dest, registry.column[here[~kinds]], _take(h.categorical, rows, source.column[: len(here)][~kinds]))
         if sparse:
             r, variable, column, value = h.rows_entries(rows)
             variable = here[variable]
             entries.append((start + r, variable, np.where(column >= 0, registry.column[variable], -1), value))
         else:
             if kinds.any():
-                numeric[block, registry.column[here[kinds]]] = h.numeric[np.ix_(rows, source.column[: len(here)][kinds])]
-            present[block, here] = h.present[np.ix_(rows, np.arange(len(here)))]
-        y[block] = classes[h.y[rows]]
-        sample_weight[block] = h.sample_weight[rows]
+                _put(numeric, dest, registry.column[here[kinds]], _take(h.numeric, rows, source.column[: len(here)][kinds]))
+            _put(present, dest, here, _take(h.present, rows, np.arange(len(here))))
+        y[dest] = classes[h.y[rows]]
+        sample_weight[dest] = h.sample_weight[rows]
         start += n
     merged = type(sides[0].history)(capacity, encoded=encoded)
     merged.resize(K, n_classes, registry.n_numeric, registry.n_categorical)
-    categorical = (np.arange(registry.n_categorical), categorical[order])
+    categorical = (np.arange(registry.n_categorical), categorical)
     if sparse:
         r, variable, column, value = (np.concatenate(part) for part in zip(*entries))
-        where = np.empty(m, dtype=np.intp)
-        where[order] = np.arange(m)  # the merged row of each concatenated row
         moved = np.argsort(where[r], kind="stable")  # row by row, each row's entries in their order
-        merged._push_entries(where[r][moved], (variable[moved], column[moved], value[moved]), categorical, None, y[order], sample_weight[order])
+        merged._push_entries(where[r][moved], (variable[moved], column[moved], value[moved]), categorical, None, y, sample_weight)
     else:
-        merged.push_many((np.arange(registry.n_numeric), numeric[order]), categorical, present[order], None, y[order], sample_weight[order])
+        merged.push_many((np.arange(registry.n_numeric), numeric), categorical, present, None, y, sample_weight)
     merged.resume_clock(sum(h.stored for h in {id(side.history): side.history for side in sides}.values()))
     return merged
+
+
+def _take(array: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """``array[np.ix_(rows, columns)]``, with a slice where an index is a run (a view or one copy,
+    not a gather of every cell)."""
+    r, c = as_slice(rows), as_slice(columns)
+    if isinstance(r, slice) or isinstance(c, slice):
+        return array[r][:, c] if isinstance(r, slice) else array[r, c]
+    return array[np.ix_(rows, columns)]
+
+
+def _put(array: np.ndarray, rows: np.ndarray, columns: np.ndarray, values: np.ndarray) -> None:
+    """``array[np.ix_(rows, columns)] = values``, with a slice where an index is a run."""
+    r, c = as_slice(rows), as_slice(columns)
+    if isinstance(r, slice) or isinstance(c, slice):
+        array[r, c] = values
+    else:
+        array[np.ix_(rows, columns)] = values
 
 
 def _fold(base: Engine, others: list[Engine]) -> tuple[int, list]:
