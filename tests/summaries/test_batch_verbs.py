@@ -186,3 +186,21 @@ def test_merge_many_is_a_loop_of_merge(name, data):
     Summary.merge_many.__func__(type(made[0]), generic)  # (merged once more: the default's loop)
     type(made[0]).merge_many(loop)
     assert [dumps(a) for a, _ in loop] == [dumps(a) for a, _ in generic]
+
+
+@pytest.mark.parametrize("name", [name for name in CONFIGS if name.startswith("gk")])
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_gk_flush_many_is_a_loop_of_flush(name, data):
+    """``gk_batch.flush_many`` (the buffers of a merge's summaries in one compiled call per class
+    width) leaves each summary as its own ``_flush`` does, bit for bit: budgets, empty buffers and
+    other class sets included."""
+    from wnb_stream.summaries import gk_batch
+
+    made = data.draw(groups(name))[0]
+    loop = copy.deepcopy(made)
+    gk_batch.flush_many(made)
+    for summary in loop:
+        summary._flush()
+    assert [dumps(a) for a in made] == [dumps(b) for b in loop]
+    assert all(not len(summary._buffer_values) and not summary.problems() for summary in made)

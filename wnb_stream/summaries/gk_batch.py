@@ -147,12 +147,50 @@ def push(summary, x: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
         summary._buffer_weights.frombytes(w[start:].tobytes())
 
 
+def flush_many(summaries: list) -> None:
+    """``summary._flush()`` for each of ``summaries`` (distinct), bit for bit: the buffers of the
+    guarantee-mode summaries go through one ``_gk_kernels.absorb_many`` call per class width
+    (each summary's floats are those of ``absorb`` on it alone), the others flush one by one."""
+    groups: dict = {}  # width of the counts → ([summary], [its buffer as (x, codes, w)])
+    for summary in summaries:
+        if not len(summary._buffer_values):
+            continue
+        if summary._epsilon is None:  # (a budget: its own flush, with its compress)
+            summary._flush()
+            continue
+        summary._grow()
+        x = np.array(summary._buffer_values, dtype=np.float64)
+        codes = np.array(summary._buffer_classes, dtype=np.int64)
+        w = np.array(summary._buffer_weights, dtype=np.float64)
+        del summary._buffer_values[:], summary._buffer_classes[:], summary._buffer_weights[:]
+        group = groups.setdefault(summary._counts.shape[1], ([], []))
+        group[0].append(summary)
+        group[1].append((x, codes, w))
+    for group, buffers in groups.values():
+        held = np.zeros(len(group) + 1, dtype=np.int64)
+        np.cumsum([len(summary._values) for summary in group], out=held[1:])
+        taken = np.zeros(len(group) + 1, dtype=np.int64)
+        np.cumsum([len(x) for x, _, _ in buffers], out=taken[1:])
+        v, g, delta, at_value, counts, bounds, weight = _gk_kernels.absorb_many(
+            np.concatenate([summary._values for summary in group]), np.concatenate([summary._g for summary in group]),
+            np.concatenate([summary._delta for summary in group]), np.concatenate([summary._at_value for summary in group]),
+            np.concatenate([summary._counts for summary in group]), held,
+            *(np.concatenate([buffer[f] for buffer in buffers]) for f in range(3)),
+            taken, np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group]),
+        )  # fmt: skip
+        _unstack(group, (v, g, delta, at_value, counts), bounds)
+        for summary, w in zip(group, weight.tolist()):
+            summary._weight = w
+
+
 def merge_many(pairs: list) -> None:
     """``GKClass.merge_many``."""
+    pairs = [(summary, copy.deepcopy(other) if other is summary else other) for summary, other in pairs]
+    if all(type(other) is type(summary) for summary, other in pairs):  # (else each pair as ``merge`` would, up to its refusal)
+        batched = {id(s): s for pair in pairs if pair[0]._epsilon is not None for s in pair}
+        flush_many(list(batched.values()))  # every buffer at once: ``_take_in``'s flushes then find none
     groups: dict = {}  # width of the counts → ([summary], [its incoming tuples], [threshold])
     for summary, other in pairs:
-        if other is summary:
-            other = copy.deepcopy(other)
         if summary._epsilon is None or type(other) is not type(summary):  # (a budget; or a refusal: ``merge``'s)
             summary.merge(other)
             continue
