@@ -316,11 +316,15 @@ class GKClass(Summary):
         """Merge the buffered values into the tuples."""
         if not len(self._buffer_values):
             return
+        self._absorb(*self._take_buffer())
+
+    def _take_buffer(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pending buffer as arrays ``(x, codes, w)``, the buffer emptied."""
         x = np.array(self._buffer_values, dtype=np.float64)
         codes = np.array(self._buffer_classes, dtype=np.int64)
         w = np.array(self._buffer_weights, dtype=np.float64)
         del self._buffer_values[:], self._buffer_classes[:], self._buffer_weights[:]
-        self._absorb(x, codes, w)
+        return x, codes, w
 
     def _absorb(self, x: np.ndarray, codes: np.ndarray, w: np.ndarray) -> None:
         """Merge a batch ``(m,)`` of finite values with positive weights, then compress.

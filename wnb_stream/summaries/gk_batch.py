@@ -68,18 +68,7 @@ def take_many(summaries: list, values, codes, labels: tuple, weights, starts: li
         taken = np.zeros(len(group) + 1, dtype=np.int64)
         np.cumsum(lengths, out=taken[1:])
         entries = np.arange(taken[-1]) + np.repeat(firsts - taken[:-1], lengths)  # the groups' kept entries
-        held = np.zeros(len(group) + 1, dtype=np.int64)
-        np.cumsum([len(summary._values) for summary in group], out=held[1:])
-        v, g, delta, at_value, counts, bounds, weight = _gk_kernels.absorb_many(
-            np.concatenate([summary._values for summary in group]), np.concatenate([summary._g for summary in group]),
-            np.concatenate([summary._delta for summary in group]), np.concatenate([summary._at_value for summary in group]),
-            np.concatenate([summary._counts for summary in group]), held,
-            x_kept[entries], table[np.repeat(np.array(ids, dtype=np.intp), lengths), c_kept[entries]], w_kept[entries],
-            taken, np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group]),
-        )  # fmt: skip
-        _unstack(group, (v, g, delta, at_value, counts), bounds)
-        for summary, w in zip(group, weight.tolist()):
-            summary._weight = w
+        _absorb_group(group, x_kept[entries], table[np.repeat(np.array(ids, dtype=np.intp), lengths), c_kept[entries]], w_kept[entries], taken)
 
 
 def stack_tables(summaries: list, classes: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -159,28 +148,30 @@ def flush_many(summaries: list) -> None:
             summary._flush()
             continue
         summary._grow()
-        x = np.array(summary._buffer_values, dtype=np.float64)
-        codes = np.array(summary._buffer_classes, dtype=np.int64)
-        w = np.array(summary._buffer_weights, dtype=np.float64)
-        del summary._buffer_values[:], summary._buffer_classes[:], summary._buffer_weights[:]
         group = groups.setdefault(summary._counts.shape[1], ([], []))
         group[0].append(summary)
-        group[1].append((x, codes, w))
+        group[1].append(summary._take_buffer())
     for group, buffers in groups.values():
-        held = np.zeros(len(group) + 1, dtype=np.int64)
-        np.cumsum([len(summary._values) for summary in group], out=held[1:])
         taken = np.zeros(len(group) + 1, dtype=np.int64)
         np.cumsum([len(x) for x, _, _ in buffers], out=taken[1:])
-        v, g, delta, at_value, counts, bounds, weight = _gk_kernels.absorb_many(
-            np.concatenate([summary._values for summary in group]), np.concatenate([summary._g for summary in group]),
-            np.concatenate([summary._delta for summary in group]), np.concatenate([summary._at_value for summary in group]),
-            np.concatenate([summary._counts for summary in group]), held,
-            *(np.concatenate([buffer[f] for buffer in buffers]) for f in range(3)),
-            taken, np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group]),
-        )  # fmt: skip
-        _unstack(group, (v, g, delta, at_value, counts), bounds)
-        for summary, w in zip(group, weight.tolist()):
-            summary._weight = w
+        _absorb_group(group, *(np.concatenate([buffer[f] for buffer in buffers]) for f in range(3)), taken)
+
+
+def _absorb_group(group: list, x: np.ndarray, codes: np.ndarray, w: np.ndarray, taken: np.ndarray) -> None:
+    """Summary ``t`` of ``group`` (guarantee mode, one class width) absorbs the block
+    ``taken[t]:taken[t + 1]`` of ``x, codes, w``: one ``_gk_kernels.absorb_many`` call, each
+    summary's floats those of ``absorb`` on it alone (``take_many``, ``flush_many``)."""
+    held = np.zeros(len(group) + 1, dtype=np.int64)
+    np.cumsum([len(summary._values) for summary in group], out=held[1:])
+    v, g, delta, at_value, counts, bounds, weight = _gk_kernels.absorb_many(
+        np.concatenate([summary._values for summary in group]), np.concatenate([summary._g for summary in group]),
+        np.concatenate([summary._delta for summary in group]), np.concatenate([summary._at_value for summary in group]),
+        np.concatenate([summary._counts for summary in group]), held, x, codes, w,
+        taken, np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group]),
+    )  # fmt: skip
+    _unstack(group, (v, g, delta, at_value, counts), bounds)
+    for summary, weight_t in zip(group, weight.tolist()):
+        summary._weight = weight_t
 
 
 def merge_many(pairs: list) -> None:

@@ -249,10 +249,7 @@ class PGDMB(VectorWeights):
             return
         extra = int(n_variables) - self._n_variables
         if extra > 0:
-            if self._incumbent_is_nb:
-                fill, best_fill = np.full(extra, self._initial_value), np.ones(extra)
-            else:
-                fill = best_fill = np.full(extra, self.entry_weight)
+            fill, best_fill = (np.full(extra, value) for value in self._entry_values())
             self._iterate = np.concatenate([self._iterate, fill])
             self._best = np.concatenate([self._best, best_fill])
             self._descent.best = np.concatenate([self._descent.best, best_fill if self._descent.from_best else fill])
@@ -264,6 +261,14 @@ class PGDMB(VectorWeights):
             self._n_variables = int(n_variables)
         self._n_classes = max(self._n_classes, int(n_classes))
 
+    def _entry_values(self) -> tuple[float, float]:
+        """A variable entering now: its value in the iterate and in w* (``initial_weight`` and 1
+        while w* is the plain naive Bayes start, else ``entry_weight`` in both)."""
+        if self._incumbent_is_nb:
+            return self._initial_value, 1.0
+        weight = self.entry_weight
+        return weight, weight
+
     def remap(self, kept: np.ndarray, n_classes: int) -> bool:
         """Carry w*, the running descent and the Rprop memory into a new layout of the
         variables (``VectorWeights.remap``): each kept variable keeps its values; a new one
@@ -273,10 +278,7 @@ class PGDMB(VectorWeights):
         kept = np.asarray(kept, dtype=np.intp)
         new = kept < 0
         at = np.where(new, 0, kept)
-        if self._incumbent_is_nb:
-            fill, best_fill = self._initial_value, 1.0
-        else:
-            fill = best_fill = self.entry_weight
+        fill, best_fill = self._entry_values()
 
         def take(vector: np.ndarray, value) -> np.ndarray:
             out = vector[at] if len(vector) else np.zeros(len(kept), dtype=vector.dtype)
