@@ -312,6 +312,28 @@ class ClassIndex:
                 index.encode(label)
         return index
 
+    @classmethod
+    def of_many(cls, label_lists) -> list:
+        """``[ClassIndex.of(labels) for labels in label_lists]``, each its own index; lists of
+        plain labels met before are copied from the first one's index instead of being read
+        again (a wide model's file holds thousands of summaries with the same few lists).
+        O(Σ len)."""
+        out, seen = [], {}
+        new = cls.__new__
+        for labels in label_lists:
+            types = tuple(map(type, labels))
+            if _PLAIN_LABELS.issuperset(types):  # (a key of types and values: 1, 1.0 and True differ)
+                key = (types, tuple(labels))
+                first = seen.get(key)
+                if first is None:
+                    first = seen[key] = cls.of(labels)
+                index = new(cls)
+                index.labels, index.position = list(first.labels), dict(first.position)
+            else:
+                index = cls.of(labels)
+            out.append(index)
+        return out
+
     def __len__(self) -> int:
         return len(self.labels)
 

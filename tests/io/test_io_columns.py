@@ -252,6 +252,33 @@ def test_a_column_of_the_wrong_length_is_refused(record):
     _refused(record, lambda r: _table(r).__setitem__("count", 2), r"type_of: expected int64")
 
 
+@pytest.mark.parametrize("bad", ["words", 7, None, True])
+def test_a_bad_item_of_a_column_of_strings_names_its_variable(record, bad):
+    """A column of plain values loads as the list itself; one bad item falls back to the items'
+    own checks, which name it."""
+    kinds = lambda r: _table(r)["groups"][0]["state"]["kind"]  # noqa: E731
+    _refused(record, lambda r: kinds(r).__setitem__(2, bad), r"registry\.variables\[2\]\.kind: (must be one of|expected a string)")
+
+
+def test_columns_of_plain_values_load_as_their_items_do():
+    """``_plain_column`` says yes exactly when every item loads as itself under its kind."""
+    from wnb_stream.io.schema import Bool, Int, Str
+
+    cases = [
+        (Str(), ["a", "b"], True), (Str(), ["a", 1], False), (Str(choices=("a",)), ["a", "b"], False),
+        (Bool(), [True, False], True), (Bool(), [True, 1], False),
+        (Int(), [1, -5], True), (Int(), [1, True], False), (Int(), [1, 2.0], False),
+        (Int(low=0), [0, 3], True), (Int(low=0), [0, -1], False), (Int(high=3), [3, 4], False),
+        (Int(below=4), [3], True), (Int(below=4), [4], False),
+        (Int(below="n_parts"), [0], False), (Int(low=0, binds="n_rows"), [1], False),
+        (Int(low=0), [], True),
+    ]
+    for kind, node, plain in cases:
+        assert columns._plain_column(kind, node) is plain, (kind, node)
+        if plain:  # the items' own loads accept every item, unchanged
+            assert [kind.load(item, "x", {}) for item in node] == node
+
+
 def _refused_as_a_table_exactly_when_alone(record) -> None:
     """The table of ``record`` is refused exactly when one of its variables, loaded alone, is, and
     with one of their messages."""

@@ -68,3 +68,23 @@ def test_many_classes_use_the_dict_path():
     labels = np.arange(_COMPARE_MAX_CLASSES + 5)[::-1]
     assert index.lookup_many(labels).tolist() == labels.tolist()
     assert index.lookup_many(np.array([object()], dtype=object)) is None
+
+
+POOL = st.sampled_from([1, 1.0, True, 0, False, "a", "b", (1,), (True,), 2.5])
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(lists=st.lists(st.lists(POOL, max_size=4, unique_by=lambda v: (type(v), v)), max_size=8))
+def test_of_many_is_of_for_each_list_and_each_index_is_its_own(lists):
+    """Equal lists of labels share nothing, and 1, 1.0 and True (or (1,) and (True,)) stay the
+    types they were."""
+    many = ClassIndex.of_many(lists)
+    one_by_one = [ClassIndex.of(labels) for labels in lists]
+    assert len(many) == len(one_by_one)
+    for got, expected in zip(many, one_by_one):
+        assert [(type(v), repr(v)) for v in got.labels] == [(type(v), repr(v)) for v in expected.labels]
+        assert list(got.position.items()) == list(expected.position.items())
+        assert [type(k) for k in got.position] == [type(k) for k in expected.position]
+    for i, index in enumerate(many):  # each index grows alone
+        index.encode(("new", i))
+    assert all(len(index) == len(expected) + 1 for index, expected in zip(many, one_by_one))

@@ -309,10 +309,11 @@ class Registry:
         found = []
         if self.n_numeric + self.n_categorical != K:
             found.append(f"variables: {self.n_numeric} numeric and {self.n_categorical} categorical columns for {K} variables")
-        if len(self.index) != K or any(self.index.get(name) != k for k, name in enumerate(names)):
+        if len(self.index) != K or list(map(self.index.get, names)) != list(range(K)):
             found.append("variables: the name index does not match the variables' order")
+        kinds = np.array([v.kind for v in self.variables], dtype=object)
         for kind, n in (("numeric", self.n_numeric), ("categorical", self.n_categorical)):
-            mask = np.array([v.kind == kind for v in self.variables], dtype=bool)
+            mask = kinds == kind
             if sorted(self.column[mask].tolist()) != list(range(n)):
                 found.append(f"variables: the {kind} variables' raw columns are not 0 … {n - 1}")
         if self.synced_min != (self.synced.min() if K else 0):

@@ -443,7 +443,6 @@ class Variable:
     def record_state(self) -> dict:
         """The state fields of the record: name, kind, summary, level 2 and the locator compiled
         from the partition (``log_prob`` is the partition's table, rebuilt)."""
-        binned = self.log_prob is not None
         return {
             "name": self.name,
             "kind": self.kind,
@@ -452,16 +451,36 @@ class Variable:
             "density": self._density,
             "level": self.level,
             "prior_cost": self.prior_cost,
-            "locator": {
-                "cuts": np.asarray(self.cuts, dtype=float),
-                "first_part": self.first_part,
-                "missing_part": self.missing_part,
-                "values": list(self._groups),
-                "parts": np.array(list(self._groups.values()), dtype=np.int64),
-                "star_part": self._star_part,
-            }
-            if binned
-            else None,
+            "locator": self._locator_record(),
+        }
+
+    @staticmethod
+    def record_columns(variables: list) -> dict:
+        """The ``record_state`` of each of ``variables`` as one list per field (``io.columns``: a
+        wide model writes tens of thousands of variables, most of them never built). O(items)."""
+        return {
+            "name": [v.name for v in variables],
+            "kind": [v.kind for v in variables],
+            "summary": [v.summary for v in variables],
+            "partition": [v.model for v in variables],
+            "density": [v._density for v in variables],
+            "level": [v.level for v in variables],
+            "prior_cost": [v.prior_cost for v in variables],
+            "locator": [v._locator_record() for v in variables],
+        }
+
+    def _locator_record(self) -> dict | None:
+        """The record's ``locator``: the locator compiled from the partition, or None for a
+        variable that is not binned (``log_prob`` is the partition's table, rebuilt)."""
+        if self.log_prob is None:
+            return None
+        return {
+            "cuts": np.asarray(self.cuts, dtype=float),
+            "first_part": self.first_part,
+            "missing_part": self.missing_part,
+            "values": list(self._groups),
+            "parts": np.array(list(self._groups.values()), dtype=np.int64),
+            "star_part": self._star_part,
         }
 
     @staticmethod

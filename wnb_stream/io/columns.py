@@ -56,7 +56,7 @@ from .values import describe
 __all__ = ["Columns", "Group", "ArrayColumn", "dump_table", "load_table"]
 
 _TABLE_KEYS = ("count", "types", "type_of", "groups")
-_SIMPLE = (str, int, bool)
+_SIMPLE = frozenset({str, int, bool})
 _UNBOUND = -1
 
 
@@ -128,7 +128,7 @@ def dump_table(items: list, path: str = "", names: tuple = (), path_of: Callable
     type_of = np.empty(len(items), dtype=np.int64)
     members: dict[str, list] = {}
     first = type(items[0]) if items else None
-    if first is not None and first is not _Plain and all(type(item) is first for item in items):  # (one class: one look-up)
+    if first is not None and first is not _Plain and set(map(type, items)) == {first}:  # (one class: one look-up)
         types.append(_record_type(items[0], path_of, 0, names).name)
         type_of[:] = 0
         members[types[0]] = list(range(len(items)))
@@ -148,7 +148,7 @@ def dump_table(items: list, path: str = "", names: tuple = (), path_of: Callable
         found = _BY_NAME[name]
         at = members[name]
         objects = [items[i] for i in at]
-        if "record_columns" in found.cls.__dict__ and found.lock is None and all(type(item) is found.cls for item in objects):
+        if "record_columns" in found.cls.__dict__ and found.lock is None and set(map(type, objects)) == {found.cls}:
             params = {f: [getattr(item, f) for item in objects] for f in found.schema.params} if found.params is None else _by_field([found.params(item) for item in objects], found.schema.params, at, path_of)
             groups.append({"params": _dump_columns(found.schema.params, params, path_of, at), "state": _dump_columns(found.schema.state, found.cls.record_columns(objects), path_of, at)})
             continue
@@ -223,7 +223,7 @@ def _dump_column(kind: Kind, items: list, path_of: Callable[[int], str]) -> Any:
         data = np.concatenate(arrays, axis=None) if arrays else np.zeros(0, dtype=dtype)
         return {"shapes": values.encode_array(shapes), "data": values.encode_array(data.astype(dtype, copy=False))}
     if isinstance(kind, Float):
-        if not all(type(value) is float or type(value) is int for value in items):
+        if not set(map(type, items)) <= {float, int}:
             for k, value in enumerate(items):
                 kind.dump(value, path_of(k))  # (the type check of the kind: a NumPy number passes)
         return values.encode_array(np.array(items, dtype=np.float64).reshape(len(items)))
@@ -253,8 +253,8 @@ def _dump_column(kind: Kind, items: list, path_of: Callable[[int], str]) -> Any:
     for k, value in enumerate(items):
         if plain_key and type(value) is str:  # a feature name: written as itself
             node, text = value, "str:" + value
-        elif type(value) is list and all(type(x) in _SIMPLE for x in value):
-            cached = (tuple(map(type, value)), tuple(value))
+        elif type(value) is list and _SIMPLE.issuperset(types := tuple(map(type, value))):
+            cached = (types, tuple(value))
             if cached not in written:
                 node = kind.dump(value, path_of(k))
                 written[cached] = (node, json.dumps(node, sort_keys=True, separators=(",", ":")))
@@ -562,9 +562,10 @@ def _load_column(kind: Kind, node: Any, path: str, context: _Context, rows: np.n
     if isinstance(kind, Int | Bool | Str):
         if not isinstance(node, list) or len(node) != n:
             _fail(path, f"expected a list of {n} values, got {describe(node)}" + (f" of {len(node)}" if isinstance(node, list) else ""))
-        out = []
+        plain = _plain_column(kind, node)
+        out = list(node) if plain else []
         symbols = context.group.scope
-        for i, item in enumerate(node):
+        for i, item in enumerate(() if plain else node):
             k = i if rows is None else int(rows[i])
             scope = {s: int(sizes[k]) for s, sizes in symbols.items() if sizes[k] != _UNBOUND} if symbols else {}
             value = kind.load(item, path_of(i), scope)
@@ -615,10 +616,29 @@ def _load_column(kind: Kind, node: Any, path: str, context: _Context, rows: np.n
     for symbol in {s for scope in bound for s in scope}:
         sizes = np.array([scope.get(symbol, _UNBOUND) for scope in bound], dtype=np.int64)[index]
         context.bind(symbol, sizes, rows, path_of, "length")
-    out = [_fresh(loaded[d]) for d in index.tolist()]
+    # each item's own copy (``_fresh``): a list of no lists is copied by ``list``, the rest shared
+    flat = [type(v) is list and not any(type(x) is list for x in v) for v in loaded]
+    out = [list(loaded[d]) if flat[d] else _fresh(loaded[d]) for d in index.tolist()]
     if top:
         context.group.columns[field] = out
     return out
+
+
+def _plain_column(kind: Kind, node: list) -> bool:
+    """Whether every item of an ``Int``, ``Bool`` or ``Str`` column loads as itself, with no symbol
+    to bind or read: the column is then the list as it is, with no Python step (and no path) per
+    item. False leaves the items to ``kind.load`` one by one, which names the first bad one."""
+    if isinstance(kind, Str):
+        return all(type(item) is str for item in node) and (kind.choices is None or set(node) <= set(kind.choices))
+    if isinstance(kind, Bool):
+        return all(type(item) is bool for item in node)
+    bounds = (kind.low, kind.high, kind.below)
+    if kind.binds is not None or not all(b is None or type(b) in (int, float) for b in bounds) or not all(type(item) is int for item in node):
+        return False
+    if not node:
+        return True
+    least, most = min(node), max(node)
+    return (kind.low is None or least >= kind.low) and (kind.high is None or most <= kind.high) and (kind.below is None or most < kind.below)
 
 
 def _fits(values_: list) -> bool:

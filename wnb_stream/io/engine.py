@@ -58,7 +58,7 @@ def check_parts(fields: Fields, classes, registry, history, schedule, learner, s
     known = set(labels)
     for k, variable in enumerate(registry.variables):
         where = f"registry.variables[{k}]"
-        if not set(variable.summary.classes) <= known:
+        if not known.issuperset(variable.summary.classes):
             fields.fail(f"{where}.summary.classes", "holds a class the model has not seen")
         for part, name in ((variable.model, "partition"), (variable._density, "density")):
             # level 2 is built with the class axis in the model's order (the classes of its time)

@@ -35,7 +35,7 @@ import numpy as np
 from ..io.errors import ModelFileError, join, where
 from ..io.registry import register
 from ..io.schema import Array, Fields, Float, Int, Kind, List, Schema, Str, _dump_key, _load_key
-from ..summaries.base import CLASSES
+from ..summaries.base import CLASSES, all_close
 
 __all__ = ["Intervals", "Groups", "STAR", "MISSING", "log_probabilities"]
 
@@ -175,7 +175,7 @@ class _Lookup:
         if not np.isfinite(self.counts.sum()):
             found.append("counts: must add up to a finite total")
         log_prob = self.log_prob
-        if log_prob.shape != self.counts.shape or not np.all(np.isfinite(log_prob)) or not np.allclose(np.exp(log_prob).sum(axis=0), 1.0):
+        if log_prob.shape != self.counts.shape or not np.all(np.isfinite(log_prob)) or not all_close(np.exp(log_prob).sum(axis=0), 1.0, rtol=1e-5, atol=1e-8):
             found.append("counts: do not give finite log-probabilities (Khiops estimator)")
         if not -1 <= self.missing_part < self.n_parts:
             found.append(f"missing_part: must be in [-1, n_parts = {self.n_parts}), got {self.missing_part}")

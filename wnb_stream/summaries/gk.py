@@ -690,15 +690,16 @@ class GKClass(Summary):
         record's arrays (views of the loaded columns). O(items + classes)."""
         prototypes: dict = {}
         out = []
-        new, of = cls.__new__, ClassIndex.of
-        columns = (state[name] for name in ("classes", "guaranteed_epsilon", "values", "g", "delta", "at_value", "counts", "weight", "missing", "buffer_values", "buffer_classes", "buffer_weights"))
-        for key, labels, epsilon, values, g, delta, at_value, counts, weight, missing, buffer_values, buffer_classes, buffer_weights in zip(zip(*(params[name] for name in _PARAMS)), *columns):
+        new = cls.__new__
+        state = {**state, "class_index": ClassIndex.of_many(state["classes"])}
+        columns = (state[name] for name in ("class_index", "guaranteed_epsilon", "values", "g", "delta", "at_value", "counts", "weight", "missing", "buffer_values", "buffer_classes", "buffer_weights"))
+        for key, class_index, epsilon, values, g, delta, at_value, counts, weight, missing, buffer_values, buffer_classes, buffer_weights in zip(zip(*(params[name] for name in _PARAMS)), *columns):
             base = prototypes.get(key)
             if base is None:
                 base = prototypes[key] = _prototype(cls, *key).__dict__
             gk = new(cls)
             gk.__dict__.update(base)
-            gk._classes = of(labels)
+            gk._classes = class_index
             gk._epsilon = None if epsilon is None else float(epsilon)
             gk._values, gk._g, gk._delta, gk._at_value = values, g, delta, at_value
             gk._counts = counts
