@@ -387,3 +387,20 @@ def test_the_partition_screen_refuses_exactly_what_problems_refuses(record, fiel
         node = state[field] if field in ("cost", "null_cost", "level") else state[field]["data"]
         _edit(node, lambda a: a.__setitem__(item % len(a), a[item % len(a)] * factor))
     _refused_as_a_table_exactly_when_alone(damaged)
+
+
+def test_the_partition_screen_marks_no_sound_discretization(record, monkeypatch):
+    """Loading the table asks ``problems()`` of no sound discretization: the screen spares it
+    (and ``test_the_partition_screen_refuses_exactly_what_problems_refuses`` that it misses none)."""
+    from wnb_stream.modl.partition import Intervals
+
+    asked = []
+    original = Intervals.problems
+    monkeypatch.setattr(Intervals, "problems", lambda self: asked.append(self) or original(self))
+    io.from_record(record)
+    assert asked == []
+    damaged = copy.deepcopy(record)
+    _edit(_partitions(damaged)["cost"], lambda a: a.__setitem__(0, a[0] + 1e9))
+    with pytest.raises(io.ModelFileError, match=r"cost: must be <= null_cost"):
+        io.from_record(damaged)
+    assert len(asked) == 1

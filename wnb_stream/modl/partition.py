@@ -96,6 +96,11 @@ def _log_probabilities(counts: np.ndarray, out: np.ndarray) -> np.ndarray:
     return np.subtract(np.log(counts + epsilon), np.log(counts.sum(axis=0) + n_parts * epsilon), out=out)
 
 
+#: Largest total count of a partition whose log-probabilities a load's screen takes as sound
+#: without computing them (``Intervals.screen_columns``): far from overflow, for any part count.
+_SCREEN_TOTAL = 1e250
+
+
 def _frozen(array, dtype=float) -> np.ndarray:
     array = np.array(array, dtype=dtype, copy=True)
     array.setflags(write=False)
@@ -350,6 +355,29 @@ class Intervals(_Lookup):
         if not np.all(np.diff(self.upper_bounds) > 0):
             found.append("upper_bounds: must increase strictly")
         return found
+
+    @staticmethod
+    def screen_columns(group) -> np.ndarray:
+        """``(m,)`` True for the discretizations of a table's group (``io.columns.Group``: the
+        checked columns of m records) whose ``problems()`` may not be empty: the checks beyond the
+        schema's (which holds the shapes, counts >= 0 and finite, increasing bounds, the Level's
+        and missing part's ranges), over all m at once. The log-probabilities of finite counts
+        whose total is at most ``_SCREEN_TOTAL`` are finite and sum to 1 within rounding, so a
+        larger total is marked rather than computed. O(total size)."""
+        counts, bounds = group.column("counts"), group.column("upper_bounds")
+        n_parts, n_intervals = counts.shapes[:, 0], bounds.sizes
+        cost, null_cost, level = (np.asarray(group.column(name), dtype=float) for name in ("cost", "null_cost", "level"))
+        missing_part = np.asarray(group.column("missing_part"), dtype=np.int64)
+        total = np.bincount(counts.segment_ids(), weights=counts.data, minlength=group.m)
+        with np.errstate(invalid="ignore"):
+            return (
+                (n_intervals < 1)
+                | ((n_parts != n_intervals) & (n_parts != n_intervals + 1))
+                | ((n_parts == n_intervals + 1) & (missing_part != 0))
+                | ~(cost <= null_cost + COST_TOLERANCE)
+                | ((level != 0.0) & (n_parts < 2))
+                | ~(total <= _SCREEN_TOTAL)
+            )
 
     def record_state(self) -> dict:
         """The state fields of the record: the dataclass fields (the lookups are rebuilt)."""
