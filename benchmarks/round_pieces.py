@@ -8,11 +8,17 @@ rebuild and the weights' re-optimisation; "other" is the absorb less the first t
 the checks).
 
     python benchmarks/round_pieces.py --features 1000 --rows 50 --deltas 4
+
+``--tree`` measures the round as ``local.train(merge_workers=...)`` runs it: the deltas merged
+pairwise, level by level (``Delta.merge``, each level's merges in parallel on idle cores), then
+one absorb of the merged delta. It prints, as medians, each level's slowest merge and the absorb
+with its pieces; the round's critical path is their sum.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import statistics
 import time
 
@@ -31,6 +37,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=50, help="rows per delta")
     parser.add_argument("--deltas", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--tree", action="store_true", help="merge the deltas in a tree first (merge_workers)")
     args = parser.parse_args()
     spent: dict = {}
 
@@ -60,18 +67,42 @@ def main() -> None:
         delta.learn_many(X[5000 + p * n : 5000 + (p + 1) * n], y[5000 + p * n : 5000 + (p + 1) * n])
         delta.flush()
         deltas.append(delta)
-    saved, samples = base.to_dict(), []
+    saved, samples, levels = base.to_dict(), [], []
     for _ in range(args.repeats):
+        given = deltas
+        if args.tree:  # each level's slowest merge: its merges run in parallel
+            given, slowest = _merged_in_a_tree(deltas)
+            levels.append(slowest)
         model = WeightedNaiveBayes.from_dict(saved)
         spent.clear()
         start = time.perf_counter()
-        model.absorb(deltas)
+        model.absorb(given)
         samples.append((time.perf_counter() - start, *(spent.get(name, 0.0) for _, name in PIECES)))
+    if args.tree:
+        tree = [statistics.median(repeat[i] for repeat in levels) for i in range(len(levels[0]))]
+        print(f"tree of {count} deltas: slowest merge of each level {', '.join(f'{t:.3f}' for t in tree)} s; "
+              f"critical path {sum(tree) + statistics.median(s[0] for s in samples):.3f} s (the tree, then the absorb below)")  # fmt: skip
     absorb, fold, window, restart, rebuild, weights = (statistics.median(s[i] for s in samples) for i in range(6))
     print("| K | rows per delta | deltas | absorb (s) | feeds and merges | merged window | level-2 rebuild | weights | other |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print(f"| {args.features:,} | {n:,} | {count} | {absorb:.3f} | {fold:.3f} | {window:.3f} | {rebuild:.3f} | {weights:.3f} | "
           f"{absorb - fold - window - restart:.3f} |")  # fmt: skip
+
+
+def _merged_in_a_tree(deltas: list) -> tuple[list, list]:
+    """The deltas merged pairwise, level by level (copies: ``Delta.merge`` changes the left one),
+    as ``partitioned.merged_in_a_tree`` merges reports, and the slowest merge of each level."""
+    level, slowest = [copy.deepcopy(delta) for delta in deltas], []
+    while len(level) > 1:
+        merged, times = [], []
+        for a, b in zip(level[::2], level[1::2]):
+            start = time.perf_counter()
+            a.merge(b)
+            times.append(time.perf_counter() - start)
+            merged.append(a)
+        level = merged + level[len(merged) * 2 :]
+        slowest.append(max(times))
+    return level, slowest
 
 
 if __name__ == "__main__":
