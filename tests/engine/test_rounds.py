@@ -274,3 +274,41 @@ def test_a_merge_of_two_models_restarts_the_weights():
     a.merge(b)  # two models share no order of rows: the learner starts again, steps on the merged window and replays on it
     learner = a._engine.optimizer
     assert learner.n_steps < steps and learner._rows_seen == learner._replayed_at == len(a._engine.history)
+
+
+@pytest.mark.parametrize("how", ["absorb", "merge", "tree"])
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_merge_runs_without_the_cyclic_collector_and_restores_it(monkeypatch, how, fails):
+    """Copies and merged summaries are many objects and no garbage: the collector is paused for
+    the merge (``_gc.collector_paused``) and back as it was after it, an error included."""
+    import gc
+
+    model = fit(stream(3, 200))
+    deltas = deltas_of(model, [stream(4, 40), stream(5, 40)])
+    seen = []
+    original = merge._copies
+
+    def spy(engines):
+        seen.append(gc.isenabled())
+        if fails:
+            raise MemoryError("while copying")
+        return original(engines)
+
+    monkeypatch.setattr(merge, "_copies", spy)
+    for collector_on in (True, False):
+        (gc.enable if collector_on else gc.disable)()
+        try:
+            run = {
+                "absorb": lambda: model.absorb(deltas),
+                "merge": lambda: model.merge(fit(stream(6, 50))),
+                "tree": lambda: deltas[0].merge(deltas[1]),
+            }[how]
+            if fails:
+                with pytest.raises(MemoryError):
+                    run()
+            else:
+                run()
+            assert gc.isenabled() is collector_on
+        finally:
+            gc.enable()
+    assert seen and not any(seen)

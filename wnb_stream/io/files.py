@@ -54,8 +54,6 @@ wnb_stream.io.errors.ModelFileError: <file>: truncated or corrupt gzip data (...
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import gzip
 import hashlib
 import json
@@ -63,13 +61,13 @@ import math
 import os
 import re
 import tempfile
-import threading
 import zlib
 from typing import Any, Callable
 
 import numpy as np
 
 from .._checks import integer
+from .._gc import collector_paused
 from .column_records import records_to_table
 from .errors import LegacyFormatError, ModelFileError
 from .registry import from_record, to_record
@@ -524,46 +522,16 @@ def _check_envelope(document: Any) -> int:
     return version
 
 
-@contextlib.contextmanager
-def _collector_paused():
-    """Python's cyclic garbage collector off for the block (back on after it, if it was on).
-
-    A wide model's save or load allocates millions of small objects (the JSON document, the
-    variables and their summaries), none of them garbage; the collector would walk the growing
-    heap again and again, a third of a load's time (``benchmarks/README.md``). Reference counting
-    still frees what the block drops. Blocks of several threads nest: the last one out turns the
-    collector back on if it was on when the first one came in.
-    """
-    global _paused, _was_on
-    with _pause_lock:
-        if not _paused:
-            _was_on = gc.isenabled()
-            gc.disable()
-        _paused += 1
-    try:
-        yield
-    finally:
-        with _pause_lock:
-            _paused -= 1
-            if not _paused and _was_on:
-                gc.enable()
-
-
-_pause_lock = threading.Lock()
-_paused = 0  # blocks under way
-_was_on = False  # whether the collector was on when the first of them began
-
-
 def dumps(obj: Any, *, compress: bool = True) -> bytes:
     """The bytes of a file holding ``obj``'s record (``TypeError`` if ``obj`` cannot be saved)."""
-    with _collector_paused():
+    with collector_paused():
         return pack(to_record(obj), compress=compress)
 
 
 def loads(data: bytes, *, max_size: int | None = None) -> Any:
     """The object held by a file's bytes; ``ModelFileError`` for anything but a valid saved model
     (``max_size``: the largest JSON document read, in bytes; None: ``MAX_SIZE``)."""
-    with _collector_paused():
+    with collector_paused():
         payload = unpack(data, max_size=max_size)
         try:
             return from_record(payload)
