@@ -9,7 +9,12 @@ a second ``train`` resumes from the checkpoint). Skipped when Ray is not install
 
 from __future__ import annotations
 
+import functools
+import importlib
 import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -23,6 +28,7 @@ pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]  # one local clu
 from partition_cases import counts_of, exact_model, expected_counts, messages, shards  # noqa: E402
 
 from wnb_stream import WeightedNaiveBayes  # noqa: E402
+from wnb_stream.distributed import IterableSource  # noqa: E402
 from wnb_stream.distributed import ray as wnb_ray  # noqa: E402
 
 
@@ -87,24 +93,38 @@ def test_bad_arguments_are_refused(cluster, tmp_path):
         wnb_ray.train(exact_model(), shards(tmp_path, [messages(1, 10)]), round_examples=None)
 
 
-def test_the_readme_example_runs_and_is_the_readme_s(tmp_path):
-    import pathlib
-    import subprocess
-    import sys
+_EXAMPLE = pathlib.Path(__file__).parents[1] / "examples" / "ray_partitions.py"
 
-    root = pathlib.Path(__file__).parents[1]
-    script = root / "examples" / "ray_partitions.py"
-    assert script.read_text() in (root / "README.md").read_text()
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+
+def _run_example(directory) -> subprocess.CompletedProcess:
+    """The README's Ray example run as a user runs it, in ``directory`` (each run starts its own
+    local Ray cluster)."""
+    env = {**os.environ, "PYTHONPATH": str(_EXAMPLE.parents[1])}
+    result = subprocess.run([sys.executable, str(_EXAMPLE)], cwd=directory, capture_output=True, text=True, timeout=600, env=env)
     assert result.returncode == 0, result.stderr[-2000:]
-    lines = result.stdout.strip().splitlines()
+    return result
+
+
+def test_the_readme_example_runs_and_is_the_readme_s(tmp_path):
+    assert _EXAMPLE.read_text() in (_EXAMPLE.parents[1] / "README.md").read_text()
+    lines = _run_example(tmp_path).stdout.strip().splitlines()
     assert lines[0].startswith("1250 examples in ") and lines[-1] == "True"
-    again = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
-    assert again.returncode == 0, again.stderr[-2000:]
-    lines = again.stdout.strip().splitlines()  # resumed from the checkpoint: nothing left to read (issue 32: "nan")
+
+
+def test_the_readme_example_run_again_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+    """The example's checkpoint written by a first training (here the local driver's, the same
+    coordinator checkpoint, so that one test starts one Ray cluster), the example run again finds
+    every example absorbed (issue 32: it printed "nan")."""
+    from wnb_stream.distributed import local
+
+    monkeypatch.syspath_prepend(str(_EXAMPLE.parent))  # (the spawned learners import the example's partitions)
+    example = importlib.import_module(_EXAMPLE.stem)
+    sources = {p: functools.partial(IterableSource, functools.partial(example.partition, p, 2)) for p in range(2)}
+    local.train(WeightedNaiveBayes(seed=1), sources, round_examples=200, checkpoint_path=tmp_path / "phishing-rounds.json.gz")
+    result = _run_example(tmp_path)
+    lines = result.stdout.strip().splitlines()
     assert lines[0] == "nothing new to read: phishing-rounds.json.gz holds the model of all 1250 examples (delete it to train again)"
-    assert lines[-1] == "True" and "nan" not in again.stdout
+    assert lines[-1] == "True" and "nan" not in result.stdout
 
 
 def test_a_type_changed_message_does_not_wedge_training(cluster, tmp_path):
