@@ -319,7 +319,6 @@ class ClassIndex:
         again (a wide model's file holds thousands of summaries with the same few lists).
         O(Σ len)."""
         out, seen = [], {}
-        new = cls.__new__
         for labels in label_lists:
             types = tuple(map(type, labels))
             if _PLAIN_LABELS.issuperset(types):  # (a key of types and values: 1, 1.0 and True differ)
@@ -327,8 +326,7 @@ class ClassIndex:
                 first = seen.get(key)
                 if first is None:
                     first = seen[key] = cls.of(labels)
-                index = new(cls)
-                index.labels, index.position = list(first.labels), dict(first.position)
+                index = first._copy()
             else:
                 index = cls.of(labels)
             out.append(index)
@@ -340,12 +338,17 @@ class ClassIndex:
     def __deepcopy__(self, memo: dict) -> ClassIndex:
         """A copy; labels of the plain immutable types are shared, others deep-copied (the copy
         ``copy.deepcopy`` makes, without its generic walk: every summary holds an index)."""
-        clone = ClassIndex.__new__(ClassIndex)
-        memo[id(self)] = clone
         if all(type(label) in _PLAIN_LABELS for label in self.labels):
-            clone.labels, clone.position = list(self.labels), dict(self.position)
+            clone = memo[id(self)] = self._copy()
         else:
+            clone = memo[id(self)] = ClassIndex.__new__(ClassIndex)
             clone.labels, clone.position = copy.deepcopy((self.labels, self.position), memo)
+        return clone
+
+    def _copy(self) -> ClassIndex:
+        """An index of its own with the same labels (shared: for immutable labels only)."""
+        clone = ClassIndex.__new__(ClassIndex)
+        clone.labels, clone.position = list(self.labels), dict(self.position)
         return clone
 
     @property

@@ -287,24 +287,19 @@ def combined(deltas: list[Engine], blocks: list | None = None) -> tuple[Engine, 
     """
     _check_deltas(deltas[0], deltas)
     with collector_paused():  # (copies and merged summaries, no cycles to free: _copies)
-        return _combined(deltas, blocks)
-
-
-def _combined(deltas: list[Engine], blocks: list | None) -> tuple[Engine, tuple[int, ...]]:
-    """``combined``'s work on checked deltas (the caller pauses the collector)."""
-    first, *others = _copies(deltas)
-    stored, sides = _fold(first, others)
-    blocks = [None] * len(deltas) if blocks is None else blocks
-    window, sizes = [], []
-    for side, given in zip(sides, blocks):
-        for rows in _blocks(side[0], given):
-            window.append(Side(side[0], rows, *side[1:]))
-            sizes.append(len(rows))
-    m = sum(sizes)
-    history = merge_histories(window, np.arange(m), first.registry, len(first.classes), max(m, 1), encoded=False)
-    first.registry.all_synced(stored)
-    engine = Engine.from_parts(first.params, first.classes, first.registry, history, first.schedule, first.optimizer, first.slots, first.monitor, collect=True)
-    return engine, tuple(sizes)
+        first, *others = _copies(deltas)
+        stored, sides = _fold(first, others)
+        blocks = [None] * len(deltas) if blocks is None else blocks
+        window, sizes = [], []
+        for side, given in zip(sides, blocks):
+            for rows in _blocks(side[0], given):
+                window.append(Side(side[0], rows, *side[1:]))
+                sizes.append(len(rows))
+        m = sum(sizes)
+        history = merge_histories(window, np.arange(m), first.registry, len(first.classes), max(m, 1), encoded=False)
+        first.registry.all_synced(stored)
+        engine = Engine.from_parts(first.params, first.classes, first.registry, history, first.schedule, first.optimizer, first.slots, first.monitor, collect=True)
+        return engine, tuple(sizes)
 
 
 def merged(a: Engine, b: Engine) -> Engine:
