@@ -452,6 +452,22 @@ def test_a_variable_that_enters_level_3_between_two_steps_predicts_at_once(seed)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
+def test_predicting_between_steps_changes_nothing_learning_reads(seed):
+    """Predictions bring the learner up to date with level 2 (``Optimizer.sync``: variables woken
+    since the last step predict at the entry weight), yet a model asked for a prediction before
+    every row learns exactly what one never asked learns."""
+    asked, quiet = WeightedNaiveBayes(seed=seed), WeightedNaiveBayes(seed=seed)
+    stream = _graded_stream(216, seed)
+    for x, y in stream:
+        asked.predict_proba_one(x)
+        asked.learn_one(x, y)
+        quiet.learn_one(x, y)
+    assert asked.weights == quiet.weights
+    for x, _ in stream[:20]:
+        assert asked.predict_proba_one(x) == quiet.predict_proba_one(x)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
 def test_a_variable_entering_after_the_first_fit_enters_at_the_fitted_scale(seed):
     """Once the weights have left plain NB, a variable entering level 3 between two steps enters at
     the median of the non-zero weights the window fitted, not at initial_weight = 0.5. Fitted on a

@@ -59,7 +59,7 @@ def test_the_envelope_holds_format_version_checksum_and_payload():
     data = io.dumps(gk_summary(), compress=False)
     document = json.loads(data)
     assert list(document) == ["format", "version", "checksum", "payload"]
-    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 10
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 11
     canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert document["payload"]["type"] == "GKClass"
@@ -72,8 +72,8 @@ def test_the_same_model_gives_the_same_bytes():
 
 def test_a_newer_version_is_refused_naming_the_version_read():
     document = json.loads(io.dumps(gk_summary(), compress=False))
-    document["version"] = 11
-    with pytest.raises(io.ModelFileError, match=r"version 11 is newer than this library reads \(version 10 and older\)"):
+    document["version"] = 12
+    with pytest.raises(io.ModelFileError, match=r"version 12 is newer than this library reads \(version 11 and older\)"):
         io.loads(json.dumps(document).encode())
 
 
@@ -93,20 +93,20 @@ def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
 
 
 def test_migrations_run_in_order_from_an_older_version(monkeypatch):
-    """A version-10 payload read by a library of version 11 goes through MIGRATIONS[10]; without it
+    """A version-11 payload read by a library of version 12 goes through MIGRATIONS[11]; without it
     the file is refused naming the missing step."""
     data = io.dumps(gk_summary(), compress=False)
-    monkeypatch.setattr(io.files, "VERSION", 11)
+    monkeypatch.setattr(io.files, "VERSION", 12)
     seen = []
 
-    def to_version_11(payload):
+    def to_version_12(payload):
         seen.append(payload["type"])
         return payload
 
-    monkeypatch.setitem(io.files.MIGRATIONS, 10, to_version_11)
+    monkeypatch.setitem(io.files.MIGRATIONS, 11, to_version_12)
     assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
-    monkeypatch.delitem(io.files.MIGRATIONS, 10)
-    with pytest.raises(io.ModelFileError, match="version 10 has no migration to version 11"):
+    monkeypatch.delitem(io.files.MIGRATIONS, 11)
+    with pytest.raises(io.ModelFileError, match="version 11 has no migration to version 12"):
         io.loads(data)
 
 
@@ -553,6 +553,22 @@ def test_a_version_7_learner_loads_with_no_spread_and_keeps_learning(name):
         assert loaded._engine.optimizer.spread == 0.0
         _keep_learning(loaded, seed=1, n=100)
 
+
+@pytest.mark.parametrize("name", ["model-vns", "pgdmb", "vns", "fnb-refine-pgdmb-resized"])
+def test_a_version_10_learner_loads_without_waking_and_keeps_learning(name):
+    """Version 11 adds PGDMB's and VNS's ``wake``; an older learner, wherever it nests, loads with
+    ``wake = false`` (a woken variable kept 0 in w* until a step took it), so that it predicts as
+    it was saved, while a new one defaults to true."""
+    path = pathlib.Path(__file__).parent / "fixtures" / "v10" / f"{name}.json.gz"
+    assert '"wake"' not in gzip.decompress(path.read_bytes()).decode()
+    loaded = io.loads(path.read_bytes())
+    payload = json.loads(io.dumps(loaded, compress=False))
+    learners = [*io.files._records(payload, "PGDMB"), *io.files._records(payload, "VNS")]
+    assert learners and all(node["params"]["wake"] is False for node in learners)
+    assert VNS().wake is True
+    if name == "model-vns":
+        assert loaded._engine.optimizer.wake is False
+        _keep_learning(loaded, seed=1, n=100)
 
 
 def _keep_learning(model, seed: int, n: int) -> None:

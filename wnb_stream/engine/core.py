@@ -319,9 +319,37 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         registry.rebuilt(rebuilt, self.schedule.gap(registry.count[rebuilt]))
         if len(changed):
             self.lookup.mark(changed.tolist())
-        self._context = None
+        self._context_rebuilt(held)
         self._enter([k for k in held[self.slots.of[held] < 0].tolist() if not variables[k].flat])  # (the others have one)
         self._reencode_columns(held[self.slots.of[held] >= 0].tolist())
+
+    def _context_rebuilt(self, ks: np.ndarray) -> None:
+        """Level 2 of the variables ``ks`` was rebuilt: the cached context takes their prior
+        costs and activity again (the values ``context`` computes). When a variable with a slot
+        wakes or falls asleep, the lookups take the learner's coefficients again at the next
+        refresh, through ``Optimizer.sync``: a woken variable predicts before the next step.
+        With no cached context to compare with, they are taken again anyway. O(len(ks)) and a
+        copy of the context's arrays when they change."""
+        context = self._context
+        if context is None or len(context.active) != len(self.slots) or context.n_variables != len(self.registry):
+            self._context = None
+            self.lookup.coefficients_changed()
+            return
+        at = self.slots.of[ks]
+        ks, at = ks[at >= 0], at[at >= 0]
+        if not len(ks):
+            return
+        variables = self.registry.variables
+        active = np.array([variables[k].level > 0 for k in ks.tolist()], dtype=bool)
+        costs = np.array([variables[k].prior_cost for k in ks.tolist()], dtype=float)
+        woke = not np.array_equal(context.active[at], active)
+        if not woke and np.array_equal(context.prior_costs[at], costs):
+            return
+        context = Context(context.prior_costs.copy(), context.active.copy(), context.n_variables)  # (a learner may hold the old arrays)
+        context.prior_costs[at], context.active[at] = costs, active
+        self._context = context
+        if woke:
+            self.lookup.coefficients_changed()
 
     def _not_rebuilt(self, ks: np.ndarray, due) -> list:
         """The variables ``ks`` that ``_rebuild_due`` will not re-encode, ``due`` being what the
@@ -504,6 +532,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         A variable without a slot has a flat level 2 (ℓ = 0), so its coefficient changes no score;
         it is the learner's ``outside_weight`` (what it reports as that variable's weight).
         """
+        self.optimizer.sync(self.context())  # level 2 may have moved since the learner's last step
         coef, bias = self.optimizer.coefficients(len(self.slots), J)
         return self.slots.scatter(np.asarray(coef, dtype=float), len(self.registry), self.optimizer.outside_weight), bias
 

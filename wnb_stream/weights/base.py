@@ -146,6 +146,15 @@ class Optimizer(base.Base):
     def scores(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
+    def sync(self, context: Context) -> None:
+        """Level 2 as it stands between two steps: ``context`` as the next ``learn`` will get it.
+
+        The engine calls it each time it takes the coefficients after a rebuild, so that
+        predictions treat a variable whose level 2 has changed since the last step as that step
+        will. It changes nothing a later ``learn`` reads: a model predicts the same whether or not
+        it was asked between its steps. The default does nothing.
+        """
+
     def refit(self, history: Batch, context: Context) -> bool:
         """Re-fit the weights on ``history`` now, out of schedule; True if the learner did.
 

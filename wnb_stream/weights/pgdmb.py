@@ -26,7 +26,10 @@ steps. Here one ``learn`` call is one iteration, and HBL17 is read as follows (d
   it improves on the descent's best, and replaces w* when it also improves on w*.
 - Variables whose ``Context.active`` is False (Level 0) are pinned at 0 in every vector. A variable
   that becomes active restarts at ``initial_weight`` in the current iterate with a fresh Rprop
-  step, and keeps 0 in w* until an accepted step includes it. A variable that appears through
+  step, and enters w* as a new variable does (below). Between two steps, ``sync`` (called by the
+  engine after level 2 is rebuilt) notes the variables woken since the last step, and predictions
+  give them that weight at once; w* itself changes at the next step only, so predicting never
+  changes what is learnt. A variable that appears through
   ``resize`` gets 1 in w* while w* is still the plain NB start (and ``initial_weight``, the
   neutral start of HBL17, in the iterate); afterwards it enters w* and the iterate at the median
   of w*'s non-zero weights (``entry_weight``), so that it does not outweigh the variables the
@@ -107,6 +110,11 @@ class PGDMB(VectorWeights):
         It keeps the weights of variables that say the same thing together at a few hundred rows
         and fades as the window grows. 0 gives the papers' criterion. Ignored when
         ``regularizer`` is None.
+    wake
+        If True (default), a variable whose level 2 becomes informative again enters w* at the
+        weight a new variable enters with (``entry_weight``), and predicts at it from the rebuild
+        that wakes it (``sync``). False keeps it at 0 in w* until an accepted step includes it
+        (the behaviour before format version 11).
     rprop
         The step: ``"irprop-"`` (default) or ``"rprop-"``, sign-only Rprop steps, or ``"scaled"``,
         HBL17's gradient step ``w − η ⊙ g`` with per-coordinate rates adapted by the Rprop rule;
@@ -149,6 +157,7 @@ class PGDMB(VectorWeights):
         delta: float = DEFAULT_DELTA,
         rprop: str = "irprop-",
         spread: float = DEFAULT_SPREAD,
+        wake: bool = True,
     ):
         self.batch_size = batch_size
         self.regularizer = regularizer
@@ -167,6 +176,7 @@ class PGDMB(VectorWeights):
         self.delta = delta
         self.rprop = rprop
         self.spread = spread
+        self.wake = wake
         self._validate()
         self._regularizer = (
             None if regularizer is None else Regularizer(regularizer, penalty, exponent, delta, spread)
@@ -232,6 +242,7 @@ class PGDMB(VectorWeights):
         self._best = np.ones(self._n_variables)  # (K,) w*: the plain naive Bayes until a step beats it
         self._incumbent_is_nb = True
         self._active = np.ones(self._n_variables, dtype=bool)
+        self._woken = None  # (K,) bool: variables active since the last step (``sync``), or None
         self._steps = 0
         self._descents = 0
         self._start_descent(start, from_best=bool(np.array_equal(start, self._best)))
@@ -370,17 +381,34 @@ class PGDMB(VectorWeights):
         return prior_costs, active
 
     def _apply_active(self, active: np.ndarray) -> None:
-        """Pin inactive variables at 0; restart newly active ones at ``initial_weight``."""
+        """Pin inactive variables at 0; restart newly active ones at ``initial_weight`` in the
+        iterate and give them the weight a new variable enters with in w* (``_entry_values``)."""
         woken = active & ~self._active
         if woken.any():
+            entry = self._entry_values()[1]
             self._iterate[woken] = self._initial_value
             self._rprop.step[woken] = self.initial_step
             self._rprop.previous_gradient[woken] = 0.0
+            if self.wake:
+                self._best[woken] = entry
+                if self._descent.from_best:
+                    self._descent.best[woken] = entry
+        self._woken = None
         asleep = ~active
         if asleep.any():
             for vector in (self._iterate, self._best, self._descent.best, self._rprop.previous_gradient):
                 vector[asleep] = 0.0
         self._active = active
+
+    def sync(self, context: Context) -> None:
+        """Note the variables active in ``context`` that were not at the last step: predictions
+        give them the weight the next step will give them in w* (``_apply_active``). Nothing the
+        next ``learn`` reads changes. O(K)."""
+        if not self._ready or not self.wake:
+            return
+        _, active = self._context(context)
+        woken = active & ~self._active
+        self._woken = woken if woken.any() else None
 
     @property
     def entry_weight(self) -> float:
@@ -408,11 +436,15 @@ class PGDMB(VectorWeights):
         """``(n_variables,)`` weights to predict with: w*."""
         if not self._ready:
             return np.ones(n_variables)
+        best = self._best
+        woken = getattr(self, "_woken", None)  # (absent from a learner loaded or unpickled)
+        if woken is not None and len(woken) == len(best):
+            best = np.where(woken, self._entry_values()[1], best)
         if n_variables <= self._n_variables:
-            return self._best[:n_variables]
+            return best[:n_variables]
         # variables not resized to yet: the value resize would give them
         fill = 1.0 if self._incumbent_is_nb else self.entry_weight
-        return np.concatenate([self._best, np.full(n_variables - self._n_variables, fill)])
+        return np.concatenate([best, np.full(n_variables - self._n_variables, fill)])
 
     def _prepare(self, history: Batch) -> None:
         """Hook run before each step (VNS fixes its session budget here)."""
@@ -568,6 +600,7 @@ PARAMS = {
     "delta": Float(doc="δ of the ξ_δ smoothing"),
     "rprop": Str(choices=VARIANTS, doc="Rprop variant"),
     "spread": Float(low=0.0, doc="μ, weight of the spread term (0 before format version 8)"),
+    "wake": Bool(doc="a woken variable enters w* as a new one does and predicts so at once (false before format version 11)"),
 }
 
 #: The optimisation state of PGDMB's record (VNS's too).

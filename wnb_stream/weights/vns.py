@@ -48,7 +48,7 @@ class VNS(PGDMB):
 
     Parameters
     ----------
-    batch_size, regularizer, penalty, exponent, tolerance, max_iterations, epsilon, initial_weight, initial_step, step_increase, step_decrease, step_min, step_max, zero_threshold, delta, rprop, spread
+    batch_size, regularizer, penalty, exponent, tolerance, max_iterations, epsilon, initial_weight, initial_step, step_increase, step_decrease, step_min, step_max, zero_threshold, delta, rprop, spread, wake
         As in :class:`PGDMB`.
     opti_level
         OptiLevel ≥ 0 in the session budget ``T = log(K·N)·2^OptiLevel`` (HBL17 retains 5).
@@ -110,6 +110,7 @@ class VNS(PGDMB):
         multi_start: bool = False,
         replay_level: int | None = 1,
         spread: float = DEFAULT_SPREAD,
+        wake: bool = True,
     ):
         super().__init__(
             batch_size=batch_size,
@@ -129,6 +130,7 @@ class VNS(PGDMB):
             delta=delta,
             rprop=rprop,
             spread=spread,
+            wake=wake,
         )
         integer(opti_level, "opti_level", low=0)
         if not 0.0 < neighbourhood <= 1.0:
