@@ -286,6 +286,28 @@ def test_refine_follows_refits_resizes_and_is_deterministic():
     assert runs[0] == runs[1]
 
 
+def test_the_refiner_predicts_a_woken_variable_at_once():
+    """``sync`` reaches the refiner, which predicts: a variable that wakes between two steps
+    predicts at the refiner's entry weight (PGDMB's ``wake``); FNB without refine predicts with its
+    search's result, where a woken variable waits for the next search (as a new one does)."""
+    from wnb_stream.weights import Context
+
+    rng = np.random.default_rng(7)
+    history = make_rows(rng, 400, n_informative=3, n_noise=5)
+    asleep = Context(context_for(8).prior_costs, np.array([True, False] + [True] * 6))
+    model = FNB(batch_size=40, refine=VNS(batch_size=40, opti_level=0, replay_level=None))
+    model.reset(8, 2, seed=1)
+    model.learn(make_rows(rng, 40, n_informative=3, n_noise=5), history, asleep)
+    assert model.weights[1] == 0.0
+    model.sync(context_for(8))
+    assert model.coefficients(8, 2)[0][1, 0] == model._refiner.entry_weight > 0.0
+    plain = FNB(batch_size=40)
+    plain.reset(8, 2, seed=1)
+    plain.learn(make_rows(rng, 40, n_informative=3, n_noise=5), history, asleep)
+    plain.sync(context_for(8))
+    assert plain.coefficients(8, 2)[0][1, 0] == 0.0
+
+
 def test_fnb_without_refine_predicts_with_its_search_result():
     model = FNB()
     model.reset(6, 2, seed=0)

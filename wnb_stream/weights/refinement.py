@@ -14,8 +14,8 @@ the best trade-off"); here the local optimiser is a streaming learner. Design no
   the start of its next descent, weights below the refiner's ``zero_threshold`` set to 0 (its
   own sparsification). Nothing else of its state moves: its counters, its Rprop steps of the
   descent it leaves and, for VNS, its session and neighbourhood go on.
-- **Prediction.** ``weights``, ``scores`` and ``coefficients`` are the refiner's; the search's
-  own result stays in its state (saved, and the start of its next warm start).
+- **Prediction.** ``weights``, ``scores``, ``coefficients`` and ``sync`` are the refiner's; the
+  search's own result stays in its state (saved, and the start of its next warm start).
 - ``refine`` and ``max_variables`` cannot be combined: PGDMB and VNS know no variable budget,
   and the first step would break the budget the search kept.
 """
@@ -65,6 +65,11 @@ class Refinable(VectorWeights):
         """The refiner's own step on the arriving batch (nothing without ``refine``)."""
         if self._refiner is not None:
             self._refiner.learn(batch, history, context)
+
+    def sync(self, context: Context) -> None:
+        """The refiner's ``sync`` (it predicts); the search's own result waits for its next search."""
+        if self._refiner is not None:
+            self._refiner.sync(context)
 
     def _restart_refiner(self, weights: np.ndarray) -> None:
         """The refiner's w* and its next descent start from ``weights`` (HB24 §4.4); O(K)."""
