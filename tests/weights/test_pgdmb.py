@@ -322,6 +322,7 @@ def test_clone_repr_and_parameter_validation():
         ({"zero_threshold": 1.0}, "zero_threshold"),
         ({"delta": 0}, "delta"),
         ({"rprop": "adam"}, "rprop"),
+        ({"wake": 1}, "wake"),
     ]
     for params, name in bad:
         with pytest.raises(ValueError, match=name):

@@ -91,6 +91,9 @@ class Optimizer(base.Base):
     - ``weights``: ``(K,)`` current best weight of each variable;
     - ``coefficients(K, J)``: the prediction's multipliers and offsets (a default is provided for
       weighted naive Bayes learners; per-class learners override it);
+    - optionally ``sync(context) -> None``: level 2 as it stands between two steps (the engine
+      calls it when it takes the coefficients); it may change what predictions use, never what
+      ``learn`` reads. The default does nothing;
     - optionally ``refit(history, context) -> bool``: re-fit the weights on the whole window now,
       True if the learner did. The change detector calls it when it sees the error rise, and
       judges the refitted model before forgetting anything (docs/algorithms/drift.md). The

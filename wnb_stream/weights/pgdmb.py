@@ -216,6 +216,8 @@ class PGDMB(VectorWeights):
             )
         if not 0.0 <= self.zero_threshold < 1.0:
             raise ValueError(f"zero_threshold must be in [0, 1), got {self.zero_threshold}")
+        if not isinstance(self.wake, bool):
+            raise ValueError(f"wake must be True or False, got {self.wake!r}")
         if self.rprop not in VARIANTS:
             raise ValueError(f"rprop must be one of {VARIANTS}, got {self.rprop!r}")
         if self.regularizer is not None:  # checks penalty, exponent, delta and spread
@@ -385,11 +387,11 @@ class PGDMB(VectorWeights):
         iterate and give them the weight a new variable enters with in w* (``_entry_values``)."""
         woken = active & ~self._active
         if woken.any():
-            entry = self._entry_values()[1]
             self._iterate[woken] = self._initial_value
             self._rprop.step[woken] = self.initial_step
             self._rprop.previous_gradient[woken] = 0.0
             if self.wake:
+                entry = self._entry_values()[1]
                 self._best[woken] = entry
                 if self._descent.from_best:
                     self._descent.best[woken] = entry
@@ -433,7 +435,8 @@ class PGDMB(VectorWeights):
         return 0.0 if self.initial_weight < self.zero_threshold else float(self.initial_weight)
 
     def _prediction_weights(self, n_variables: int) -> np.ndarray:
-        """``(n_variables,)`` weights to predict with: w*."""
+        """``(n_variables,)`` weights to predict with: w*, the variables woken since the last step
+        (``sync``) at the entry weight."""
         if not self._ready:
             return np.ones(n_variables)
         best = self._best
