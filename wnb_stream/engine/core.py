@@ -330,18 +330,16 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         refresh, through ``Optimizer.sync``: a woken variable predicts before the next step.
         With no cached context to compare with, they are taken again anyway. O(len(ks)) and a
         copy of the context's arrays when they change."""
-        context = self._context
-        if context is None or len(context.active) != len(self.slots) or context.n_variables != len(self.registry):
+        if not self._context_current():
             self._context = None
             self.lookup.coefficients_changed()
             return
+        context = self._context
         at = self.slots.of[ks]
         ks, at = ks[at >= 0], at[at >= 0]
         if not len(ks):
             return
-        variables = self.registry.variables
-        active = np.array([variables[k].level > 0 for k in ks.tolist()], dtype=bool)
-        costs = np.array([variables[k].prior_cost for k in ks.tolist()], dtype=float)
+        costs, active = self._context_entries(ks)
         woke = not np.array_equal(context.active[at], active)
         if not woke and np.array_equal(context.prior_costs[at], costs):
             return
@@ -438,14 +436,24 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
 
     def context(self) -> Context:
         """The slots' variables' prior costs and activity, cached until the next rebuild or slot."""
-        if self._context is None or len(self._context.active) != len(self.slots) or self._context.n_variables != len(self.registry):
-            variables, ks = self.registry.variables, self.slots.variable.tolist()
-            self._context = Context(
-                prior_costs=np.array([variables[k].prior_cost for k in ks], dtype=float),
-                active=np.array([variables[k].level > 0 for k in ks], dtype=bool),
-                n_variables=len(variables),
-            )
+        if not self._context_current():
+            prior_costs, active = self._context_entries(self.slots.variable)
+            self._context = Context(prior_costs=prior_costs, active=active, n_variables=len(self.registry))
         return self._context
+
+    def _context_current(self) -> bool:
+        """Whether the cached context is there and sized for the slots and the variables."""
+        context = self._context
+        return context is not None and len(context.active) == len(self.slots) and context.n_variables == len(self.registry)
+
+    def _context_entries(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The context's entries of the variables ``ks``: their prior costs and whether they are
+        active (level 2 not at Level 0). O(len(ks))."""
+        variables, ks = self.registry.variables, ks.tolist()
+        return (
+            np.array([variables[k].prior_cost for k in ks], dtype=float),
+            np.array([variables[k].level > 0 for k in ks], dtype=bool),
+        )
 
     def _step(self, m: int) -> None:
         """One learner step on the ``m`` most recent rows, judged on the whole history."""

@@ -446,8 +446,7 @@ class PGDMB(VectorWeights):
         if n_variables <= self._n_variables:
             return best[:n_variables]
         # variables not resized to yet: the value resize would give them
-        fill = 1.0 if self._incumbent_is_nb else self.entry_weight
-        return np.concatenate([best, np.full(n_variables - self._n_variables, fill)])
+        return np.concatenate([best, np.full(n_variables - self._n_variables, self._entry_values()[1])])
 
     def _prepare(self, history: Batch) -> None:
         """Hook run before each step (VNS fixes its session budget here)."""
