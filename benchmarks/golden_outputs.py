@@ -16,7 +16,9 @@ runs the first two, the sparse stream ``vns``, ``nb`` and the last two, on its d
 the mini-batch path, on their table with NaN for the absent entries). Rounds: on RandomRBF 20 × 5
 and Phishing, the default model trained in rounds of 1,000 rows shared by 4 deltas
 (``model.delta``, ``model.absorb``), each row predicted by the model of the round before, then
-merged with a model of the last 400 rows and with itself, and those rows predicted. A configuration the
+merged with a model of the last 400 rows and with itself, and those rows predicted; and on RandomRBF
+400 × 2 (4,000 examples), rounds as the drivers run them (each delta flushed, the four merged in a
+tree, ``Delta.merge``, then absorbed), wide enough that a round's rebuild runs in threads. A configuration the
 checkout cannot build (a learner or parameter it does not have yet) is skipped, and
 ``--compare`` compares the arrays of its first file, listing those only the second one has.
 
@@ -144,6 +146,32 @@ def run(root: pathlib.Path, output: str) -> None:
         result[f"{stream}/rounds"] = np.array(probabilities)
         result[f"{stream}/rounds/weights"] = np.array([model.weights[k] for k in sorted(model.weights, key=str)])
         print(stream, "rounds", flush=True)
+    # rounds as the drivers run them, wide enough that a round's rebuild runs its kernels in
+    # threads: each learner's delta flushed, the deltas merged in a tree, the tree absorbed
+    rows = list(itertools.islice(synth.RandomRBF(seed_model=11, seed_sample=11, n_features=400, n_classes=2), 4000))
+    model = WeightedNaiveBayes(seed=1)
+    if hasattr(model, "absorb"):
+        from wnb_stream import Delta
+
+        probabilities = []
+        for start in range(0, len(rows), 1000):
+            deltas = [model.delta() for _ in range(4)]
+            for i, (x, y) in enumerate(rows[start : start + 1000]):
+                if start:
+                    p = model.predict_proba_one(x)
+                    probabilities.append([p[c] for c in sorted(p, key=str)])
+                deltas[i % 4].learn_one(x, y)
+            for delta in deltas:
+                delta.flush()
+            if hasattr(Delta, "merge"):
+                deltas[0].merge(deltas[1])
+                deltas[2].merge(deltas[3])
+                deltas[0].merge(deltas[2])
+                deltas = deltas[:1]
+            model.absorb(deltas)
+        result["k400/tree rounds"] = np.array(probabilities)
+        result["k400/tree rounds/weights"] = np.array([model.weights[k] for k in sorted(model.weights, key=str)])
+        print("k400 tree rounds", flush=True)
     np.savez(output, **result)
     print(f"wrote {len(result)} arrays to {output}")
 

@@ -111,3 +111,46 @@ def test_threads_predicting_with_one_predictor_get_its_answers():
     assert not failures
     for t, answers in found.items():
         assert answers == (expected if t % 2 else expected[::-1])
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_rebuild_run_in_threads_computes_what_one_thread_computes(monkeypatch, threads):
+    """A large rebuild runs its compiled pieces in threads (``wnb_stream._threads``: the window's
+    re-encoding by rows, the MODL searches by groups of variables). Forced on every rebuild here,
+    on any number of cores, the window and every prediction are those of one thread, bit for bit;
+    and two models rebuilding in two threads at once share the pool without harm."""
+    import numpy as np
+
+    from wnb_stream import _threads
+    from wnb_stream.engine import core
+    from wnb_stream.modl import batch
+
+    rows = list(itertools.islice(datasets.synth.RandomRBF(seed_model=3, seed_sample=3, n_features=30, n_classes=3), 700))
+
+    def trained():
+        model = WeightedNaiveBayes(seed=1)
+        answers = []
+        for x, y in rows:
+            answers.append(model.predict_proba_one(x))
+            model.learn_one(x, y)
+        return model, answers
+
+    alone, expected = trained()
+    monkeypatch.setattr(core, "PARALLEL_CELLS", 0)
+    monkeypatch.setattr(batch, "PARALLEL_ATOMS", 0)
+    monkeypatch.setattr(_threads, "cores", lambda: threads)
+    monkeypatch.setattr(batch, "cores", lambda: threads)
+    found = [None, None]
+
+    def run(i):
+        found[i] = trained()
+
+    pair = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for thread in pair:
+        thread.start()
+    for thread in pair:
+        thread.join()
+    for model, answers in found:
+        assert answers == expected
+        assert np.array_equal(model._engine.history.log_lik, alone._engine.history.log_lik)
+        assert io.dumps(model) == io.dumps(alone)

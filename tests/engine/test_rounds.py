@@ -215,6 +215,36 @@ def test_deltas_merged_in_a_tree_are_absorbed_as_one_by_one(absent):
         assert window_of(tree) == window_of(one)
 
 
+def test_a_round_only_reads_its_deltas_and_runs_again_the_same():
+    """A round and a merge of deltas copy no delta: they settle it (``Delta.flush``) and read it.
+    So the same deltas give the same model again, saved bytes and all, after the first model
+    went on learning (nothing of theirs is shared with it: a feature only a delta has comes with
+    a copy of its summary), as copies of the deltas made before anything would."""
+    import copy
+
+    parts = [stream(seed, 80) for seed in (2, 3, 4)]
+    parts[1] = [({**x, "w": x["u"] * 2.0}, y) for x, y in parts[1]]  # a feature only the second delta has
+    model = fit(stream(1, 200))
+    deltas = deltas_of(model, parts)
+    untouched = copy.deepcopy(deltas)
+    first, again, reference = (copy.deepcopy(model) for _ in range(3))
+    first.absorb(deltas)
+    for x, y in stream(5, 60):
+        first.learn_one({**x, "w": x["v"]}, y)
+    first.absorb(deltas_of(first, [stream(6, 40)]))
+    again.absorb(deltas)
+    reference.absorb(untouched)
+    assert io.dumps(again) == io.dumps(reference)
+    # the tree: merging the same two deltas twice gives the same delta, and absorbs to the same model
+    once, twice = copy.copy(deltas[0]), copy.copy(deltas[0])
+    once.merge(deltas[1])
+    twice.merge(deltas[1])
+    a, b = copy.deepcopy(model), copy.deepcopy(model)
+    a.absorb([once])
+    b.absorb([twice])
+    assert io.dumps(a) == io.dumps(b)
+
+
 def window_of_delta(delta: Delta) -> tuple:
     h = delta._engine.history
     return delta.n_seen, h.stored, h.y[h.recent(h.size)].tolist()
@@ -288,11 +318,11 @@ def test_a_merge_runs_without_the_cyclic_collector_and_restores_it(monkeypatch, 
     seen = []
     original = merge._copies
 
-    def spy(engines):
+    def spy(engines, **options):
         seen.append(gc.isenabled())
         if fails:
             raise MemoryError("while copying")
-        return original(engines)
+        return original(engines, **options)
 
     monkeypatch.setattr(merge, "_copies", spy)
     for collector_on in (True, False):

@@ -58,6 +58,18 @@ def test_usual_tables_are_discretized_together_as_one_by_one(tables, criterion, 
 
 
 @SETTINGS
+@given(st.lists(usual_tables(), min_size=1, max_size=12), st.integers(2, 5), st.sampled_from(["bins", "boulle2006"]))
+def test_tables_searched_in_threads_give_what_one_call_gives(tables, threads, criterion):
+    """Many tables are searched in groups of consecutive tables, in threads (``PARALLEL_ATOMS``):
+    forced here on any input and any number of cores, the partitions are those of one by one,
+    bit for bit."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(batch, "PARALLEL_ATOMS", 0)
+        patch.setattr(batch, "cores", lambda: threads)
+        _check(tables, criterion)
+
+
+@SETTINGS
 @given(st.lists(messy_tables() | usual_tables(), min_size=0, max_size=10), st.sampled_from(["bins", "boulle2006"]))
 def test_any_tables_give_what_discretize_gives(tables, criterion):
     _check(tables, criterion)

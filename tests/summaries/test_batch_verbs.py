@@ -188,6 +188,48 @@ def test_merge_many_is_a_loop_of_merge(name, data):
     assert [dumps(a) for a, _ in loop] == [dumps(a) for a, _ in generic]
 
 
+@pytest.mark.parametrize("name", CONFIGS)
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_settle_many_is_a_loop_of_settle(name, data):
+    """``settle_many`` of a type (what a delta does before it is handed over) leaves each summary
+    as its own ``settle`` does, bit for bit, and as the generic default's loop: pending buffers,
+    budgets and other class sets included."""
+    made = data.draw(groups(name))[0]
+    loop, generic = copy.deepcopy(made), copy.deepcopy(made)
+    type(made[0]).settle_many(made)
+    for summary in loop:
+        summary.settle()
+    Summary.settle_many.__func__(type(made[0]), generic)
+    assert [dumps(s) for s in made] == [dumps(s) for s in loop] == [dumps(s) for s in generic]
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_a_merge_only_reads_a_settled_other(name, data):
+    """A settled summary merged into others (``merge`` and ``merge_many``) is not changed at all,
+    bit for bit: a round merges the learners' settled deltas without copying them
+    (``engine.merge.absorbed``, ``combined``)."""
+    made, values, codes, labels, weights, starts, ends = data.draw(groups(name))
+    others = data.draw(groups(name))[0]
+    if data.draw(st.booleans(), label="merged into empty summaries"):
+        made = [CONFIGS[name]() for _ in made]
+    type(others[0]).settle_many(others)
+    before = [dumps(other) for other in others]
+    by_loop = copy.deepcopy(made)
+    type(made[0]).merge_many(list(zip(made, others)))
+    for summary, other in zip(by_loop, others):
+        summary.merge(other)
+    assert [dumps(other) for other in others] == before
+    # nothing of the others is shared with the merged summaries: what they learn next stays theirs
+    for summary in made + by_loop:
+        summary.decay(0.5)
+    type(made[0]).take_many(made, values, codes, labels, weights, starts, ends)
+    type(by_loop[0]).take_many(by_loop, values, codes, labels, weights, starts, ends)
+    assert [dumps(other) for other in others] == before
+
+
 @pytest.mark.parametrize("name", [name for name in CONFIGS if name.startswith("gk")])
 @settings(max_examples=20, deadline=None)
 @given(data=st.data())

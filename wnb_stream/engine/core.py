@@ -19,11 +19,13 @@ history's encoded columns are the slots', and the engine maps them to and from t
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 from river.base import Base as RiverBase
 
+from .._threads import run_all
 from ..summaries.policy import check_total_weight, fast_weight
 from ..tables import Batch, Context
 from . import frames
@@ -48,6 +50,10 @@ __all__ = ["Engine"]
 
 #: Cells (rows × variables × classes) of the temporaries of one re-encoding piece.
 REENCODE_CELLS = 1 << 20
+#: Encoded cells (rows × variables × classes) from which a re-encoding runs its pieces of rows in
+#: threads (``_threads.run_all``: the compiled lookups release the GIL): a round's rebuild at
+#: K = 1,000 encodes 26 million; a rebuild of a few variables stays in the calling thread.
+PARALLEL_CELLS = 1 << 21
 
 #: Parameter types that ``copy.deepcopy`` returns as they are (``clones``).
 ATOMS = (type(None), bool, int, float, str)
@@ -392,13 +398,20 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         held, at, columns = as_slice(ks), as_slice(self.slots.of[ks]), as_slice(columns)
         piece = max(1, REENCODE_CELLS // max(1, len(ks) * J))  # rows per piece: bounded temporaries
         defaults = None if self.lookup.defaults is None else self.lookup.defaults[ks]  # (a, J)
-        for start in range(0, h.size, piece):
-            stop = min(h.size, start + piece)
+
+        def encode(start: int, stop: int) -> None:
             values, present = h.numeric_block(slice(start, stop), held, columns)
             self.lookup.encode_block(ks, values, present, h.log_lik[start:stop], at)
             h.log_lik[start:stop, at, J:] = 0.0  # (no class beyond J)
             if defaults is not None:  # absent cells hold the default value
                 h.log_lik[start:stop, at, :J] = np.where(present[..., None], h.log_lik[start:stop, at, :J], defaults)
+
+        pieces = [(start, min(h.size, start + piece)) for start in range(0, h.size, piece)]
+        if h.size * len(ks) * J >= PARALLEL_CELLS and not h.sparse and isinstance(at, slice):
+            run_all([functools.partial(encode, start, stop) for start, stop in pieces])  # (rows apart: the same floats)
+        else:
+            for start, stop in pieces:
+                encode(start, stop)
 
     def reencode_all(self) -> None:
         """Encode every row of the history with the current level 2 of every variable.

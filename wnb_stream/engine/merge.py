@@ -58,11 +58,12 @@ def merge_classes(classes: Classes, other: Classes) -> np.ndarray:
     return columns
 
 
-def merge_variables(registry: Registry, other: Registry, stored: int) -> np.ndarray:
+def merge_variables(registry: Registry, other: Registry, stored: int, take: bool = True) -> np.ndarray:
     """Add ``other``'s variables to ``registry``: the index here of each of ``other``'s, ``(K_other,)``.
 
     A feature both know keeps its index here and its summary absorbs the other's; a new one is
-    appended with ``other``'s summary (taken over, not copied). Observations add up; every
+    appended with ``other``'s summary (``take``: taken over, not copied; else a copy, and
+    ``other`` is only read when its summaries are settled). Observations add up; every
     variable's next rebuild falls due at once. Call ``check_kinds`` first.
     """
     indices = np.empty(len(other), dtype=np.intp)
@@ -70,7 +71,8 @@ def merge_variables(registry: Registry, other: Registry, stored: int) -> np.ndar
     for k, variable in enumerate(other.variables):
         mine = registry.index.get(variable.name)
         if mine is None:
-            mine = registry.add(variable.name, variable.kind, variable.summary, stored)
+            summary = variable.summary if take else copy.deepcopy(variable.summary)
+            mine = registry.add(variable.name, variable.kind, summary, stored)
         else:
             summary = registry.variables[mine].summary
             pairs.setdefault(type(summary), []).append((summary, variable.summary))
@@ -211,19 +213,19 @@ def _put(array: np.ndarray, rows: np.ndarray, columns: np.ndarray, values: np.nd
         array[np.ix_(rows, columns)] = values
 
 
-def _fold(base: Engine, others: list[Engine]) -> tuple[int, list]:
-    """``base``'s classes and variables (changed) having absorbed ``others``' (copies); every
-    summary first takes its history's rows, so none is lost or counted twice. The clock of both
-    and, per engine, ``(history, registry, indices, columns)``: where its variables and classes
-    are in ``base``'s."""
+def _fold(base: Engine, others: list[Engine], owned: list[bool]) -> tuple[int, list]:
+    """``base``'s classes and variables (changed) having absorbed ``others``' (copies where
+    ``owned``; the others settled, and only read); every summary first takes its history's rows,
+    so none is lost or counted twice. The clock of both and, per engine, ``(history, registry,
+    indices, columns)``: where its variables and classes are in ``base``'s."""
     for engine in (base, *others):
         engine.registry.feed(np.arange(len(engine.registry)), engine.history, engine.classes)
     stored = base.history.stored + sum(other.history.stored for other in others)
     registry = base.registry
     sides = [(base.history, base.registry, np.arange(len(registry)), np.arange(len(base.classes)))]
-    for other in others:
+    for other, take in zip(others, owned):
         columns = merge_classes(base.classes, other.classes)
-        sides.append((other.history, other.registry, merge_variables(registry, other.registry, stored), columns))
+        sides.append((other.history, other.registry, merge_variables(registry, other.registry, stored, take), columns))
     return stored, sides
 
 
@@ -237,12 +239,12 @@ def _blocks(history: History, blocks) -> list[np.ndarray]:
     return [rows[edges[b] : edges[b + 1]] for b in range(len(blocks))]
 
 
-def _combine(base: Engine, others: list[Engine], newer: bool, blocks: list | None = None) -> Engine:
-    """``base`` (changed) having absorbed ``others`` (copies): classes, variables, the window of
-    the most recent rows (``newer``: every row of ``others`` came after ``base``'s; ``blocks``:
-    the blocks of each other, a merged delta's), the clocks; then levels 2 and 3 restart on the
-    merged parts."""
-    stored, sides = _fold(base, others)
+def _combine(base: Engine, others: list[Engine], owned: list[bool], newer: bool, blocks: list | None = None) -> Engine:
+    """``base`` (changed) having absorbed ``others`` (copies where ``owned``, else settled and
+    only read): classes, variables, the window of the most recent rows (``newer``: every row of
+    ``others`` came after ``base``'s; ``blocks``: the blocks of each other, a merged delta's),
+    the clocks; then levels 2 and 3 restart on the merged parts."""
+    stored, sides = _fold(base, others, owned)
     registry = base.registry
     blocks = [None] * len(others) if blocks is None else blocks
     # each block is a side of the window: a merged delta's deltas share it as they would unmerged
@@ -270,8 +272,9 @@ def _combine(base: Engine, others: list[Engine], newer: bool, blocks: list | Non
 
 
 def combined(deltas: list[Engine], blocks: list | None = None) -> tuple[Engine, tuple[int, ...]]:
-    """One delta (an ``Engine(collect=True)``) holding the examples of ``deltas``, which do not
-    change, and the sizes of its blocks of rows: absorbing it is absorbing ``deltas`` in this
+    """One delta (an ``Engine(collect=True)``) holding the examples of ``deltas``, and the sizes
+    of its blocks of rows (the first delta is copied; the others only settle, ``Delta.flush``,
+    which changes no answer they give, and are then only read): absorbing it is absorbing ``deltas`` in this
     order (``absorbed``), but for the summaries, which merge in another grouping.
 
     Classes and variables come in the order ``absorbed`` would add them (first appearance, left
@@ -282,13 +285,13 @@ def combined(deltas: list[Engine], blocks: list | None = None) -> tuple[Engine, 
     each delta's (each block of a merged one's) as a block of its own, so that ``absorbed``
     shares the window among the original deltas and interleaves them exactly as it would
     unmerged. ``blocks``: the blocks of each of ``deltas`` (None: one). ``ValueError`` naming a
-    feature whose kinds differ; nothing changes then. Cost: a copy of each, one merge per delta
-    variable, O(rows × K) for the rows; no level-2 or level-3 work.
+    feature whose kinds differ; nothing changes then. Cost: a copy of the first, one merge per
+    delta variable, O(rows × K) for the rows; no level-2 or level-3 work.
     """
     _check_deltas(deltas[0], deltas)
     with collector_paused():  # (copies and merged summaries, no cycles to free: _copies)
-        first, *others = _copies(deltas)
-        stored, sides = _fold(first, others)
+        (first, *others), owned = _copies(deltas, read_others=True)
+        stored, sides = _fold(first, others, owned[1:])
         blocks = [None] * len(deltas) if blocks is None else blocks
         window, sizes = [], []
         for side, given in zip(sides, blocks):
@@ -314,8 +317,8 @@ def merged(a: Engine, b: Engine) -> Engine:
     check_kinds(a.registry, b.registry)
     check_clock([a, b])
     with collector_paused():  # (copies and merged summaries, no cycles to free: _copies)
-        a, b = _copies([a, b])  # a raise below leaves both models as they were
-        return _combine(a, [b], newer=False)
+        (a, b), owned = _copies([a, b])  # a raise below leaves both models as they were
+        return _combine(a, [b], owned[1:], newer=False)
 
 
 def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None) -> Engine:
@@ -328,31 +331,44 @@ def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None) -> 
     fills the rest with ``base``'s newest; then level 2 of every variable is rebuilt once and the
     weights re-optimised on the merged window. ``ValueError`` naming a feature whose kinds differ.
     ``blocks``: the sizes of the blocks of rows of each delta (None: one block; a merged delta's:
-    ``combined``), each a side of the window. Cost: a copy of each, one merge per delta
-    variable, one rebuild, one learner step.
+    ``combined``), each a side of the window. The deltas only settle (``Delta.flush``, which a
+    learner has done already and which changes no answer they give) and are then only read.
+    Cost: a copy of ``base``, one merge per delta variable, one rebuild, one learner step.
     """
     _check_deltas(base, deltas)
     with collector_paused():  # (copies and merged summaries, no cycles to free: _copies)
-        base, *deltas = _copies([base, *deltas])
-        return _combine(base, deltas, newer=True, blocks=blocks)
+        (base, *deltas), owned = _copies([base, *deltas], read_others=True)
+        return _combine(base, deltas, owned[1:], newer=True, blocks=blocks)
 
 
-def _copies(engines: list[Engine]) -> list[Engine]:
-    """Deep copies of ``engines`` that share their histories: a merge only reads the histories
-    of its sides (the merged window is a new ``History``), so the copies are what the merge may
-    change (classes, variables, levels 2 and 3), not the O(window × K) rows. A history met again
-    (a model merged into itself, a delta given twice) is copied, so that each side keeps a
-    history of its own, as the merge's clock counts them (``merge_histories``). The callers pause
-    the cyclic garbage collector (``collector_paused``): the copies are tens of thousands of
-    objects at K = 1,000, none of them garbage, and the collections they set off walked the
-    whole heap for about 0.1 s of a round."""
+def _copies(engines: list[Engine], read_others: bool = False) -> tuple[list[Engine], list[bool]]:
+    """Deep copies of ``engines`` that share their histories, and for each whether it is a copy.
+    A merge only reads the histories of its sides (the merged window is a new ``History``), so
+    the copies are what the merge may change (classes, variables, levels 2 and 3), not the
+    O(window × K) rows. A history met again (a model merged into itself, a delta given twice) is
+    copied, so that each side keeps a history of its own, as the merge's clock counts them
+    (``merge_histories``).
+
+    With ``read_others``, the engines after the first are not copied: their summaries settle
+    (``Registry.settle_all``; a learner's delta is settled already), and a merge then only reads
+    them (``Summary.merge`` reads a settled other; a new variable's summary is copied when it is
+    taken, ``merge_variables``). A round then copies one side instead of every delta: at
+    K = 1,000, about 40 ms per delta. The callers pause the cyclic garbage collector
+    (``collector_paused``): the copies are tens of thousands of objects at K = 1,000, none of them
+    garbage, and the collections they set off walked the whole heap for about 0.1 s of a round."""
     shared: set = set()
-    copies = []
-    for engine in engines:
+    copies, owned = [], []
+    for i, engine in enumerate(engines):
         h = engine.history
-        copies.append(copy.deepcopy(engine, {} if id(h) in shared else {id(h): h}))
+        if read_others and i and id(h) not in shared:
+            engine.registry.settle_all(h, engine.classes)
+            copies.append(engine)
+            owned.append(False)
+        else:
+            copies.append(copy.deepcopy(engine, {} if id(h) in shared else {id(h): h}))
+            owned.append(True)
         shared.add(id(h))
-    return copies
+    return copies, owned
 
 
 def _check_deltas(base: Engine, deltas: list[Engine]) -> None:

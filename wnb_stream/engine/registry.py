@@ -156,6 +156,18 @@ class Registry:
             self._feed_block(lagging, history, classes, settle)
         self.synced_min = int(self.synced.min())
 
+    def settle_all(self, history, classes) -> None:
+        """Every numeric summary takes the history's rows it has not seen (``feed``), then every
+        summary settles (``Summary.settle_many``, those of each type together): nothing is left
+        pending, so a merge only reads them (``engine.merge.absorbed``). The same summaries as a
+        merge's own feed and flush would leave. O(pending rows + K)."""
+        self.feed(np.arange(len(self.variables)), history, classes)
+        groups: dict = {}  # summary type → its summaries
+        for variable in self.variables:
+            groups.setdefault(type(variable.summary), []).append(variable.summary)
+        for kind, members in groups.items():
+            kind.settle_many(members)
+
     def _feed_block(self, lagging: np.ndarray, h, classes, settle: bool = False) -> None:
         """``feed`` from the dense layout: the variables that last took rows at the same point,
         together. With ``settle``, the groups of at most ``SETTLE_TOGETHER_ROWS`` rows lay out

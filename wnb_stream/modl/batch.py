@@ -23,10 +23,12 @@ N_j + I·ε as float64 operations, then NumPy's ``log``, an element-wise functio
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
+from .._threads import cores, run_all, spans
 from ..tables import Bins
 from . import costs as _costs
 from ._common import LEVEL_TOLERANCE, check_options, level, null_construction_cost
@@ -124,19 +126,8 @@ def _discretize_together(tables: list, n_classes: int, criterion: str, selection
     prior_starts = np.zeros(len(picked) + 1, dtype=np.int64)
     np.cumsum(sizes + 1, out=prior_starts[1:])
     lgamma_table = _costs._grow_table(int(2 * totals.max()) + n_classes + 2)
-    ends, n_ends, cost, null_cost, b_x, status = _kernels().search_score_many(
-        integers,
-        row_starts,
-        np.concatenate(priors),
-        prior_starts,
-        lgamma_table,
-        math.lgamma(n_classes),
-        0,  # _kernels.AUTO
-        EXACT_MAX_ATOMS,
-        EXACT_LIMIT_ATOMS,
-        COST_TOLERANCE,
-        LEVEL_TOLERANCE,
-        null_construction_cost(criterion),
+    ends, n_ends, cost, null_cost, b_x, status = _search_score(
+        integers, row_starts, np.concatenate(priors), prior_starts, lgamma_table, n_classes, criterion
     )
     # the ends kept, as rows of ``atoms``; part p spans rows part_first[p] … ends[p]
     owner = np.repeat(np.arange(len(picked)), sizes)
@@ -172,3 +163,29 @@ def _discretize_together(tables: list, n_classes: int, criterion: str, selection
             table=lookup,
         )
     return out
+
+
+#: Atoms (rows of the stacked tables) from which the tables' searches run in threads, groups of
+#: consecutive tables apart (``_threads.run_all``: the compiled search releases the GIL). A
+#: round's rebuild at K = 1,000 searches about 60,000; a rebuild of a few variables, a few hundred.
+PARALLEL_ATOMS = 20_000
+
+
+def _search_score(integers, row_starts, priors, prior_starts, lgamma_table, n_classes: int, criterion: str) -> tuple:
+    """``_kernels.search_score_many`` on the stacked tables, in groups of consecutive tables run
+    in threads when they are many: each table's search and score are the same call on the same
+    arguments either way, so the same ends and costs to the last bit; the groups' outputs are
+    put back one after the other."""
+    search = _kernels().search_score_many
+    options = (lgamma_table, math.lgamma(n_classes), 0, EXACT_MAX_ATOMS, EXACT_LIMIT_ATOMS, COST_TOLERANCE, LEVEL_TOLERANCE,
+               null_construction_cost(criterion))  # fmt: skip  (0: _kernels.AUTO)
+    n_tables = len(row_starts) - 1
+    if len(integers) < PARALLEL_ATOMS or cores() < 2:
+        return search(integers, row_starts, priors, prior_starts, *options)
+
+    def group(a: int, b: int):
+        lo, hi, p_lo, p_hi = row_starts[a], row_starts[b], prior_starts[a], prior_starts[b]
+        return search(integers[lo:hi], row_starts[a : b + 1] - lo, priors[p_lo:p_hi], prior_starts[a : b + 1] - p_lo, *options)
+
+    done = run_all([functools.partial(group, a, b) for a, b in spans(n_tables, cores())])
+    return tuple(np.concatenate([part[i] for part in done]) for i in range(6))

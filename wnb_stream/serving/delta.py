@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import pickle
 
-import numpy as np
-
 from .._checks import integer
 from ..engine import merge
 from ..summaries.policy import excerpt as _excerpt
@@ -155,10 +153,12 @@ class Delta:
 
     def flush(self) -> None:
         """Give the numeric summaries the rows they have not taken yet (they take rows from the
-        history lazily, ``engine/registry.py``). ``absorb`` would do it; a learner calls it before
-        handing the delta over so that this work is done where the delta was learned."""
+        history lazily, ``engine/registry.py``), and settle every summary (a sketch's pending
+        buffer taken in). ``absorb`` and ``merge`` would do it; a learner calls it before handing
+        the delta over so that this work is done where the delta was learned, and a round then
+        only reads the delta's summaries (``engine.merge.absorbed``)."""
         e = self._engine
-        e.registry.feed(np.arange(len(e.registry)), e.history, e.classes)
+        e.registry.settle_all(e.history, e.classes)
 
     def trim(self, rows: int) -> None:
         """Keep only the ``rows`` most recent raw rows (after ``flush``, so that no summary loses

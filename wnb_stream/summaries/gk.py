@@ -500,6 +500,15 @@ class GKClass(Summary):
         gk_batch.take_many(summaries, values, codes, labels, weights, starts, ends)
 
     @classmethod
+    def settle_many(cls, summaries: list) -> None:
+        """``Summary.settle_many``, bit for bit: ``settle()`` for each summary, the buffers of
+        those that keep an ε guarantee flushed in one compiled call per class width
+        (``gk_batch.flush_many``)."""
+        gk_batch.flush_many(summaries)
+        for summary in summaries:
+            summary.settle()  # (nothing left to flush: the class columns only)
+
+    @classmethod
     def merge_many(cls, pairs: list) -> None:
         """``Summary.merge_many``, bit for bit: ``summary.merge(other)`` for each pair.
 
