@@ -215,17 +215,34 @@ def test_deltas_merged_in_a_tree_are_absorbed_as_one_by_one(absent):
         assert window_of(tree) == window_of(one)
 
 
-def test_a_round_only_reads_its_deltas_and_runs_again_the_same():
-    """A round and a merge of deltas copy no delta: they settle it (``Delta.flush``) and read it.
-    So the same deltas give the same model again, saved bytes and all, after the first model
-    went on learning (nothing of theirs is shared with it: a feature only a delta has comes with
-    a copy of its summary), as copies of the deltas made before anything would."""
+def read_only(delta: Delta) -> Delta:
+    """``delta`` as Ray's object store hands it: a copy whose NumPy arrays are read-only (pickle
+    protocol 5 with its buffers out of band, in immutable bytes)."""
+    import pickle
+
+    buffers = []
+    data = pickle.dumps(delta, protocol=5, buffer_callback=buffers.append)
+    return pickle.loads(data, buffers=[bytes(buffer.raw()) for buffer in buffers])
+
+
+@pytest.mark.parametrize("flushed", [False, True])
+def test_a_round_only_reads_its_deltas_and_runs_again_the_same(flushed):
+    """A round and a merge of deltas change no delta: a settled one (``Delta.flush``, as a learner
+    hands it over) is only read, even read-only, and another is copied. So the same deltas give
+    the same model again, saved bytes and all, after the first model went on learning (nothing of
+    theirs is shared with it: a feature only a delta has comes with a copy of its summary), as
+    copies of the deltas made before anything would."""
     import copy
 
     parts = [stream(seed, 80) for seed in (2, 3, 4)]
     parts[1] = [({**x, "w": x["u"] * 2.0}, y) for x, y in parts[1]]  # a feature only the second delta has
     model = fit(stream(1, 200))
     deltas = deltas_of(model, parts)
+    if flushed:
+        for delta in deltas:
+            delta.flush()
+        deltas = [read_only(delta) for delta in deltas]
+        assert all(delta._engine.registry.settled(delta._engine.history) for delta in deltas)
     untouched = copy.deepcopy(deltas)
     first, again, reference = (copy.deepcopy(model) for _ in range(3))
     first.absorb(deltas)

@@ -215,11 +215,12 @@ def _put(array: np.ndarray, rows: np.ndarray, columns: np.ndarray, values: np.nd
 
 def _fold(base: Engine, others: list[Engine], owned: list[bool]) -> tuple[int, list]:
     """``base``'s classes and variables (changed) having absorbed ``others``' (copies where
-    ``owned``; the others settled, and only read); every summary first takes its history's rows,
+    ``owned``; the others are settled, and only read); every summary first takes its history's rows,
     so none is lost or counted twice. The clock of both and, per engine, ``(history, registry,
     indices, columns)``: where its variables and classes are in ``base``'s."""
-    for engine in (base, *others):
-        engine.registry.feed(np.arange(len(engine.registry)), engine.history, engine.classes)
+    for engine, take in zip((base, *others), (True, *owned)):
+        if take:  # (a settled other has taken every row already, and may be read-only)
+            engine.registry.feed(np.arange(len(engine.registry)), engine.history, engine.classes)
     stored = base.history.stored + sum(other.history.stored for other in others)
     registry = base.registry
     sides = [(base.history, base.registry, np.arange(len(registry)), np.arange(len(base.classes)))]
@@ -240,8 +241,8 @@ def _blocks(history: History, blocks) -> list[np.ndarray]:
 
 
 def _combine(base: Engine, others: list[Engine], owned: list[bool], newer: bool, blocks: list | None = None) -> Engine:
-    """``base`` (changed) having absorbed ``others`` (copies where ``owned``, else settled and
-    only read): classes, variables, the window of the most recent rows (``newer``: every row of
+    """``base`` (changed) having absorbed ``others`` (copies where ``owned``; the others are
+    settled, and only read): classes, variables, the window of the most recent rows (``newer``: every row of
     ``others`` came after ``base``'s; ``blocks``: the blocks of each other, a merged delta's),
     the clocks; then levels 2 and 3 restart on the merged parts."""
     stored, sides = _fold(base, others, owned)
@@ -273,8 +274,8 @@ def _combine(base: Engine, others: list[Engine], owned: list[bool], newer: bool,
 
 def combined(deltas: list[Engine], blocks: list | None = None) -> tuple[Engine, tuple[int, ...]]:
     """One delta (an ``Engine(collect=True)``) holding the examples of ``deltas``, and the sizes
-    of its blocks of rows (the first delta is copied; the others only settle, ``Delta.flush``,
-    which changes no answer they give, and are then only read): absorbing it is absorbing ``deltas`` in this
+    of its blocks of rows (the first delta is copied, and the others unless they are settled,
+    ``Delta.flush``: then they are only read): absorbing it is absorbing ``deltas`` in this
     order (``absorbed``), but for the summaries, which merge in another grouping.
 
     Classes and variables come in the order ``absorbed`` would add them (first appearance, left
@@ -331,9 +332,9 @@ def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None) -> 
     fills the rest with ``base``'s newest; then level 2 of every variable is rebuilt once and the
     weights re-optimised on the merged window. ``ValueError`` naming a feature whose kinds differ.
     ``blocks``: the sizes of the blocks of rows of each delta (None: one block; a merged delta's:
-    ``combined``), each a side of the window. The deltas only settle (``Delta.flush``, which a
-    learner has done already and which changes no answer they give) and are then only read.
-    Cost: a copy of ``base``, one merge per delta variable, one rebuild, one learner step.
+    ``combined``), each a side of the window. A settled delta (``Delta.flush``, which a learner
+    does before it hands its delta over) is only read, not copied. Cost: a copy of ``base`` (and
+    of each unsettled delta), one merge per delta variable, one rebuild, one learner step.
     """
     _check_deltas(base, deltas)
     with collector_paused():  # (copies and merged summaries, no cycles to free: _copies)
@@ -349,19 +350,19 @@ def _copies(engines: list[Engine], read_others: bool = False) -> tuple[list[Engi
     copied, so that each side keeps a history of its own, as the merge's clock counts them
     (``merge_histories``).
 
-    With ``read_others``, the engines after the first are not copied: their summaries settle
-    (``Registry.settle_all``; a learner's delta is settled already), and a merge then only reads
-    them (``Summary.merge`` reads a settled other; a new variable's summary is copied when it is
-    taken, ``merge_variables``). A round then copies one side instead of every delta: at
-    K = 1,000, about 40 ms per delta. The callers pause the cyclic garbage collector
+    With ``read_others``, the engines after the first that are settled (``Registry.settled``: a
+    learner's delta, ``Delta.flush``) are not copied: a merge only reads them (``Summary.merge``
+    reads a settled other; a new variable's summary is copied when it is taken,
+    ``merge_variables``), and they may be read-only (a delta from Ray's object store). A round
+    then copies one side instead of every delta: at K = 1,000, about 40 ms per delta. The
+    others are copied, as the first is. The callers pause the cyclic garbage collector
     (``collector_paused``): the copies are tens of thousands of objects at K = 1,000, none of them
     garbage, and the collections they set off walked the whole heap for about 0.1 s of a round."""
     shared: set = set()
     copies, owned = [], []
     for i, engine in enumerate(engines):
         h = engine.history
-        if read_others and i and id(h) not in shared:
-            engine.registry.settle_all(h, engine.classes)
+        if read_others and i and id(h) not in shared and engine.registry.settled(h):
             copies.append(engine)
             owned.append(False)
         else:

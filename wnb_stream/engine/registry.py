@@ -156,11 +156,17 @@ class Registry:
             self._feed_block(lagging, history, classes, settle)
         self.synced_min = int(self.synced.min())
 
+    def settled(self, history) -> bool:
+        """Whether every summary has taken every row of ``history`` and has nothing pending
+        (``Summary.settled``): a merge then only reads this registry (``engine.merge.absorbed``).
+        O(K)."""
+        return bool((self.synced >= history.stored).all()) and all(variable.summary.settled() for variable in self.variables)
+
     def settle_all(self, history, classes) -> None:
         """Every numeric summary takes the history's rows it has not seen (``feed``), then every
         summary settles (``Summary.settle_many``, those of each type together): nothing is left
-        pending, so a merge only reads them (``engine.merge.absorbed``). The same summaries as a
-        merge's own feed and flush would leave. O(pending rows + K)."""
+        pending (``settled``), so a merge only reads them (``engine.merge.absorbed``). The same
+        summaries as a merge's own feed and flush would leave. O(pending rows + K)."""
         self.feed(np.arange(len(self.variables)), history, classes)
         groups: dict = {}  # summary type → its summaries
         for variable in self.variables:

@@ -304,6 +304,11 @@ class Summary(base.Base, abc.ABC):
             summary.take_rows(values[a:b], codes[a:b], labels, weights[a:b])
             summary.settle()
 
+    def settled(self) -> bool:
+        """Whether ``settle`` would change nothing (no pending input): a merge then only reads
+        this summary as its ``other``. The default has nothing pending. Cost O(1)."""
+        return True
+
     @classmethod
     def settle_many(cls, summaries: list) -> None:
         """``summary.settle()`` for each of ``summaries`` (distinct, of this type): what a delta

@@ -487,6 +487,11 @@ class GKClass(Summary):
             self._grow()
         return self._weight + sum(self._missing.tolist())  # (a few floats: cheaper than NumPy's sum)
 
+    def settled(self) -> bool:
+        """``Summary.settled``: no buffered value, and a class column for every registered class."""
+        n_classes = len(self._classes)
+        return not self._buffer_values and self._counts.shape[1] >= n_classes and len(self._missing) >= n_classes
+
     @classmethod
     def take_many(cls, summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
         """``Summary.take_many``, bit for bit: ``update_coded(…)`` (a ``GKClass``'s ``take_rows``)
