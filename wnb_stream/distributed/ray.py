@@ -59,7 +59,7 @@ class _LearnerActor:
         self.learner = Learner(partition, source_factory(), batch_size, keep_rows)
 
     def reset(self, position, delta, predictor) -> None:
-        self.learner.reset(position, copy.deepcopy(delta), predictor)  # writable (see _writable)
+        self.learner.reset(position, copy.deepcopy(delta), predictor)  # writable: Ray hands read-only arrays (the module docstring)
 
     def publish(self, predictor, committed) -> None:
         self.learner.publish(predictor, committed)
@@ -84,7 +84,7 @@ class _CoordinatorActor:
     """A ``Coordinator`` in a Ray actor (restored from its checkpoint when restarted)."""
 
     def __init__(self, model, checkpoint_path, background: bool = False):
-        self.coordinator = Coordinator(copy.deepcopy(model), checkpoint_path, background=background)  # writable (see _writable)
+        self.coordinator = Coordinator(copy.deepcopy(model), checkpoint_path, background=background)  # writable: Ray hands read-only arrays (the module docstring)
 
     def state(self) -> tuple[dict, Any, Any]:
         """The positions, an empty delta and the current predictor (what learners start from)."""
