@@ -154,3 +154,22 @@ def test_a_rebuild_run_in_threads_computes_what_one_thread_computes(monkeypatch,
         assert answers == expected
         assert np.array_equal(model._engine.history.log_lik, alone._engine.history.log_lik)
         assert io.dumps(model) == io.dumps(alone)
+
+
+def test_the_threads_follow_the_cores_and_the_environment_caps_them(monkeypatch):
+    """One thread per core the process may run on, at most ``WNB_STREAM_THREADS``; a value that is
+    not a positive integer is ignored; with one, the pieces run in the calling thread."""
+    import os
+
+    from wnb_stream import _threads
+
+    monkeypatch.delenv("WNB_STREAM_THREADS", raising=False)
+    free = _threads.cores()
+    assert free == len(os.sched_getaffinity(0))
+    for value, expected in (("1", 1), ("0", free), ("many", free), ("-3", free), (str(free + 5), free)):
+        monkeypatch.setenv("WNB_STREAM_THREADS", value)
+        assert _threads.cores() == expected
+    monkeypatch.setenv("WNB_STREAM_THREADS", "1")
+    where = _threads.run_all([threading.get_ident, threading.get_ident])
+    assert where == [threading.get_ident()] * 2
+    assert _threads.spans(7, 3) == [(0, 2), (2, 4), (4, 7)]

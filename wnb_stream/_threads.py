@@ -9,8 +9,10 @@ same floats as one call (each item is computed by the same code on the same inpu
 Only large work is split (the callers' thresholds): a piece handed to a thread costs tens of
 microseconds, so the per-example path and small rebuilds stay in the calling thread. The pool
 is the process's own, made at first use with one thread per core the process may run on
-(``os.sched_getaffinity``), and dropped in a child made by ``fork`` (its threads do not exist
-there). Pieces must not themselves wait for pieces of the pool.
+(``os.sched_getaffinity``), or ``WNB_STREAM_THREADS`` threads when that environment variable is
+set to fewer (1: no thread; for many processes sharing one machine's cores), and dropped in a
+child made by ``fork`` (its threads do not exist there). Pieces must not themselves wait for
+pieces of the pool.
 """
 
 from __future__ import annotations
@@ -26,12 +28,21 @@ _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 
 
+#: The environment variable that caps the threads (a positive integer; others are ignored).
+THREADS_VARIABLE = "WNB_STREAM_THREADS"
+
+
 def cores() -> int:
-    """The cores this process may run on (``taskset`` and container limits included)."""
+    """The cores this process may run on (``taskset`` and container limits included), at most
+    ``WNB_STREAM_THREADS`` when it is set to a positive integer."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        count = max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # (not every platform has it)
-        return max(1, os.cpu_count() or 1)
+        count = max(1, os.cpu_count() or 1)
+    cap = os.environ.get(THREADS_VARIABLE, "").strip()
+    if cap.isdigit() and int(cap) > 0:
+        count = min(count, int(cap))
+    return count
 
 
 def spans(n: int, pieces: int) -> list[tuple[int, int]]:
