@@ -185,3 +185,21 @@ def test_compression_rate():
     assert compression_rate(np.array([0.9, 0.6, 0.7, 0.8, 0.9, 0.6]), y, w) == pytest.approx(
         compression_rate(repeated, np.array([0, 0, 0, 1, 1, 1, 0]))
     )
+
+
+@SETTINGS
+@given(problems(), st.integers(2, 5))
+def test_products_over_rows_in_threads_give_what_one_call_gives(problem, threads):
+    """Large windows score and take the gradient in pieces of rows run in threads
+    (``criterion.PARALLEL_CELLS``): forced here on any batch and any number of cores, the scores,
+    the NLL and its gradient are those of one call, bit for bit."""
+    from wnb_stream.weights import criterion
+
+    batch, w, _ = problem
+    args = (w, batch.log_lik, batch.y, batch.log_prior, batch.sample_weight)
+    one = (scores(batch.log_lik, batch.log_prior, w), *negative_log_likelihood_and_gradient(*args))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(criterion, "PARALLEL_CELLS", 0)
+        patch.setattr(criterion, "cores", lambda: threads)
+        pieces = (scores(batch.log_lik, batch.log_prior, w), *negative_log_likelihood_and_gradient(*args))
+    assert np.array_equal(one[0], pieces[0]) and one[1] == pieces[1] and np.array_equal(one[2], pieces[2])
