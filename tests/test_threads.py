@@ -139,7 +139,6 @@ def test_a_rebuild_run_in_threads_computes_what_one_thread_computes(monkeypatch,
     monkeypatch.setattr(core, "PARALLEL_CELLS", 0)
     monkeypatch.setattr(batch, "PARALLEL_ATOMS", 0)
     monkeypatch.setattr(_threads, "cores", lambda: threads)
-    monkeypatch.setattr(batch, "cores", lambda: threads)
     found = [None, None]
 
     def run(i):

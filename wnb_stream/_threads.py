@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["cores", "run_all", "spans"]
+__all__ = ["cores", "pieces", "run_all", "spans"]
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -54,6 +54,16 @@ def spans(n: int, pieces: int) -> list[tuple[int, int]]:
     pieces = max(1, min(int(pieces), int(n)))
     edges = [n * i // pieces for i in range(pieces + 1)] if n else []
     return [(a, b) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+
+def pieces(n: int, large: bool) -> list[tuple[int, int]]:
+    """How to cut ``[0, n)`` for ``run_all``: one span per core when the work is ``large`` (the
+    caller's threshold), else the whole in one span (none when ``n`` is 0).
+
+    >>> pieces(10, large=False), pieces(0, large=False)
+    ([(0, 10)], [])
+    """
+    return spans(n, cores() if large else 1)
 
 
 def run_all(tasks: list[Callable]) -> list:

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from modl_cases import _assert_same_state, _outcome, messy_tables
 from profiles import examples
 
-from wnb_stream import modl
+from wnb_stream import _threads, modl
 from wnb_stream.modl import batch
 from wnb_stream.summaries import Bins
 
@@ -65,7 +65,7 @@ def test_tables_searched_in_threads_give_what_one_call_gives(tables, threads, cr
     bit for bit."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(batch, "PARALLEL_ATOMS", 0)
-        patch.setattr(batch, "cores", lambda: threads)
+        patch.setattr(_threads, "cores", lambda: threads)
         _check(tables, criterion)
 
 

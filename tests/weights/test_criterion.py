@@ -193,6 +193,7 @@ def test_products_over_rows_in_threads_give_what_one_call_gives(problem, threads
     """Large windows score and take the gradient in pieces of rows run in threads
     (``criterion.PARALLEL_CELLS``): forced here on any batch and any number of cores, the scores,
     the NLL and its gradient are those of one call, bit for bit."""
+    from wnb_stream import _threads
     from wnb_stream.weights import criterion
 
     batch, w, _ = problem
@@ -200,6 +201,6 @@ def test_products_over_rows_in_threads_give_what_one_call_gives(problem, threads
     one = (scores(batch.log_lik, batch.log_prior, w), *negative_log_likelihood_and_gradient(*args))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(criterion, "PARALLEL_CELLS", 0)
-        patch.setattr(criterion, "cores", lambda: threads)
+        patch.setattr(_threads, "cores", lambda: threads)
         pieces = (scores(batch.log_lik, batch.log_prior, w), *negative_log_likelihood_and_gradient(*args))
     assert np.array_equal(one[0], pieces[0]) and one[1] == pieces[1] and np.array_equal(one[2], pieces[2])

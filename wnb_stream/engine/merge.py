@@ -218,15 +218,15 @@ def _fold(base: Engine, others: list[Engine], owned: list[bool]) -> tuple[int, l
     ``owned``; the others are settled, and only read); every summary first takes its history's rows,
     so none is lost or counted twice. The clock of both and, per engine, ``(history, registry,
     indices, columns)``: where its variables and classes are in ``base``'s."""
-    for engine, take in zip((base, *others), (True, *owned)):
-        if take:  # (a settled other has taken every row already, and may be read-only)
+    for engine, copied in zip((base, *others), (True, *owned)):
+        if copied:  # (a settled other has taken every row already, and may be read-only)
             engine.registry.feed(np.arange(len(engine.registry)), engine.history, engine.classes)
     stored = base.history.stored + sum(other.history.stored for other in others)
     registry = base.registry
     sides = [(base.history, base.registry, np.arange(len(registry)), np.arange(len(base.classes)))]
-    for other, take in zip(others, owned):
+    for other, copied in zip(others, owned):
         columns = merge_classes(base.classes, other.classes)
-        sides.append((other.history, other.registry, merge_variables(registry, other.registry, stored, take), columns))
+        sides.append((other.history, other.registry, merge_variables(registry, other.registry, stored, take=copied), columns))
     return stored, sides
 
 

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .._threads import cores, run_all, spans
+from .._threads import pieces, run_all
 from ..tables import Bins
 from . import costs as _costs
 from ._common import LEVEL_TOLERANCE, check_options, level, null_construction_cost
@@ -179,13 +179,13 @@ def _search_score(integers, row_starts, priors, prior_starts, lgamma_table, n_cl
     search = _kernels().search_score_many
     options = (lgamma_table, math.lgamma(n_classes), 0, EXACT_MAX_ATOMS, EXACT_LIMIT_ATOMS, COST_TOLERANCE, LEVEL_TOLERANCE,
                null_construction_cost(criterion))  # fmt: skip  (0: _kernels.AUTO)
-    n_tables = len(row_starts) - 1
-    if len(integers) < PARALLEL_ATOMS or cores() < 2:
+    groups = pieces(len(row_starts) - 1, large=len(integers) >= PARALLEL_ATOMS)
+    if len(groups) <= 1:
         return search(integers, row_starts, priors, prior_starts, *options)
 
     def group(a: int, b: int):
         lo, hi, p_lo, p_hi = row_starts[a], row_starts[b], prior_starts[a], prior_starts[b]
         return search(integers[lo:hi], row_starts[a : b + 1] - lo, priors[p_lo:p_hi], prior_starts[a : b + 1] - p_lo, *options)
 
-    done = run_all([functools.partial(group, a, b) for a, b in spans(n_tables, cores())])
+    done = run_all([functools.partial(group, a, b) for a, b in groups])
     return tuple(np.concatenate([part[i] for part in done]) for i in range(6))

@@ -78,8 +78,8 @@ class Delta:
         moments, and within each sketch's bound for GK and CPiD
         (``docs/algorithms/merge.md#rounds``). A merged delta learns nothing more and cannot be
         trimmed. ``ValueError`` for a delta of other summaries, or naming a feature of the other
-        kind; nothing changes then. Cost: a copy of this delta (and of ``other`` unless it is settled, ``flush``), one summary merge per shared feature,
-        O(rows × K) for the rows.
+        kind; nothing changes then. Cost: a copy of this delta (and of ``other`` unless it is
+        settled, ``flush``), one summary merge per shared feature, O(rows × K) for the rows.
         """
         if not isinstance(other, Delta):
             raise TypeError(f"can only merge a Delta, got {type(other).__name__}")

@@ -31,7 +31,7 @@ import functools
 
 import numpy as np
 
-from .._threads import cores, run_all, spans
+from .._threads import pieces, run_all
 from .base import Batch
 from .regularizers import Regularizer
 
@@ -190,10 +190,7 @@ def _by_rows(product, shape: tuple, cells: int) -> np.ndarray:
     (``rows`` a slice), in pieces of rows run in threads when the input holds ``cells`` ≥
     ``PARALLEL_CELLS``, else in one call."""
     out = np.empty(shape)
-    if cells < PARALLEL_CELLS or cores() < 2:
-        product(slice(None), out)
-        return out
-    run_all([functools.partial(product, slice(a, b), out[a:b]) for a, b in spans(shape[0], cores())])
+    run_all([functools.partial(product, slice(a, b), out[a:b]) for a, b in pieces(shape[0], large=cells >= PARALLEL_CELLS)])
     return out
 
 
