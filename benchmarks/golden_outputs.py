@@ -172,6 +172,19 @@ def run(root: pathlib.Path, output: str) -> None:
         result["k400/tree rounds"] = np.array(probabilities)
         result["k400/tree rounds/weights"] = np.array([model.weights[k] for k in sorted(model.weights, key=str)])
         print("k400 tree rounds", flush=True)
+        # small rounds (4 deltas of 50 rows into 4,000): few variables fall due in one
+        probabilities = []
+        more = list(itertools.islice(synth.RandomRBF(seed_model=11, seed_sample=12, n_features=400, n_classes=2), 1000))
+        for start in range(0, len(more), 200):
+            deltas = [model.delta() for _ in range(4)]
+            for i, (x, y) in enumerate(more[start : start + 200]):
+                p = model.predict_proba_one(x)
+                probabilities.append([p[c] for c in sorted(p, key=str)])
+                deltas[i % 4].learn_one(x, y)
+            model.absorb(deltas)
+        result["k400/small rounds"] = np.array(probabilities)
+        result["k400/small rounds/weights"] = np.array([model.weights[k] for k in sorted(model.weights, key=str)])
+        print("k400 small rounds", flush=True)
     np.savez(output, **result)
     print(f"wrote {len(result)} arrays to {output}")
 

@@ -90,14 +90,15 @@ def main() -> None:
 
 
 def _merged_in_a_tree(deltas: list) -> tuple[list, list]:
-    """The deltas merged pairwise, level by level (copies: ``Delta.merge`` changes the left one),
-    as ``partitioned.merged_in_a_tree`` merges reports, and the slowest merge of each level."""
+    """The deltas merged pairwise, level by level, as ``local.train``'s pool workers merge the
+    reports they unpickled (``partitioned.merge_reports(take=True)``: the left one in place, here
+    a copy), and the slowest merge of each level."""
     level, slowest = [copy.deepcopy(delta) for delta in deltas], []
     while len(level) > 1:
         merged, times = [], []
         for a, b in zip(level[::2], level[1::2]):
             start = time.perf_counter()
-            a.merge(b)
+            a.merge(b, in_place=True)
             times.append(time.perf_counter() - start)
             merged.append(a)
         level = merged + level[len(merged) * 2 :]

@@ -9,6 +9,7 @@ not learned; file shards and any iterable are sources.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import pathlib
@@ -506,18 +507,21 @@ def categorical_messages(seed: int, n: int) -> list[dict]:
 
 
 def test_reports_merged_in_a_tree_are_absorbed_as_one_by_one():
-    from wnb_stream.distributed.partitioned import Merged, merged_in_a_tree
+    from wnb_stream.distributed.partitioned import Merged, merge_reports, merged_in_a_tree
 
     parts = [categorical_messages(60 + p, 400) for p in range(5)]
     models = []
-    for tree in (False, True):
+    for tree in (False, True, "take"):  # "take": merged in place, as a pool worker merges what it unpickled
         coordinator = Coordinator(WeightedNaiveBayes(history_size=300, seed=1))
         learners = [Learner(p, ListSource(part), batch_size=32, keep_rows=60) for p, part in enumerate(parts)]
         for learner in learners:
             learner.reset(None, coordinator.model.delta())
         for _ in range(3):
             reports = [learner.run(max_messages=150) for learner in learners]
-            items = merged_in_a_tree(reports) if tree else reports
+            if tree == "take":
+                items = merged_in_a_tree(copy.deepcopy(reports), functools.partial(merge_reports, take=True))
+            else:
+                items = merged_in_a_tree(reports) if tree else reports
             if tree:
                 assert len(items) == 1 and isinstance(items[0], Merged) and [r.partition for r in items[0].reports] == [0, 1, 2, 3, 4]
             predictor = coordinator.round(items)
@@ -526,6 +530,7 @@ def test_reports_merged_in_a_tree_are_absorbed_as_one_by_one():
         assert coordinator.positions == {p: 400 for p in range(5)} and coordinator.absorbed == 2000
         models.append(coordinator.model)
     assert io.dumps(models[1]) == io.dumps(models[0])  # bit for bit: categorical counts add up exactly in any grouping
+    assert io.dumps(models[2]) == io.dumps(models[1])
 
 
 def test_a_merged_report_is_checked_partition_by_partition_and_a_pair_of_two_kinds_stays_apart():

@@ -412,6 +412,8 @@ class ClassIndex:
 
     def merge(self, other: ClassIndex) -> np.ndarray:
         """Register ``other``'s labels; return the column of each of ``other``'s classes here."""
+        if self.labels[: len(other.labels)] == other.labels:  # the usual case: a delta of this model's classes
+            return np.arange(len(other.labels), dtype=np.intp)
         return np.array([self.encode(c) for c in other.labels], dtype=np.intp)
 
     def __getstate__(self):

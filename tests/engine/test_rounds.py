@@ -8,6 +8,8 @@ bulk as it does row by row and costs no level-2 or level-3 work.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -232,7 +234,6 @@ def test_a_round_only_reads_its_deltas_and_runs_again_the_same(flushed):
     the same model again, saved bytes and all, after the first model went on learning (nothing of
     theirs is shared with it: a feature only a delta has comes with a copy of its summary), as
     copies of the deltas made before anything would."""
-    import copy
 
     parts = [stream(seed, 80) for seed in (2, 3, 4)]
     parts[1] = [({**x, "w": x["u"] * 2.0}, y) for x, y in parts[1]]  # a feature only the second delta has
@@ -297,6 +298,40 @@ def test_a_merged_delta_refuses_what_would_break_its_blocks_and_a_feature_of_the
     with pytest.raises(ValueError, match="cannot be trimmed"):
         a.trim(10)
     assert a.fresh().blocks is None and a.n_seen == 80
+
+
+@pytest.mark.parametrize("flushed", [False, True])
+def test_a_delta_merged_in_place_is_the_merge_without_the_copy(flushed):
+    """GK sketches (whose tuples depend on the grouping): in place or on a copy, the same merged
+    delta, absorbed to the same bytes; a refused merge in place changes nothing either."""
+    parts = [stream(seed, n) for seed, n in ((2, 90), (3, 140), (4, 60), (5, 100))]
+    parts[2] = [({**x, "w": "new"}, y) for x, y in parts[2]]  # a feature only the third partition has
+    model = fit(stream(1, 300), history_size=200)
+    deltas = deltas_of(model, parts)
+    if flushed:
+        for delta in deltas:
+            delta.flush()
+    copied, in_place = copy.deepcopy(deltas), copy.deepcopy(deltas)
+    other = model.delta()
+    other.learn_one({"u": "text"}, "a")  # u is numeric in the deltas
+    before = io.dumps(absorbed_by(model, [in_place[0]]))
+    with pytest.raises(ValueError, match="feature 'u'"):
+        in_place[0].merge(other, in_place=True)
+    assert io.dumps(absorbed_by(model, [in_place[0]])) == before  # nothing changed
+    engines = [delta._engine for delta in in_place]
+    for level in (copied, in_place):
+        level[0].merge(level[1], in_place=level is in_place)
+        level[2].merge(level[3], in_place=level is in_place)
+        level[0].merge(level[2], in_place=level is in_place)
+    assert in_place[0]._engine.registry is engines[0].registry  # its own parts, changed
+    assert copied[0]._engine.registry is not deltas[0]._engine.registry
+    assert io.dumps(absorbed_by(model, [in_place[0]])) == io.dumps(absorbed_by(model, [copied[0]]))
+
+
+def absorbed_by(model, deltas: list[Delta]):
+    model = copy.deepcopy(model)
+    model.absorb(deltas)
+    return model
 
 
 def test_a_round_keeps_the_weights_and_steps_once_on_the_deltas_rows():

@@ -38,6 +38,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import copy
+import functools
 import multiprocessing
 import os
 import queue
@@ -46,7 +47,7 @@ import time
 from typing import Any, Callable, Hashable
 
 from .._checks import integer, real
-from .partitioned import Coordinator, Learner, Progress, merged_in_a_tree
+from .partitioned import Coordinator, Learner, Progress, merge_reports, merged_in_a_tree
 
 __all__ = ["DEPTH", "MAX_FAILURES", "train"]
 
@@ -338,7 +339,8 @@ def train(
                 top_up(active)  # the next runs go on while the coordinator works
             if pool is not None and len(reports) > 1:
                 merging = time.monotonic()
-                reports = merged_in_a_tree(reports, pairs=lambda merge, pairs: list(pool.map(merge, pairs)))
+                # (each worker owns the reports it unpickled: it merges them in place, without a copy)
+                reports = merged_in_a_tree(reports, functools.partial(merge_reports, take=True), lambda merge, pairs: list(pool.map(merge, pairs)))
                 progress.tree_seconds.append(time.monotonic() - merging)
             absorbing = time.monotonic()
             predictor = coordinator.round(reports)

@@ -176,18 +176,20 @@ class Merged:
     delta: Any  # Delta: all their examples (Delta.merge)
 
 
-def merge_reports(a, b):
+def merge_reports(a, b, take: bool = False):
     """``a`` and ``b`` (``Report`` or ``Merged``) as one ``Merged``: ``a``'s delta having taken in
-    ``b``'s (``Delta.merge``; neither changes). ``ValueError`` when a feature is of one kind in one
-    and of the other in the other: absorb them apart then (the coordinator refuses the second).
-    O(a delta merge).
+    ``b``'s (``Delta.merge``; neither changes, unless ``take``: then ``a``'s delta is merged in
+    place, without a copy, for a caller that owns ``a``, as a pool worker owns what it
+    unpickled). ``ValueError`` when a feature is of one kind in one and of the other in the
+    other: absorb them apart then (the coordinator refuses the second; nothing changed). O(a
+    delta merge).
     """
     parts = []
     for side in (a, b):
         for report in side.reports if isinstance(side, Merged) else [side]:
             parts.append(dataclasses.replace(report, delta=None))
-    delta = copy.copy(a.delta)  # (merge gives the copy a new engine: a's delta keeps its own)
-    delta.merge(b.delta)
+    delta = copy.copy(a.delta)  # (unless take, merge gives the copy a new engine: a's delta keeps its own)
+    delta.merge(b.delta, in_place=take)
     return Merged(parts, delta)
 
 

@@ -272,11 +272,12 @@ def _combine(base: Engine, others: list[Engine], owned: list[bool], newer: bool,
     return engine
 
 
-def combined(deltas: list[Engine], blocks: list | None = None) -> tuple[Engine, tuple[int, ...]]:
+def combined(deltas: list[Engine], blocks: list | None = None, in_place: bool = False) -> tuple[Engine, tuple[int, ...]]:
     """One delta (an ``Engine(collect=True)``) holding the examples of ``deltas``, and the sizes
-    of its blocks of rows (the first delta is copied, and the others unless they are settled,
-    ``Delta.flush``: then they are only read): absorbing it is absorbing ``deltas`` in this
-    order (``absorbed``), but for the summaries, which merge in another grouping.
+    of its blocks of rows (the first delta is copied, unless ``in_place``: then its parts are the
+    result's, changed; the others are copied unless they are settled, ``Delta.flush``: then they
+    are only read): absorbing it is absorbing ``deltas`` in this order (``absorbed``), but for
+    the summaries, which merge in another grouping.
 
     Classes and variables come in the order ``absorbed`` would add them (first appearance, left
     to right: the same order whatever the grouping); counts, examples per class and observations
@@ -286,12 +287,13 @@ def combined(deltas: list[Engine], blocks: list | None = None) -> tuple[Engine, 
     each delta's (each block of a merged one's) as a block of its own, so that ``absorbed``
     shares the window among the original deltas and interleaves them exactly as it would
     unmerged. ``blocks``: the blocks of each of ``deltas`` (None: one). ``ValueError`` naming a
-    feature whose kinds differ; nothing changes then. Cost: a copy of the first, one merge per
-    delta variable, O(rows × K) for the rows; no level-2 or level-3 work.
+    feature whose kinds differ; nothing changes then (every check comes before the first change,
+    ``in_place`` or not). Cost: a copy of the first (none ``in_place``), one merge per delta
+    variable, O(rows × K) for the rows; no level-2 or level-3 work.
     """
     _check_deltas(deltas[0], deltas)
     with collector_paused():  # (copies and merged summaries, no cycles to free: _copies)
-        (first, *others), owned = _copies(deltas, read_others=True)
+        (first, *others), owned = _copies(deltas, read_others=True, take_first=in_place)
         stored, sides = _fold(first, others, owned[1:])
         blocks = [None] * len(deltas) if blocks is None else blocks
         window, sizes = [], []
@@ -342,7 +344,7 @@ def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None) -> 
         return _combine(base, deltas, owned[1:], newer=True, blocks=blocks)
 
 
-def _copies(engines: list[Engine], read_others: bool = False) -> tuple[list[Engine], list[bool]]:
+def _copies(engines: list[Engine], read_others: bool = False, take_first: bool = False) -> tuple[list[Engine], list[bool]]:
     """Deep copies of ``engines`` that share their histories, and for each whether it is a copy.
     A merge only reads the histories of its sides (the merged window is a new ``History``), so
     the copies are what the merge may change (classes, variables, levels 2 and 3), not the
@@ -355,14 +357,18 @@ def _copies(engines: list[Engine], read_others: bool = False) -> tuple[list[Engi
     reads a settled other; a new variable's summary is copied when it is taken,
     ``merge_variables``), and they may be read-only (a delta from Ray's object store). A round
     then copies one side instead of every delta: at K = 1,000, about 40 ms per delta. The
-    others are copied, as the first is. The callers pause the cyclic garbage collector
+    others are copied, as the first is (unless ``take_first``: the caller gives it up to be
+    changed, ``Delta.merge(in_place=True)``). The callers pause the cyclic garbage collector
     (``collector_paused``): the copies are tens of thousands of objects at K = 1,000, none of them
     garbage, and the collections they set off walked the whole heap for about 0.1 s of a round."""
     shared: set = set()
     copies, owned = [], []
     for i, engine in enumerate(engines):
         h = engine.history
-        if read_others and i and id(h) not in shared and engine.registry.settled(h):
+        if take_first and not i:
+            copies.append(engine)
+            owned.append(True)
+        elif read_others and i and id(h) not in shared and engine.registry.settled(h):
             copies.append(engine)
             owned.append(False)
         else:
@@ -383,9 +389,10 @@ def _check_deltas(base: Engine, deltas: list[Engine]) -> None:
             raise ValueError(f"cannot absorb a delta of a model with another absent: {delta.params.absent!r} != {base.params.absent!r}")
     check_clock([base, *(delta for delta in deltas if delta is not base)])
     known = base.registry
-    for delta in deltas:  # kinds checked against base and the deltas before it, before anything changes
-        if delta is not base:
-            check_kinds(known, delta.registry)
+    others = [delta for delta in deltas if delta is not base]
+    for i, delta in enumerate(others):  # kinds checked against base and the deltas before it, before anything changes
+        check_kinds(known, delta.registry)
+        if i + 1 < len(others):  # (the last one's features are checked against nothing more)
             known = _kinds_union(known, delta.registry)
 
 

@@ -65,7 +65,7 @@ class Delta:
         #: None, or (a merged delta) the rows of each delta merged in, one block after another
         self.blocks = blocks
 
-    def merge(self, other: Delta) -> None:
+    def merge(self, other: Delta, in_place: bool = False) -> None:
         """Take in ``other``'s examples (``other`` is unchanged): one delta that a model absorbs
         as it would absorb both, in this order (``model.absorb([a, b])``), so that the deltas
         of many partitions can be merged in a tree, in parallel, and the coordinator absorbs one.
@@ -80,6 +80,12 @@ class Delta:
         trimmed. ``ValueError`` for a delta of other summaries, or naming a feature of the other
         kind; nothing changes then. Cost: a copy of this delta (and of ``other`` unless it is
         settled, ``flush``), one summary merge per shared feature, O(rows × K) for the rows.
+
+        ``in_place``: this delta's own parts are changed instead of a copy of them, the same
+        result without the copy (about 35 ms of a 50 ms merge at K = 1,000), for a caller that
+        holds the only reference to this delta and whose arrays are writable (one unpickled by a
+        pool worker, ``partitioned.merge_reports(take=True)``; not one Ray hands over read-only).
+        A ``copy.copy`` of this delta then shares the change. The checks still come first.
         """
         if not isinstance(other, Delta):
             raise TypeError(f"can only merge a Delta, got {type(other).__name__}")
@@ -91,7 +97,7 @@ class Delta:
         for name in ("absent", "history_size"):
             if getattr(mine, name) != getattr(theirs, name):
                 raise ValueError(f"cannot merge a delta with another {name}: {getattr(theirs, name)!r} != {getattr(mine, name)!r}")
-        engine, blocks = merge.combined([self._engine, other._engine], [self.blocks, other.blocks])
+        engine, blocks = merge.combined([self._engine, other._engine], [self.blocks, other.blocks], in_place=in_place)
         self._engine, self.blocks = engine, blocks
         self.kinds = {**self.kinds, **other.kinds}
 

@@ -372,8 +372,11 @@ class GKClass(Summary):
         other._grow()
         columns = self._classes.merge(other._classes)
         self._grow()
-        counts = np.zeros((len(other._values), len(self._classes)))
-        counts[:, columns] = other._counts
+        if other._counts.shape[1] == len(self._classes) and columns.tolist() == list(range(len(columns))):
+            counts = other._counts  # (the same class axis: only read, by a kernel or ``merge_tuples``)
+        else:
+            counts = np.zeros((len(other._values), len(self._classes)))
+            counts[:, columns] = other._counts
         self._missing[columns] += other._missing
         other_epsilon = other._epsilon if other._epsilon is not None else other.effective_epsilon
         self._weight += other._weight
