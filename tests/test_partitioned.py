@@ -413,9 +413,9 @@ def sea_in_rounds(flip: bool, n: int = 6000, per_round: int = 500, parts: int = 
 def test_a_label_flip_is_detected_across_rounds_and_recovered_as_one_model_does():
     rounds, alone, coordinator = sea_in_rounds(flip=True)
     assert coordinator.changes == 1
-    assert rounds >= alone - 0.02, (rounds, alone)  # measured: 0.9275 against 0.9363
+    assert rounds >= alone - 0.02, (rounds, alone)  # measured: 0.9275 against 0.9246
     unaware, _, _ = sea_in_rounds(flip=True, detect=False)
-    assert unaware < 0.5  # (without it the merged model keeps the old concept: 0.163)
+    assert unaware < 0.5  # (without it the merged model keeps the old concept: 0.130)
 
 
 def test_a_coordinator_restored_after_every_round_detects_the_flip_as_one_that_never_stopped(tmp_path):

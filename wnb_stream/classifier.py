@@ -351,9 +351,10 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
 
         Counts and summaries add up as in ``merge``; every delta row is newer than the model's,
         so the history keeps the deltas' newest rows (sharing the window equally, interleaved) and
-        fills the rest with its own newest; level 2 is then rebuilt once and the weights
-        re-optimised on the merged window (``docs/algorithms/merge.md#rounds``). ``ValueError``
-        for a delta of other summaries or a feature of the other kind; nothing changes then.
+        fills the rest with its own newest; level 2 is then rebuilt for the variables due (on the
+        schedule of one model counting the same rows) and the weights step on the deltas' rows
+        (``docs/algorithms/merge.md#rounds``). ``ValueError`` for a delta of other summaries or a
+        feature of the other kind; nothing changes then.
         """
         deltas = list(deltas)
         for delta in deltas:

@@ -334,6 +334,31 @@ def absorbed_by(model, deltas: list[Delta]):
     return model
 
 
+def test_a_round_rebuilds_level_2_where_one_model_would_not_every_variable():
+    """A round follows the rebuild schedule of one model counting the same rows: a few rows more
+    rebuild nothing, a new feature gets its first partition, a new class or observations grown by
+    ``rebuild_growth`` rebuild every variable. (Until this change every round rebuilt all.)"""
+    model = fit(stream(1, 800))
+
+    def level_2() -> dict:
+        return {variable.name: variable.model for variable in model._engine.registry.variables}
+
+    before = level_2()
+    assert all(m is not None for m in before.values())
+    model.absorb(deltas_of(model, [stream(2, 10), stream(3, 10)]))  # 20 rows on 800: nothing due
+    assert model.n_seen == 820 and all(level_2()[name] is m for name, m in before.items())
+    assert model._engine.registry.count.tolist() == [820.0] * 3  # counted all the same
+    model.absorb(deltas_of(model, [[({**x, "w": x["u"] * 2.0}, y) for x, y in stream(4, 10)]]))
+    after = level_2()
+    assert after["w"] is not None and all(after[name] is m for name, m in before.items())  # only the new feature
+    model.absorb(deltas_of(model, [stream(5, 10, labels=("a", "b", "d"))]))  # a new class: every variable
+    rebuilt = level_2()
+    assert all(rebuilt[name] is not after[name] for name in after)
+    model.absorb(deltas_of(model, [stream(6, 300)]))  # grown by more than a quarter: every variable again
+    assert all(level_2()[name] is not rebuilt[name] for name in rebuilt)
+    model._check()
+
+
 def test_a_round_keeps_the_weights_and_steps_once_on_the_deltas_rows():
     model = fit(stream(1, 600))
     learner = model._engine.optimizer

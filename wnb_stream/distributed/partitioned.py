@@ -5,8 +5,8 @@ a Redis group, file shards). Each partition gets a ``Learner``: it reads its sou
 each example with the latest published ``Predictor`` (the serving path) and counts it into a
 ``Delta`` (level 1 and the raw rows, ``wnb_stream.serving.delta``). Every round, a ``Coordinator``
 takes the learners' ``Report`` (a delta and the source positions it spans), folds the deltas into
-the model (``WeightedNaiveBayes.absorb``: summaries merged, level 2 rebuilt once, weights
-re-optimised on the merged window), saves the model and every partition's position in one
+the model (``WeightedNaiveBayes.absorb``: summaries merged, level 2 rebuilt where due, the
+weights stepped on the round's rows), saves the model and every partition's position in one
 atomic checkpoint and returns the new predictor for the learners.
 
 Exactly once. A report spans the positions ``start`` → ``position`` of its partition. The

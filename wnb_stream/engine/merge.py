@@ -48,23 +48,27 @@ def check_kinds(registry: Registry, other: Registry) -> None:
             )
 
 
-def merge_classes(classes: Classes, other: Classes) -> np.ndarray:
+def merge_classes(classes: Classes, other: Classes, every: bool = True) -> np.ndarray:
     """Add ``other``'s classes and counts to ``classes``; the column here of each of ``other``'s
-    classes, ``(J_other,)``. Every class is then due for a rebuild (``next_rebuild`` = 0)."""
+    classes, ``(J_other,)``. Every class is then due for a rebuild (``next_rebuild`` = 0); with
+    ``every`` False (a round) only a new one is, as when one model meets a new class."""
     columns = classes.index.merge(other.index)
     classes.grow()
     classes.add(columns, other.counts, other.seen)  # columns are distinct
-    classes.rebuild_all_soon()
+    if every:
+        classes.rebuild_all_soon()
     return columns
 
 
-def merge_variables(registry: Registry, other: Registry, stored: int, take: bool = True) -> np.ndarray:
+def merge_variables(registry: Registry, other: Registry, stored: int, take: bool = True, every: bool = True) -> np.ndarray:
     """Add ``other``'s variables to ``registry``: the index here of each of ``other``'s, ``(K_other,)``.
 
     A feature both know keeps its index here and its summary absorbs the other's; a new one is
     appended with ``other``'s summary (``take``: taken over, not copied; else a copy, and
     ``other`` is only read when its summaries are settled). Observations add up; every
-    variable's next rebuild falls due at once. Call ``check_kinds`` first.
+    variable's next rebuild falls due at once (with ``every`` False, a round: a new variable's,
+    and those whose observations reached their threshold, as when one model counts them).
+    Call ``check_kinds`` first.
     """
     indices = np.empty(len(other), dtype=np.intp)
     pairs: dict = {}  # summary type → [(this registry's summary, the other's)]: each merged once
@@ -80,7 +84,8 @@ def merge_variables(registry: Registry, other: Registry, stored: int, take: bool
     for kind, group in pairs.items():  # (distinct summaries: the order of the merges changes nothing)
         kind.merge_many(group)
     registry.count_many(indices, other.count)
-    registry.rebuild_all_soon()
+    if every:
+        registry.rebuild_all_soon()
     return indices
 
 
@@ -213,11 +218,12 @@ def _put(array: np.ndarray, rows: np.ndarray, columns: np.ndarray, values: np.nd
         array[np.ix_(rows, columns)] = values
 
 
-def _fold(base: Engine, others: list[Engine], owned: list[bool]) -> tuple[int, list]:
+def _fold(base: Engine, others: list[Engine], owned: list[bool], every: bool = True) -> tuple[int, list]:
     """``base``'s classes and variables (changed) having absorbed ``others``' (copies where
     ``owned``; the others are settled, and only read); every summary first takes its history's rows,
-    so none is lost or counted twice. The clock of both and, per engine, ``(history, registry,
-    indices, columns)``: where its variables and classes are in ``base``'s."""
+    so none is lost or counted twice. ``every``: every variable's rebuild falls due (else those
+    the schedule finds due: ``merge_variables``). The clock of both and, per engine, ``(history,
+    registry, indices, columns)``: where its variables and classes are in ``base``'s."""
     for engine, copied in zip((base, *others), (True, *owned)):
         if copied:  # (a settled other has taken every row already, and may be read-only)
             engine.registry.feed(np.arange(len(engine.registry)), engine.history, engine.classes)
@@ -225,8 +231,8 @@ def _fold(base: Engine, others: list[Engine], owned: list[bool]) -> tuple[int, l
     registry = base.registry
     sides = [(base.history, base.registry, np.arange(len(registry)), np.arange(len(base.classes)))]
     for other, copied in zip(others, owned):
-        columns = merge_classes(base.classes, other.classes)
-        sides.append((other.history, other.registry, merge_variables(registry, other.registry, stored, take=copied), columns))
+        columns = merge_classes(base.classes, other.classes, every)
+        sides.append((other.history, other.registry, merge_variables(registry, other.registry, stored, copied, every), columns))
     return stored, sides
 
 
@@ -245,7 +251,7 @@ def _combine(base: Engine, others: list[Engine], owned: list[bool], newer: bool,
     settled, and only read): classes, variables, the window of the most recent rows (``newer``: every row of
     ``others`` came after ``base``'s; ``blocks``: the blocks of each other, a merged delta's),
     the clocks; then levels 2 and 3 restart on the merged parts."""
-    stored, sides = _fold(base, others, owned)
+    stored, sides = _fold(base, others, owned, every=not newer)  # (a round rebuilds what is due, as one model would)
     registry = base.registry
     blocks = [None] * len(others) if blocks is None else blocks
     # each block is a side of the window: a merged delta's deltas share it as they would unmerged
@@ -331,12 +337,14 @@ def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None) -> 
     One coordinator round (``docs/algorithms/merge.md#rounds``): counts and summaries add up as
     in ``merged``; every delta row came after every row of ``base``, so the merged window holds
     the deltas' newest rows (sharing the window equally, interleaved by relative position) and
-    fills the rest with ``base``'s newest; then level 2 of every variable is rebuilt once and the
-    weights re-optimised on the merged window. ``ValueError`` naming a feature whose kinds differ.
+    fills the rest with ``base``'s newest; then level 2 is rebuilt for the variables the schedule
+    finds due (as one model that had counted the same rows would: a new class or variable, or
+    observations grown by ``rebuild_growth`` since the last rebuild) and the learner steps on the
+    deltas' rows. ``ValueError`` naming a feature whose kinds differ.
     ``blocks``: the sizes of the blocks of rows of each delta (None: one block; a merged delta's:
     ``combined``), each a side of the window. A settled delta (``Delta.flush``, which a learner
     does before it hands its delta over) is only read, not copied. Cost: a copy of ``base`` (and
-    of each unsettled delta), one merge per delta variable, one rebuild, one learner step.
+    of each unsettled delta), one merge per delta variable, the rebuilds due, one learner step.
     """
     _check_deltas(base, deltas)
     with collector_paused():  # (copies and merged summaries, no cycles to free: _copies)
