@@ -1,7 +1,7 @@
 """Independent pieces of compiled work run in threads: the kernels release the GIL (``nogil``).
 
-A coordinator's round at K = 1,000 rebuilds level 2 of every variable, and most of that rebuild
-is two compiled loops over independent items: the MODL search of each variable's table
+When level 2 of every variable falls due in a coordinator's round at K = 1,000, most of the
+rebuild is two compiled loops over independent items: the MODL search of each variable's table
 (``modl.batch``) and the encoding of each window row (``engine.core._reencode_numeric``). Split
 into pieces that write disjoint outputs, they run on every core the process may use, with the
 same floats as one call (each item is computed by the same code on the same inputs).

@@ -48,27 +48,24 @@ def check_kinds(registry: Registry, other: Registry) -> None:
             )
 
 
-def merge_classes(classes: Classes, other: Classes, rebuild_all: bool = True) -> np.ndarray:
+def merge_classes(classes: Classes, other: Classes) -> np.ndarray:
     """Add ``other``'s classes and counts to ``classes``; the column here of each of ``other``'s
-    classes, ``(J_other,)``. Every class is then due for a rebuild (``next_rebuild`` = 0); with
-    ``rebuild_all`` False (a round) only a new one is, as when one model meets a new class."""
+    classes, ``(J_other,)``. A new class is due for a rebuild (``Classes.grow``); when the others
+    are is the caller's choice (``_combine``)."""
     columns = classes.index.merge(other.index)
     classes.grow()
     classes.add(columns, other.counts, other.seen)  # columns are distinct
-    if rebuild_all:
-        classes.rebuild_all_soon()
     return columns
 
 
-def merge_variables(registry: Registry, other: Registry, stored: int, take: bool = True, rebuild_all: bool = True) -> np.ndarray:
+def merge_variables(registry: Registry, other: Registry, stored: int, take: bool = True) -> np.ndarray:
     """Add ``other``'s variables to ``registry``: the index here of each of ``other``'s, ``(K_other,)``.
 
     A feature both know keeps its index here and its summary absorbs the other's; a new one is
     appended with ``other``'s summary (``take``: taken over, not copied; else a copy, and
-    ``other`` is only read when its summaries are settled). Observations add up; every
-    variable's next rebuild falls due at once (with ``rebuild_all`` False, a round: a new variable's,
-    and those whose observations reached their threshold, as when one model counts them).
-    Call ``check_kinds`` first.
+    ``other`` is only read when its summaries are settled). Observations add up; a new
+    variable's first rebuild falls due at once (``Registry.add_many``); when the others' do is
+    the caller's choice (``_combine``). Call ``check_kinds`` first.
     """
     indices = np.empty(len(other), dtype=np.intp)
     pairs: dict = {}  # summary type → [(this registry's summary, the other's)]: each merged once
@@ -84,8 +81,6 @@ def merge_variables(registry: Registry, other: Registry, stored: int, take: bool
     for kind, group in pairs.items():  # (distinct summaries: the order of the merges changes nothing)
         kind.merge_many(group)
     registry.count_many(indices, other.count)
-    if rebuild_all:
-        registry.rebuild_all_soon()
     return indices
 
 
@@ -218,12 +213,11 @@ def _put(array: np.ndarray, rows: np.ndarray, columns: np.ndarray, values: np.nd
         array[np.ix_(rows, columns)] = values
 
 
-def _fold(base: Engine, others: list[Engine], owned: list[bool], rebuild_all: bool = True) -> tuple[int, list]:
+def _fold(base: Engine, others: list[Engine], owned: list[bool]) -> tuple[int, list]:
     """``base``'s classes and variables (changed) having absorbed ``others``' (copies where
     ``owned``; the others are settled, and only read); every summary first takes its history's rows,
-    so none is lost or counted twice. ``rebuild_all``: every variable's rebuild falls due (else those
-    the schedule finds due: ``merge_variables``). The clock of both and, per engine, ``(history,
-    registry, indices, columns)``: where its variables and classes are in ``base``'s."""
+    so none is lost or counted twice. The clock of both and, per engine, ``(history, registry,
+    indices, columns)``: where its variables and classes are in ``base``'s."""
     for engine, copied in zip((base, *others), (True, *owned)):
         if copied:  # (a settled other has taken every row already, and may be read-only)
             engine.registry.feed(np.arange(len(engine.registry)), engine.history, engine.classes)
@@ -231,8 +225,8 @@ def _fold(base: Engine, others: list[Engine], owned: list[bool], rebuild_all: bo
     registry = base.registry
     sides = [(base.history, base.registry, np.arange(len(registry)), np.arange(len(base.classes)))]
     for other, copied in zip(others, owned):
-        columns = merge_classes(base.classes, other.classes, rebuild_all)
-        sides.append((other.history, other.registry, merge_variables(registry, other.registry, stored, copied, rebuild_all), columns))
+        columns = merge_classes(base.classes, other.classes)
+        sides.append((other.history, other.registry, merge_variables(registry, other.registry, stored, take=copied), columns))
     return stored, sides
 
 
@@ -251,8 +245,11 @@ def _combine(base: Engine, others: list[Engine], owned: list[bool], newer: bool,
     settled, and only read): classes, variables, the window of the most recent rows (``newer``: every row of
     ``others`` came after ``base``'s; ``blocks``: the blocks of each other, a merged delta's),
     the clocks; then levels 2 and 3 restart on the merged parts."""
-    stored, sides = _fold(base, others, owned, rebuild_all=not newer)  # (a round rebuilds what is due, as one model would)
+    stored, sides = _fold(base, others, owned)
     registry = base.registry
+    if not newer:  # two models share no schedule: every variable is rebuilt (a round: what is due, as one model would)
+        registry.rebuild_all_soon()
+        base.classes.rebuild_all_soon()
     blocks = [None] * len(others) if blocks is None else blocks
     # each block is a side of the window: a merged delta's deltas share it as they would unmerged
     parts = [(side, rows) for side, given in zip(sides, [None, *blocks]) for rows in _blocks(side[0], given)]
