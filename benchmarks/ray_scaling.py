@@ -32,6 +32,7 @@ Usage (from the repository root; ``pip install -e ".[ray]"`` for the Ray driver)
     python benchmarks/ray_scaling.py                       # both parts, both drivers
     python benchmarks/ray_scaling.py --part ray --driver local --rows 200000 --round 40000 --repeats 3
     python benchmarks/ray_scaling.py --part ray --driver local --learners 1,2,4,8,16 --round 10000 --round-per-learner
+    python benchmarks/ray_scaling.py --part ray --weights both   # the weights stepped in the round or in the background
 """
 
 from __future__ import annotations
@@ -99,8 +100,10 @@ def per_learner(args, learners: int) -> int:
 
 def part_ray(args) -> None:
     drivers = ("local", "ray") if args.driver == "both" else (args.driver,)
+    if args.weights != "round":  # (each driver run both ways when "both": "local" and "local+bg")
+        drivers = tuple(d + "+bg" for d in drivers) if args.weights == "background" else tuple(x for d in drivers for x in (d, d + "+bg"))
     counts = [int(n) for n in args.learners.split(",")]
-    trains = {driver: train_with(driver) for driver in drivers}
+    trains = {driver: train_with(driver.removesuffix("+bg")) for driver in drivers}
     rows = []
     for name, features, batch in [CONFIGURATIONS[int(i)] for i in args.configurations.split(",")]:
         X, y = rbf(args.rows, features)
@@ -109,7 +112,8 @@ def part_ray(args) -> None:
             for driver in drivers:
                 for learners in counts:
                     model, progress = trains[driver](WeightedNaiveBayes(seed=1), sources(X, y, learners), batch_size=batch,
-                                                     round_examples=per_learner(args, learners), measure_bytes=True)  # fmt: skip
+                                                     round_examples=per_learner(args, learners), measure_bytes=True,
+                                                     background_weights=driver.endswith("+bg"))  # fmt: skip
                     assert progress.examples == args.rows
                     runs[driver, learners].append(progress)
                     print(f"  {name}, K = {features}, {driver}, L = {learners}: {progress.examples_per_second:,.0f} ex/s, "
@@ -188,7 +192,7 @@ def part_pieces(args) -> None:
 
         setattr(Engine, name, wrapper)
 
-    for name in ("restart", "_rebuild_due", "_maybe_step"):
+    for name in ("restart", "_rebuild_due", "step_if_due"):
         timed(name)
     print("| stream | rows read per learner | rows shipped per delta | learner run (s) | absorb 4 deltas (s) | of which merge | "
           "level-2 rebuild | weights | checkpoint (s) | MB per delta |")  # fmt: skip
@@ -222,7 +226,7 @@ def part_pieces(args) -> None:
                         start = time.perf_counter()
                         coordinator.checkpoint()
                         saving = time.perf_counter() - start
-                    samples.append((absorb, absorb - spent["restart"], spent["_rebuild_due"], spent["_maybe_step"], saving))
+                    samples.append((absorb, absorb - spent["restart"], spent["_rebuild_due"], spent["step_if_due"], saving))
                 if warm_up:
                     continue
                 m = [statistics.median(s[i] for s in samples) for i in range(5)]
@@ -283,6 +287,8 @@ def main() -> None:
     parser.add_argument("--driver", choices=("local", "ray", "both"), default="both", help="which train runs the learners (part 1)")
     parser.add_argument("--learners", default="1,2", help="learner counts to compare, comma-separated (part 1)")
     parser.add_argument("--configurations", default="0,1", help="indices of CONFIGURATIONS to run (part 1)")
+    parser.add_argument("--weights", choices=("round", "background", "both"), default="round",
+                        help="the weights stepped in the round, or in the coordinator's thread (background_weights), or both, interleaved (part 1)")  # fmt: skip
     args = parser.parse_args()
     if args.part in ("ray", "both"):
         part_ray(args)

@@ -9,6 +9,9 @@ the checks).
 
     python benchmarks/round_pieces.py --features 1000 --rows 50 --deltas 4
 
+``--weights-later`` absorbs with ``step=False`` (``Coordinator(background_weights=True)``): the
+absorb is then the round's critical path, and the weights column is the step done after it.
+
 ``--tree`` measures the round as ``local.train(merge_workers=...)`` runs it: the deltas merged
 pairwise, level by level (``Delta.merge``, each level's merges in parallel on idle cores), then
 one absorb of the merged delta. It prints, as medians, each level's slowest merge and the absorb
@@ -28,7 +31,7 @@ from ray_scaling import rbf
 from wnb_stream import WeightedNaiveBayes
 from wnb_stream.engine import core, merge
 
-PIECES = ((merge, "_fold"), (merge, "merge_histories"), (core.Engine, "restart"), (core.Engine, "_rebuild_due"), (core.Engine, "_maybe_step"))
+PIECES = ((merge, "_fold"), (merge, "merge_histories"), (core.Engine, "restart"), (core.Engine, "_rebuild_due"), (core.Engine, "step_if_due"))
 
 
 def main() -> None:
@@ -38,6 +41,8 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--tree", action="store_true", help="merge the deltas in a tree first (merge_workers)")
+    parser.add_argument("--weights-later", action="store_true",
+                        help="absorb(step=False): the weights' step (step_weights) timed apart, off the round's critical path")  # fmt: skip
     args = parser.parse_args()
     spent: dict = {}
 
@@ -76,13 +81,21 @@ def main() -> None:
         model = WeightedNaiveBayes.from_dict(saved)
         spent.clear()
         start = time.perf_counter()
-        model.absorb(given)
-        samples.append((time.perf_counter() - start, *(spent.get(name, 0.0) for _, name in PIECES)))
+        model.absorb(given, step=not args.weights_later)
+        absorb = time.perf_counter() - start
+        pieces = [spent.get(name, 0.0) for _, name in PIECES]
+        if args.weights_later:  # the step the round left, in the coordinator's thread (Coordinator(background_weights=True))
+            start = time.perf_counter()
+            model.step_weights()
+            pieces[-1] = time.perf_counter() - start
+        samples.append((absorb, *pieces))
     if args.tree:
         tree = [statistics.median(repeat[i] for repeat in levels) for i in range(len(levels[0]))]
         print(f"tree of {count} deltas: slowest merge of each level {', '.join(f'{t:.3f}' for t in tree)} s; "
               f"critical path {sum(tree) + statistics.median(s[0] for s in samples):.3f} s (the tree, then the absorb below)")  # fmt: skip
     absorb, fold, window, restart, rebuild, weights = (statistics.median(s[i] for s in samples) for i in range(6))
+    if args.weights_later:
+        print("(the weights' step is left out of the absorb: its column is the step done after it, off the critical path)")
     print("| K | rows per delta | deltas | absorb (s) | feeds and merges | merged window | level-2 rebuild | weights | other |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print(f"| {args.features:,} | {n:,} | {count} | {absorb:.3f} | {fold:.3f} | {window:.3f} | {rebuild:.3f} | {weights:.3f} | "

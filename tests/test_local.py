@@ -59,6 +59,21 @@ def test_the_local_driver_trains_the_model_of_the_plain_loop(tmp_path):
     assert io.dumps(model) == io.dumps(loop)
 
 
+def test_weights_stepped_in_the_background_train_the_model_of_the_plain_loop(tmp_path):
+    # the stepped predictor goes to the learners from the coordinator's thread, between the
+    # driver's own sends (a lock per pipe); the model and its checkpoint are the plain loop's
+    parts = [messages(p, 900) for p in range(2)]
+    sources = shards(tmp_path, parts)
+    path = tmp_path / "checkpoint.json"
+    model, progress = local.train(
+        WeightedNaiveBayes(history_size=300, seed=1), sources, round_examples=250, batch_size=64,
+        checkpoint_path=path, background_checkpoint=True, background_weights=True,
+    )  # fmt: skip
+    loop = plain_loop(WeightedNaiveBayes(history_size=300, seed=1), sources, 250, 64)
+    assert io.dumps(model) == io.dumps(loop) == io.dumps(Coordinator(exact_model(), path).model)
+    assert progress.rounds >= 4 and progress.accuracy > 0.6
+
+
 @pytest.mark.parametrize("background", [False, True])  # the checkpoint written before a round returns, or while the next reports arrive
 def test_exactly_once_when_a_learner_process_is_killed_and_the_driver_dies(tmp_path, background):
     parts = [messages(10 + p, 1500) for p in range(2)]

@@ -369,18 +369,20 @@ def test_a_learner_reads_an_absent_key_as_absent_says_in_a_batch():
             assert got == pytest.approx(want, abs=1e-9), absent
 
 
-def sea_in_rounds(flip: bool, n: int = 6000, per_round: int = 500, parts: int = 2, detect: bool = True, restored_at=None):
+def sea_in_rounds(flip: bool, n: int = 6000, per_round: int = 500, parts: int = 2, detect: bool = True, restored_at=None, background_weights: bool = False):
     """SEA (variant 0, seeded), its labels flipped from the middle on when ``flip``, in rounds over
     ``parts`` round-robin partitions, and one model on the whole stream: the prequential
     accuracy of each past the change and a grace of a fifth of what follows
     (``benchmarks/drift.py``'s post-change accuracy), and the coordinator. ``restored_at``: a
     checkpoint path, from which a new coordinator is restored after every round (as after a
-    crash of the coordinator's process)."""
+    crash of the coordinator's process). ``background_weights``: the weights step in the
+    coordinator's thread, and the learners get the stepped predictor (``on_weights``)."""
     from river.datasets import synth
 
     change = n // 2
     rows = [(x, (not y) if flip and i >= change else y) for i, (x, y) in enumerate(synth.SEA(variant=0, seed=7).take(n))]
-    coordinator = Coordinator(WeightedNaiveBayes(seed=1), restored_at)
+    stepped = []
+    coordinator = Coordinator(WeightedNaiveBayes(seed=1), restored_at, background_weights=background_weights, on_weights=stepped.append)
     if not detect:
         coordinator.detector = None  # (as before forgetting acted across rounds)
     messages = [{"x": x, "y": y} for x, y in rows]
@@ -394,6 +396,8 @@ def sea_in_rounds(flip: bool, n: int = 6000, per_round: int = 500, parts: int = 
             if r.messages and r.predicted == r.messages:  # (from the second round on: a predictor is published)
                 correct[np.arange(r.start, r.position) * parts + r.partition] = ~r.errors
         predictor = coordinator.round(reports)
+        coordinator.settle()
+        predictor = stepped.pop() if stepped else predictor
         if restored_at is not None:
             changes = coordinator.changes
             coordinator = Coordinator(WeightedNaiveBayes(seed=1), restored_at)
@@ -416,6 +420,16 @@ def test_a_label_flip_is_detected_across_rounds_and_recovered_as_one_model_does(
     assert rounds >= alone - 0.02, (rounds, alone)  # measured: 0.9275 against 0.9246
     unaware, _, _ = sea_in_rounds(flip=True, detect=False)
     assert unaware < 0.5  # (without it the merged model keeps the old concept: 0.130)
+
+
+def test_weights_stepped_in_the_background_forget_at_the_change_as_a_round_with_its_step():
+    """A round whose change detector fires steps the weights before it forgets (as a round with
+    its step does), then leaves nothing for the thread: the same model, bit for bit."""
+    kept, _, coordinator = sea_in_rounds(flip=True)
+    later, _, again = sea_in_rounds(flip=True, background_weights=True)
+    assert again.changes == coordinator.changes == 1
+    assert later == kept
+    assert io.dumps(again.model) == io.dumps(coordinator.model)
 
 
 def test_a_coordinator_restored_after_every_round_detects_the_flip_as_one_that_never_stopped(tmp_path):
@@ -610,3 +624,40 @@ def test_a_background_checkpoint_that_fails_is_raised_by_the_next_round_and_comm
     coordinator.settle()
     assert coordinator.committed == {0: 300} == Coordinator(exact_model(), tmp_path / "checkpoint.json").positions
     assert counts_of(coordinator.model) == expected_counts([messages(43, 300)])
+
+
+@pytest.mark.parametrize("checkpoint", ["none", "now", "background"])
+def test_weights_stepped_in_the_background_make_the_model_a_round_with_its_step_makes(tmp_path, checkpoint):
+    """``background_weights``: the round returns a predictor with the rebuilt level 2 and the
+    weights carried; the step runs in a thread and hands its predictor to ``on_weights``; after
+    ``settle`` the model, and the checkpoint, are those of rounds that stepped at once. With a
+    checkpoint written before the round returns, the step comes before it (a checkpoint holds
+    stepped weights): nothing is left for the thread."""
+
+    def make(background_weights, on_weights=None, path=None):
+        model = WeightedNaiveBayes(history_size=300, seed=1)  # (VNS: weights that step)
+        return Coordinator(model, path, background=checkpoint == "background", background_weights=background_weights, on_weights=on_weights)
+
+    published = []
+    path = None if checkpoint == "none" else tmp_path / "checkpoint.json"
+    coordinators = {"at once": make(False), "later": make(True, published.append, path)}
+    learners = {mode: Learner(0, ListSource(messages(44, 900)), batch_size=32) for mode in coordinators}
+    for mode, learner in learners.items():
+        learner.reset(None, coordinators[mode].model.delta())
+    x = [example(m)[0] for m in messages(45, 20)]
+    for size in (300, 300, 300):
+        predictors = {mode: coordinators[mode].round([learners[mode].run(max_messages=size)]) for mode in coordinators}
+        later = coordinators["later"]
+        later.settle()
+        assert later.positions == coordinators["at once"].positions
+        assert io.dumps(later.model) == io.dumps(coordinators["at once"].model)  # the same model, bit for bit
+        at_once = [predictors["at once"].predict_proba_one(row) for row in x]
+        returned = [predictors["later"].predict_proba_one(row) for row in x]
+        if checkpoint == "now":
+            assert returned == at_once and not published
+        else:
+            assert [published[-1].predict_proba_one(row) for row in x] == at_once  # what on_weights got
+            assert returned != at_once  # (the round's own predictor: the weights carried, not yet stepped)
+    assert len(published) == (0 if checkpoint == "now" else 3)
+    if path is not None:
+        assert io.dumps(Coordinator(WeightedNaiveBayes(history_size=300, seed=1), path).model) == io.dumps(later.model)

@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]  # one local clu
 
 from partition_cases import counts_of, exact_model, expected_counts, messages, shards  # noqa: E402
 
-from wnb_stream import WeightedNaiveBayes  # noqa: E402
+from wnb_stream import WeightedNaiveBayes, io  # noqa: E402
 from wnb_stream.distributed import IterableSource  # noqa: E402
 from wnb_stream.distributed import ray as wnb_ray  # noqa: E402
 
@@ -54,6 +54,14 @@ def test_two_learners_train_one_model(cluster, tmp_path):
     test = messages(99, 500)
     agree = np.mean([whole.predict_one(m["x"]) == model.predict_one(m["x"]) for m in test])
     assert agree >= 0.97
+
+
+def test_weights_stepped_in_the_background_train_the_same_model(cluster, tmp_path):
+    # the coordinator's actor publishes the stepped predictor to the learners' actors itself
+    parts = [messages(20 + p, 1200) for p in range(2)]
+    sources = shards(tmp_path, parts)
+    models = [wnb_ray.train(WeightedNaiveBayes(history_size=300, seed=1), sources, round_examples=300, background_weights=later)[0] for later in (False, True)]
+    assert io.dumps(models[0]) == io.dumps(models[1])
 
 
 def test_exactly_once_when_a_learner_and_the_coordinator_are_killed(cluster, tmp_path):

@@ -345,7 +345,7 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         return Delta(self._engine.blank(collect=True), {v.name: v.kind for v in self._engine.registry.variables})
 
     @one_at_a_time
-    def absorb(self, deltas) -> None:
+    def absorb(self, deltas, step: bool = True) -> None:
         """Learn the examples of ``deltas`` (``Delta`` of this model's parameters, each filled by a
         partition's learner since this model was last published), in one round.
 
@@ -355,6 +355,12 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         schedule of one model counting the same rows) and the weights step on the deltas' rows
         (``docs/algorithms/merge.md#rounds``). ``ValueError`` for a delta of other summaries or a
         feature of the other kind; nothing changes then.
+
+        ``step=False`` leaves the weights' step for later (``step_weights``): the model predicts
+        at once with the rebuilt level 2 and the weights it had (a new or woken variable at the
+        entry weight), and ``step_weights`` then makes it the model ``absorb(deltas)`` makes, bit
+        for bit, provided nothing else changes it in between (a ``Coordinator`` does the step in
+        a thread: ``background_weights``).
         """
         deltas = list(deltas)
         for delta in deltas:
@@ -362,7 +368,13 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
                 raise TypeError(f"can only absorb a Delta, got {type(delta).__name__}")
             _params.check_delta(self._engine, delta)
         if deltas:
-            self._engine = merge.absorbed(self._engine, [delta._engine for delta in deltas], [delta.blocks for delta in deltas])
+            self._engine = merge.absorbed(self._engine, [delta._engine for delta in deltas], [delta.blocks for delta in deltas], step=bool(step))
+
+    @one_at_a_time
+    def step_weights(self) -> bool:
+        """The weights' step that ``absorb(deltas, step=False)`` left due, on the round's rows;
+        whether there was one (False: none was due, nothing changes). O(one learner step)."""
+        return self._engine.step_if_due()
 
     # ------------------------------------------------------------------ mini-batches
     @one_at_a_time

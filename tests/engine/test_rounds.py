@@ -375,6 +375,26 @@ def test_a_round_keeps_the_weights_and_steps_once_on_the_deltas_rows():
     model._check()
 
 
+@pytest.mark.parametrize("rows", [20, 300])  # a step on the rows absorbed; and rows enough for a replay session and new rebuilds
+def test_a_round_whose_step_is_left_for_later_is_the_round_once_stepped(rows):
+    """``absorb(step=False)``: level 2 is that of the round at once, the weights those carried
+    from before it; ``step_weights`` then makes the model of ``absorb`` bit for bit, once."""
+    model = fit(stream(1, 600))
+    deltas = deltas_of(model, [stream(2, rows), stream(3, rows)])
+    at_once, later = copy.deepcopy(model), copy.deepcopy(model)
+    carried = later._engine.optimizer.n_steps
+    at_once.absorb(deltas)
+    later.absorb(deltas, step=False)
+    assert later._engine.optimizer.n_steps == carried  # (not stepped yet)
+    for a, b in zip(later._engine.registry.variables, at_once._engine.registry.variables):  # level 2 already the round's
+        np.testing.assert_array_equal(a.model.log_prob, b.model.log_prob)
+    x = [x for x, _ in stream(4, 30)]
+    assert [later.predict_proba_one(row) for row in x] != [at_once.predict_proba_one(row) for row in x]
+    assert later.step_weights() and not later.step_weights()  # the step it owed, once
+    assert io.dumps(later) == io.dumps(at_once)
+    assert [later.predict_proba_one(row) for row in x] == [at_once.predict_proba_one(row) for row in x]
+
+
 def test_a_merge_of_two_models_restarts_the_weights():
     a, b = fit(stream(1, 600)), fit(stream(2, 300))
     steps = a._engine.optimizer.n_steps

@@ -27,9 +27,10 @@ calling process: if that process dies, ``train`` called again with the same ``ch
 restores the checkpoint and every learner starts from its positions, so no message is absorbed
 twice (``docs/algorithms/merge.md#rounds``).
 
-Two options take work off the coordinator's path: ``merge_workers`` helper processes merge a
-round's reports in a tree so that the coordinator absorbs one delta, and
-``background_checkpoint`` writes each checkpoint while the next reports arrive
+Three options take work off the coordinator's path: ``merge_workers`` helper processes merge a
+round's reports in a tree so that the coordinator absorbs one delta, ``background_checkpoint``
+writes each checkpoint while the next reports arrive, and ``background_weights`` steps the
+weights then, publishing level 2 at once and the stepped weights when ready
 (``docs/algorithms/merge.md#trade-offs-measured``).
 """
 
@@ -140,6 +141,7 @@ class _LearnerProcess:
         self.queued = 0  # runs sent and not yet answered
         self._factory = factory  # sent before the first command (``_serve``)
         self._stopped = False
+        self._sending = threading.Lock()  # (the coordinator's thread publishes the stepped weights)
 
     @property
     def pid(self) -> int | None:
@@ -147,10 +149,11 @@ class _LearnerProcess:
 
     def send(self, command: str, args=()) -> None:
         try:
-            if self._factory is not None:
-                self.conn.send(("source", self._factory))
-                self._factory = None
-            self.conn.send((command, args))
+            with self._sending:
+                if self._factory is not None:
+                    self.conn.send(("source", self._factory))
+                    self._factory = None
+                self.conn.send((command, args))
         except (OSError, ValueError) as error:
             raise _Failed(f"learner {self.partition!r}: its process is gone ({error})") from None
 
@@ -170,7 +173,8 @@ class _LearnerProcess:
             return
         self._stopped = True
         try:
-            self.conn.send(("stop", ()))
+            with self._sending:
+                self.conn.send(("stop", ()))
         except (OSError, ValueError):
             pass
 
@@ -197,6 +201,7 @@ def train(
     start_method: str = "spawn",
     merge_workers: int = 0,
     background_checkpoint: bool = False,
+    background_weights: bool = False,
 ):
     """Train ``model`` on the partitions ``sources`` with one process per partition.
 
@@ -216,6 +221,12 @@ def train(
         Write each round's checkpoint in a thread while the learners' next reports arrive
         (``Coordinator(background=True)``): the sources are told to forget only what a written
         checkpoint holds.
+    background_weights
+        Publish each round's predictor with level 2 rebuilt and the weights carried from before
+        it, and step the weights in a thread while the next reports arrive; their predictor is
+        published to every learner when ready (``Coordinator(background_weights=True)``). The
+        trained model is the same, bit for bit; the learners predict with the carried weights
+        in between.
 
     ``on_round`` receives ``{"learners": {partition: multiprocessing.Process}, "coordinator":
     Coordinator}`` (the tests kill processes from here). ``model`` is not changed: the
@@ -246,9 +257,20 @@ def train(
         if not callable(factory):
             raise ValueError(f"sources[{p!r}] must be a factory (a callable returning the source), got {type(factory).__name__}")
     context = multiprocessing.get_context(start_method)
-    coordinator = Coordinator(copy.deepcopy(model), checkpoint_path, background=background_checkpoint)
-    keep_rows = -(-coordinator.model.history_size // len(sources))  # each partition's share of the window
     learners: dict = {}
+
+    def publish(predictor) -> None:
+        """Send ``predictor`` to every learner (from the coordinator's thread too: the weights)."""
+        for p, learner in list(learners.items()):
+            try:
+                learner.send("publish", (predictor, coordinator.committed.get(p)))
+            except _Failed:
+                pass  # (its queued run fails next, and it is started again then)
+
+    coordinator = Coordinator(
+        copy.deepcopy(model), checkpoint_path, background=background_checkpoint, background_weights=background_weights, on_weights=publish
+    )
+    keep_rows = -(-coordinator.model.history_size // len(sources))  # each partition's share of the window
     progress = Progress()
     pool = concurrent.futures.ProcessPoolExecutor(merge_workers, mp_context=context) if merge_workers else None
     failures: collections.Counter = collections.Counter()
@@ -354,11 +376,7 @@ def train(
                 active |= set(coordinator.refused)
                 if max_rounds is None or progress.rounds + DEPTH < max_rounds:
                     top_up(coordinator.refused)
-            for p, learner in learners.items():
-                try:
-                    learner.send("publish", (predictor, coordinator.committed.get(p)))
-                except _Failed:
-                    pass  # (its queued run fails next, and it is started again then)
+            publish(predictor)
             if on_round is not None:
                 on_round(progress, {"learners": {p: learner.process for p, learner in learners.items()}, "coordinator": coordinator})
         for p in learners:  # runs beyond max_rounds: not absorbed, read again by the next call

@@ -371,6 +371,19 @@ class Coordinator:
         ``settle``) waits for it first and raises its error, if any. ``committed`` holds the
         positions of the last checkpoint written: what a source may forget (``Learner.publish``),
         so that a crash before a checkpoint is written loses nothing.
+    background_weights
+        Leave each round's step of the weights out of ``round`` (``model.absorb(deltas,
+        step=False)``): the predictor it returns has the rebuilt level 2 and the weights carried
+        from before the round, and the step (``model.step_weights``) runs in a thread while the
+        learners' next reports arrive, before the checkpoint when that is written in the
+        background too (a checkpoint always holds stepped weights: with one written before
+        ``round`` returns, the step comes before it, and nothing leaves the critical path). The
+        model after the step is the one a round with it makes, bit for bit; the next ``round``
+        (or ``settle``) waits for it. The step is a round's largest piece when the round brings
+        many rows (``docs/algorithms/merge.md#trade-offs-measured``).
+    on_weights
+        Called in that thread with the predictor of the model once its weights have stepped
+        (to publish it to the learners); its error is raised by the next ``round``.
 
     Notes
     -----
@@ -390,10 +403,12 @@ class Coordinator:
     #: Errors between two tests of the change detector (the model's own check point, ``drift.EVERY``).
     CHECK = 256
 
-    def __init__(self, model, checkpoint_path: str | os.PathLike | None = None, background: bool = False):
+    def __init__(self, model, checkpoint_path: str | os.PathLike | None = None, background: bool = False, background_weights: bool = False, on_weights: Callable | None = None):
         self.model = model
         self.background = bool(background)
-        self._writing: threading.Thread | None = None  # the checkpoint being written (background)
+        self.background_weights = bool(background_weights)
+        self.on_weights = on_weights
+        self._writing: threading.Thread | None = None  # the step and the checkpoint being done in the background
         self._failed: BaseException | None = None  # its error, raised by the next round
         self.positions: dict = {}
         self.refused: list = []  # partitions whose report the last round did not absorb
@@ -406,6 +421,7 @@ class Coordinator:
             restored = self._restore()
         self.committed = dict(self.positions)  # the positions a written checkpoint holds (all, without one)
         self.detector = self._new_detector(restored)
+        self._owes_step = False  # a round absorbed without its step of the weights (background_weights), not yet stepped
 
     def _new_detector(self, restored=None):
         """The model's change detector: ``restored`` (a checkpoint's) when it is of the same kind."""
@@ -451,40 +467,57 @@ class Coordinator:
         detector = None if self.detector is None else self.detector.snapshot()
         before = (copy.copy(self.model), dict(self.positions), self.absorbed, self.rounds, self.changes)
         try:
-            self.model.absorb(deltas)  # (a new engine: the shallow copy keeps the old one)
+            self.model.absorb(deltas, step=not self.background_weights)  # (a new engine: the shallow copy keeps the old one)
+            self._owes_step = self.background_weights
             self._watch(accepted, deltas)
             for report in accepted:
                 self.positions[report.partition] = report.position
             self.absorbed += sum(delta.n_seen for delta in deltas)
             self.rounds += 1
             if not (self.background and self.checkpoint_path is not None):
+                if self.checkpoint_path is not None:
+                    self._step_weights()  # (a checkpoint holds a model with its weights stepped)
                 self.checkpoint()
                 self.committed = dict(self.positions)
         except BaseException:
             self.model, self.positions, self.absorbed, self.rounds, self.changes = before
+            self._owes_step = False
             if detector is not None:
                 self.detector.restore(detector)
             raise
         predictor = self.model.predictor()
-        if self.background and self.checkpoint_path is not None:
-            self._write_in_background()
+        writing = self.background and self.checkpoint_path is not None
+        if writing or self._owes_step:
+            self._in_background(writing)
         return predictor
 
-    def _write_in_background(self) -> None:
-        """Start writing the checkpoint of now in a thread (the model is not changed before the
-        next ``round``, which waits for it; the model's lock guards it meanwhile)."""
-        snapshot = CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model, self._detector_now())
+    def _in_background(self, writing: bool) -> None:
+        """Start, in a thread, the weights' step the round left (``background_weights``, then
+        ``on_weights``) and the writing of the checkpoint of now (``writing``). The model is not
+        changed otherwise before the next ``round``, which waits for them; the model's lock guards
+        it meanwhile."""
+        snapshot = CoordinatorCheckpoint(self.rounds, self.absorbed, dict(self.positions), self.model, self._detector_now()) if writing else None
 
-        def write() -> None:
+        def work() -> None:
             try:
-                checkpoints.write(self.checkpoint_path, snapshot)
+                if self._step_weights() and self.on_weights is not None:
+                    self.on_weights(self.model.predictor())
+                if snapshot is not None:
+                    checkpoints.write(self.checkpoint_path, snapshot)
+                    self.committed = snapshot.positions
             except BaseException as error:  # noqa: BLE001 - raised by the next round (settle)
                 self._failed = error
-            else:
-                self.committed = snapshot.positions
 
-        self._writing = threading.Thread(target=write, name="checkpoint")
+        self._writing = threading.Thread(target=work, name="checkpoint" if snapshot is not None else "weights")
         self._writing.start()
+
+    def _step_weights(self) -> bool:
+        """The weights' step the last round owes (``background_weights``), once; whether the
+        model stepped."""
+        if not self._owes_step:
+            return False
+        self._owes_step = False
+        return bool(self.model.step_weights())
 
     def settle(self) -> None:
         """Wait for the checkpoint being written in the background, if any, and raise its error
@@ -506,6 +539,7 @@ class Coordinator:
             since = self.detector.add(errors[end - self.CHECK : end])
             if since:
                 since += max(0, len(errors) - end)  # the rows after this check are after the change too
+                self._step_weights()  # (the round's own step first, as a round with it: then the forgetting)
                 self.model.forget(forget_rows(since, len(errors), sum(delta.n_rows for delta in deltas), self.model.history_size))
                 self.changes += 1
                 self.detector.append(errors[end:])  # (the detector starts afresh from the rows after it)

@@ -23,8 +23,10 @@ from the coordinator's position of its partition; when the coordinator dies, its
 actor restores the last checkpoint and every learner resumes from the checkpoint's positions.
 So every message is absorbed exactly once (``docs/algorithms/merge.md#rounds``), and ``train``
 called again with the same ``checkpoint_path`` resumes a run that was stopped. ``merge_tree``
-merges a round's reports in Ray tasks so that the coordinator absorbs one delta, and
-``background_checkpoint`` writes each checkpoint while the next reports arrive.
+merges a round's reports in Ray tasks so that the coordinator absorbs one delta,
+``background_checkpoint`` writes each checkpoint while the next reports arrive, and
+``background_weights`` steps the weights then (the coordinator's actor publishes the stepped
+predictor to the learners itself).
 
 The functions and classes here only move ``partitioned`` objects between processes; Ray is
 imported when ``train`` is called. Ray hands the NumPy arrays of an argument as read-only views
@@ -83,8 +85,17 @@ class _LearnerActor:
 class _CoordinatorActor:
     """A ``Coordinator`` in a Ray actor (restored from its checkpoint when restarted)."""
 
-    def __init__(self, model, checkpoint_path, background: bool = False):
-        self.coordinator = Coordinator(copy.deepcopy(model), checkpoint_path, background=background)  # writable: Ray hands read-only arrays (the module docstring)
+    def __init__(self, model, checkpoint_path, background: bool = False, background_weights: bool = False, learners: dict | None = None):
+        self.learners = learners or {}  # (actor handles: the stepped weights are published to them from here)
+        self.coordinator = Coordinator(
+            copy.deepcopy(model), checkpoint_path, background=background, background_weights=background_weights, on_weights=self._publish
+        )  # writable: Ray hands read-only arrays (the module docstring)
+
+    def _publish(self, predictor) -> None:
+        """The predictor of the stepped weights to every learner (from the coordinator's thread)."""
+        committed = dict(self.coordinator.committed)
+        for p, learner in self.learners.items():
+            learner.publish.remote(predictor, committed.get(p))
 
     def state(self) -> tuple[dict, Any, Any]:
         """The positions, an empty delta and the current predictor (what learners start from)."""
@@ -136,6 +147,7 @@ def train(
     on_round: Callable[[Progress, dict], None] | None = None,
     merge_tree: bool = False,
     background_checkpoint: bool = False,
+    background_weights: bool = False,
 ):
     """Train ``model`` on the partitions ``sources`` with one Ray actor per partition.
 
@@ -173,6 +185,11 @@ def train(
     background_checkpoint
         The coordinator writes each round's checkpoint in a thread while the next reports arrive
         (``Coordinator(background=True)``); the sources forget only what a written checkpoint holds.
+    background_weights
+        The coordinator returns each round's predictor with level 2 rebuilt and the weights
+        carried from before it, steps the weights in a thread while the next reports arrive and
+        publishes their predictor to the learners when ready (``Coordinator(background_weights=True)``).
+        The trained model is the same, bit for bit.
 
     Returns
     -------
@@ -195,9 +212,9 @@ def train(
     merge_task = ray.remote(_merge_results)
     Coordinator_ = ray.remote(**options)(_CoordinatorActor)
     path = None if checkpoint_path is None else os.path.abspath(os.fspath(checkpoint_path))
-    coordinator = Coordinator_.remote(model, path, background_checkpoint)
     keep_rows = -(-model.history_size // len(sources))  # each partition's share of the window
     learners = {p: Learner_.remote(p, factory, batch_size, keep_rows) for p, factory in sources.items()}
+    coordinator = Coordinator_.remote(model, path, background_checkpoint, background_weights, learners if background_weights else None)
     progress = Progress()
 
     def patiently(call):

@@ -194,7 +194,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         self.schedule.queue(m)
         if self.n_seen % EVERY == 0:
             self._check_point()
-        self._maybe_step()
+        self.step_if_due()
 
     def _grow_classes(self) -> None:
         if self.classes.grow():
@@ -439,13 +439,17 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         h.reencode(int(self.slots.of[k]), present, encoded, default)
 
     # ------------------------------------------------------------------ level 3
-    def _maybe_step(self) -> None:
+    def step_if_due(self) -> bool:
+        """The learner's step on the rows waiting for it, when the schedule says one is due
+        (after each row learned; after a ``restart`` without ``step``, what a round absorbed
+        with its weights left for later owes); whether it stepped. O(1) when none is due."""
         target = self.target_batch
         m = self.schedule.step_due(target)
         if m:
             self._step(m)
             h = self.history
             self.schedule.stepped(target, h.size, full=h.size >= h.capacity)
+        return bool(m)
 
     def context(self) -> Context:
         """The slots' variables' prior costs and activity, cached until the next rebuild or slot."""
@@ -531,7 +535,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         if self.monitor is not None:
             self.monitor.reset()
         if step:
-            self._maybe_step()
+            self.step_if_due()
 
     # ------------------------------------------------------------------ prediction
     def refresh(self) -> None:

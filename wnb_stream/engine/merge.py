@@ -240,11 +240,12 @@ def _blocks(history: History, blocks) -> list[np.ndarray]:
     return [rows[edges[b] : edges[b + 1]] for b in range(len(blocks))]
 
 
-def _combine(base: Engine, others: list[Engine], owned: list[bool], newer: bool, blocks: list | None = None) -> Engine:
+def _combine(base: Engine, others: list[Engine], owned: list[bool], newer: bool, blocks: list | None = None, step: bool = True) -> Engine:
     """``base`` (changed) having absorbed ``others`` (copies where ``owned``; the others are
     settled, and only read): classes, variables, the window of the most recent rows (``newer``: every row of
     ``others`` came after ``base``'s; ``blocks``: the blocks of each other, a merged delta's),
-    the clocks; then levels 2 and 3 restart on the merged parts."""
+    the clocks; then levels 2 and 3 restart on the merged parts (the learner steps at once
+    unless not ``step``: then it owes that step, ``Engine.step_if_due``)."""
     stored, sides = _fold(base, others, owned)
     registry = base.registry
     if not newer:  # two models share no schedule: every variable is rebuilt (a round: what is due, as one model would)
@@ -269,7 +270,7 @@ def _combine(base: Engine, others: list[Engine], owned: list[bool], newer: bool,
         base.monitor.count_detected(sum(other.monitor.detected for other in others if other.monitor is not None))
     engine = Engine.from_parts(base.params, base.classes, registry, history, base.schedule, base.optimizer, base.slots, base.monitor)
     if newer:  # a round: the learner keeps its run and steps on the deltas' rows, as on rows learned
-        engine.restart(max(1, sum(taken[1:])), step=True, warm=True)
+        engine.restart(max(1, sum(taken[1:])), step=step, warm=True)
     else:
         engine.restart(len(history), step=True)
     return engine
@@ -327,7 +328,7 @@ def merged(a: Engine, b: Engine) -> Engine:
         return _combine(a, [b], owned[1:], newer=False)
 
 
-def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None) -> Engine:
+def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None, step: bool = True) -> Engine:
     """The engine of ``base`` having learned the examples of ``deltas`` (``Engine(collect=True)``,
     each a partition's rows since ``base`` was published); none of them changes.
 
@@ -337,7 +338,9 @@ def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None) -> 
     fills the rest with ``base``'s newest; then level 2 is rebuilt for the variables the schedule
     finds due (as one model that had counted the same rows would: a new class or variable, or
     observations grown by ``rebuild_growth`` since the last rebuild) and the learner steps on the
-    deltas' rows. ``ValueError`` naming a feature whose kinds differ.
+    deltas' rows (not ``step``: the step is left due, for ``Engine.step_if_due``; until then the
+    learner predicts with the weights it carried, on the rebuilt level 2). ``ValueError`` naming
+    a feature whose kinds differ.
     ``blocks``: the sizes of the blocks of rows of each delta (None: one block; a merged delta's:
     ``combined``), each a side of the window. A settled delta (``Delta.flush``, which a learner
     does before it hands its delta over) is only read, not copied. Cost: a copy of ``base`` (and
@@ -346,7 +349,7 @@ def absorbed(base: Engine, deltas: list[Engine], blocks: list | None = None) -> 
     _check_deltas(base, deltas)
     with collector_paused():  # (copies and merged summaries, no cycles to free: _copies)
         (base, *deltas), owned = _copies([base, *deltas], read_others=True)
-        return _combine(base, deltas, owned[1:], newer=True, blocks=blocks)
+        return _combine(base, deltas, owned[1:], newer=True, blocks=blocks, step=step)
 
 
 def _copies(engines: list[Engine], read_others: bool = False, take_first: bool = False) -> tuple[list[Engine], list[bool]]:
