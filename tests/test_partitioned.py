@@ -661,3 +661,21 @@ def test_weights_stepped_in_the_background_make_the_model_a_round_with_its_step_
     assert len(published) == (0 if checkpoint == "now" else 3)
     if path is not None:
         assert io.dumps(Coordinator(WeightedNaiveBayes(history_size=300, seed=1), path).model) == io.dumps(later.model)
+
+
+def test_a_round_without_rows_owes_no_step_of_the_weights():
+    """An empty round (its learners had read nothing) changes nothing, with its step in the
+    background too: a step left due by something else (here a forget, which steps at the next
+    row learned) is not taken by it."""
+    coordinator = Coordinator(WeightedNaiveBayes(history_size=300, seed=1), background_weights=True)
+    learner = Learner(0, ListSource(messages(46, 300)), batch_size=32)
+    learner.reset(None, coordinator.model.delta())
+    coordinator.round([learner.run(max_messages=300)])
+    coordinator.settle()
+    coordinator.model.forget(100)
+    before = io.dumps(coordinator.model)
+    empty = learner.run(max_messages=100)
+    assert empty.delta.n_seen == 0
+    coordinator.round([empty])
+    coordinator.settle()
+    assert io.dumps(coordinator.model) == before

@@ -468,7 +468,7 @@ class Coordinator:
         before = (copy.copy(self.model), dict(self.positions), self.absorbed, self.rounds, self.changes)
         try:
             self.model.absorb(deltas, step=not self.background_weights)  # (a new engine: the shallow copy keeps the old one)
-            self._owes_step = self.background_weights
+            self._owes_step = self.background_weights and bool(deltas)  # (no delta: absorb changed nothing, and owes nothing)
             self._watch(accepted, deltas)
             for report in accepted:
                 self.positions[report.partition] = report.position
@@ -520,9 +520,10 @@ class Coordinator:
         return bool(self.model.step_weights())
 
     def settle(self) -> None:
-        """Wait for the checkpoint being written in the background, if any, and raise its error
-        (once; the model and the positions stay as the rounds left them, and the next checkpoint
-        holds them all). O(1) when none is being written."""
+        """Wait for what the last round left to a thread (the weights' step, ``background_weights``;
+        the checkpoint being written, ``background``), if any, and raise its error (once; the
+        model and the positions stay as the rounds left them, and the next checkpoint holds them
+        all). O(1) when nothing is being done."""
         if self._writing is not None:
             self._writing.join()
             self._writing = None
