@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from summary_cases import CONFIGS, EXAMPLES, _filled, _truth, dumps, feed, streams
 
@@ -31,6 +31,13 @@ DYADIC_FACTORS = (0.5, 0.25, 0.125, 2.0**-10)
 DYADIC = st.sampled_from(DYADIC_FACTORS)
 #: any factor a user may pass (0.999 … 0.001), and powers of two
 FACTORS = st.one_of(DYADIC, st.floats(1e-3, 1.0, exclude_max=True))
+
+
+def clear_of_subnormals(rows: list) -> bool:
+    """No value so small that a second moment of it, times a dyadic factor, would be subnormal:
+    below 2⁻¹⁰²² a float loses bits, so a power of two no longer multiplies exactly (Hypothesis
+    found the values 0 and 1.7e-160 in CI on b4d61d4: their second moment, 7.5e-321, decayed inexactly)."""
+    return all(not isinstance(x, float) or x == 0.0 or not math.isfinite(x) or abs(x) >= 1e-100 for x, _, _ in rows)
 
 
 def scaled(rows: list, factor: float) -> list:
@@ -130,6 +137,7 @@ def assert_table_scaled(decayed, original, factor: float) -> None:
 def test_decay_by_a_power_of_two_is_the_summary_of_the_weights_times_factor(name, data):
     summary = CONFIGS[name]()
     rows = data.draw(streams(summary.kind, max_size=60))
+    assume(clear_of_subnormals(rows))  # (the exactness claimed is that of normal floats)
     factor = data.draw(DYADIC)
     how = data.draw(st.sampled_from(["loop", "lists", "arrays"]))
     feed(summary, rows, how)
