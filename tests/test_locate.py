@@ -91,6 +91,28 @@ def test_encode_rows_writes_the_located_rows_into_a_strided_view(seed, n, n_vari
     assert np.all(history == 7.0)  # nothing written outside the view
 
 
+@settings(max_examples=examples(100), deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 8), st.integers(1, 5), st.booleans())
+def test_encode_rows_writes_each_column_to_its_slot(seed, n, n_variables, n_classes, contiguous):
+    """With ``at``, column i of the block goes to ``out[:, at[i], :J]``, as NumPy's scattered
+    assignment ``out[:, at, :J] = table[rows]`` writes it, and nothing else is written."""
+    rng = np.random.default_rng(seed)
+    cuts, n_cuts, first, missing = random_partitions(rng, n_variables)
+    ks, block = random_block(rng, n, n_variables)
+    present = rng.random(block.shape) < 0.8
+    table = rng.normal(size=(60, n_classes))
+    table[-1] = 0.0
+    rows = locate_rows(cuts, n_cuts, first, missing, ks, block)
+    rows[~present] = -1
+    at = rng.permutation(len(ks) + 3)[: len(ks)].astype(np.intp)  # distinct slots, in any order
+    history = np.full((n + 3, len(ks) + 3, n_classes + 1), 7.0)
+    out = history[1 : n + 1] if contiguous else history[1 : n + 1, :, :n_classes]  # rows of the history, or a strided view
+    expected = history.copy()
+    expected[1 : n + 1, at, :n_classes] = table[rows]
+    encode_rows(cuts, n_cuts, first, missing, ks, block, present, table, out, at)
+    assert np.array_equal(history, expected)
+
+
 @settings(max_examples=examples(200), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 700), st.integers(1, 8), st.integers(1, 300), st.booleans())
 def test_score_row_equals_numpy_to_the_last_bit(seed, a, n_classes, n_rows, zero):

@@ -218,3 +218,28 @@ def test_a_deep_copy_shares_level_2_and_copies_the_summary():
     assert variable.cuts == before[1] and variable.model is before[2] and variable.summary.n == before[3]
     pair = copy.deepcopy([variable, variable])  # one variable given twice: one copy
     assert pair[0] is pair[1]
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 4))
+def test_first_of_equal_finds_the_first_table_with_the_same_bytes(seed, T, J):
+    """Tables drawn from a few shapes (so that many are equal), zeros of either sign among
+    them: each table's first equal is the first with the same bytes, as a dict of bytes finds it."""
+    from wnb_stream.engine.variable import first_of_equal
+
+    rng = np.random.default_rng(seed)
+    shapes = []
+    for _ in range(int(rng.integers(1, 5))):
+        n = int(rng.integers(0, 4))
+        shapes.append((np.sort(rng.choice([-0.0, 0.0, 1.0, 2.5], n)), rng.choice([-0.0, 0.0, 1.0, 3.0], (n, J)), rng.choice([0.0, -0.0, 1.0], J)))
+    tables = [shapes[int(rng.integers(len(shapes)))] for _ in range(T)]
+    lengths = [len(b) for b, _, _ in tables]
+    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    bounds = np.concatenate([b for b, _, _ in tables]).astype(float)
+    counts = np.concatenate([c for _, c, _ in tables]).reshape(-1, J).astype(float)
+    missing = np.stack([m for _, _, m in tables]).astype(float)
+    seen, expected = {}, []
+    for t in range(T):
+        a, b = starts[t], starts[t + 1]
+        expected.append(seen.setdefault((bounds[a:b].tobytes(), counts[a:b].tobytes(), missing[t].tobytes()), t))
+    assert first_of_equal(bounds, counts, missing, starts).tolist() == expected

@@ -115,3 +115,56 @@ def test_classes_of_several_sizes_and_wrong_input():
         batch.discretize_many([tables[0], "table"])
     with pytest.raises(ValueError, match="criterion"):
         batch.discretize_many([tables[0]], criterion="nope")
+
+
+def _with_classes(table, J: int):
+    """``table`` on J classes: its count columns cut, or padded with zeros."""
+    n = len(table.upper_bounds)
+    counts = np.zeros((n, J))
+    held = np.asarray(table.counts, dtype=float)
+    held = held.reshape(n, held.size // n if n else 0)[:, :J]
+    counts[:, : held.shape[1]] = held
+    missing = np.zeros(J)
+    kept = np.asarray(table.missing, dtype=float)[:J]
+    missing[: len(kept)] = kept
+    return Bins(upper_bounds=table.upper_bounds, counts=counts, classes=tuple(range(J)), missing=missing)
+
+
+def _stacked(tables):
+    """The tables (one class axis) stacked as ``Summary.stack_tables`` stacks them."""
+    lengths = [len(table.upper_bounds) for table in tables]
+    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    J = len(tables[0].classes)
+    bounds = np.concatenate([table.upper_bounds for table in tables]) if sum(lengths) else np.zeros(0)
+    counts = np.concatenate([table.counts for table in tables]) if sum(lengths) else np.zeros((0, J))
+    return bounds, counts, np.stack([table.missing for table in tables]), starts
+
+
+@SETTINGS
+@given(st.integers(2, 5).flatmap(lambda J: st.lists(usual_tables(n_classes=J) | messy_tables().map(lambda t: _with_classes(t, J)),
+                                                    min_size=1, max_size=10)),  # fmt: skip
+       st.sampled_from(["bins", "boulle2006"]), st.sampled_from([0.0, 1.5]), st.integers(0, 2**32 - 1))  # fmt: skip
+def test_stacked_tables_are_discretized_as_the_tables_themselves(tables, criterion, selection_cost, seed):
+    """``discretize_stacked`` on the stack of some tables, a random subset chosen, gives the
+    partitions and flags of ``discretize_many_flagged`` on the chosen tables, bit for bit, and a
+    ``Bins`` value equal to the table for each one not done together."""
+    chosen = np.random.default_rng(seed).random(len(tables)) < 0.7
+    picked = [table for table, c in zip(tables, chosen) if c]
+    kind, expected = _outcome(lambda: batch.discretize_many_flagged(picked, criterion=criterion, selection_cost=selection_cost))
+    got_kind, got = _outcome(lambda: batch.discretize_stacked(*_stacked(tables), tables[0].classes, chosen, criterion=criterion,
+                                                              selection_cost=selection_cost))  # fmt: skip
+    assert got_kind == kind
+    if kind != "ok":
+        assert got == expected
+        return
+    partitions, together, made = got
+    assert [p is None for p in partitions] == (~chosen).tolist()
+    assert together[chosen].tolist() == expected[1].tolist() and not together[~chosen].any()
+    for partition, reference in zip([p for p in partitions if p is not None], expected[0]):
+        _assert_same_state(partition, reference)
+    for table, c, t, m in zip(tables, chosen, together, made):
+        assert (m is None) == (not c or t)
+        if m is not None:
+            assert m.classes == table.classes
+            for name in ("upper_bounds", "counts", "missing"):
+                assert getattr(m, name).tobytes() == getattr(table, name).tobytes() and getattr(m, name).shape == getattr(table, name).shape

@@ -57,7 +57,7 @@ def _locate(cuts, n_cuts, first_row, missing_row, ks, block, out):  # pragma: no
 
 
 @numba.njit(cache=True, nogil=True)
-def _encode(cuts, n_cuts, first_row, missing_row, ks, block, present, table, out):  # pragma: no cover - compiled
+def _encode(cuts, n_cuts, first_row, missing_row, ks, block, present, table, out, at):  # pragma: no cover - compiled
     # _locate's rule, written out again: a shared compiled helper (even inlined) made both loops
     # several times slower (numba 0.68), as the GK kernels' speed notes say.
     n, a = block.shape
@@ -79,8 +79,9 @@ def _encode(cuts, n_cuts, first_row, missing_row, ks, block, present, table, out
                 row = first_row[k] + count
             if row < 0:
                 row += n_rows  # NOWHERE reads the last row, as NumPy indexing does
+            s = at[i]
             for j in range(n_classes):
-                out[r, i, j] = table[row, j]
+                out[r, s, j] = table[row, j]
 
 
 def locate_rows(cuts, n_cuts, first_row, missing_row, ks, block) -> np.ndarray:
@@ -125,12 +126,14 @@ def _partitions(cuts, n_cuts, first_row, missing_row, ks) -> tuple:
     )
 
 
-def encode_rows(cuts, n_cuts, first_row, missing_row, ks, block, present, table, out) -> None:
+def encode_rows(cuts, n_cuts, first_row, missing_row, ks, block, present, table, out, at=None) -> None:
     """Write ``table[rows]`` into ``out (n, a, J)``: the located rows of ``block``, where ``present``.
 
     The same as ``out[...] = table[locate_rows(...)]`` with ``NOWHERE`` where ``present (n, a)``
     is False (``table``'s last row, zeros in the classifier's table), without the row and gather
-    temporaries; ``out`` may be a strided view (of the history).
+    temporaries; ``out`` may be a strided view (of the history). ``at``: ``(a,)`` distinct
+    indices along ``out``'s second axis (``out (n, S, ≥ J)``), column ``i`` of ``block`` written
+    to ``out[:, at[i], :J]``, as ``out[:, at, :J] = table[rows]`` does (None: ``0 … a − 1``).
 
     Examples
     --------
@@ -145,7 +148,8 @@ def encode_rows(cuts, n_cuts, first_row, missing_row, ks, block, present, table,
     if block.size == 0:
         return
     present = np.ascontiguousarray(present, dtype=np.bool_)
-    _encode(*_partitions(cuts, n_cuts, first_row, missing_row, ks), block, present, np.ascontiguousarray(table, dtype=float), out)
+    at = np.arange(block.shape[1], dtype=np.intp) if at is None else np.asarray(at, dtype=np.intp)
+    _encode(*_partitions(cuts, n_cuts, first_row, missing_row, ks), block, present, np.ascontiguousarray(table, dtype=float), out, at)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -407,7 +407,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
                 h.log_lik[start:stop, at, :J] = np.where(present[..., None], h.log_lik[start:stop, at, :J], defaults)
 
         pieces = [(start, min(h.size, start + piece)) for start in range(0, h.size, piece)]
-        if h.size * len(ks) * J >= PARALLEL_CELLS and not h.sparse and isinstance(at, slice):
+        if h.size * len(ks) * J >= PARALLEL_CELLS and not h.sparse:
             run_all([functools.partial(encode, start, stop) for start, stop in pieces])  # (rows apart: the same floats)
         else:
             for start, stop in pieces:

@@ -453,10 +453,8 @@ class Lookup:
         J = self.table.shape[1]
         if isinstance(at, slice):  # a view: the compiled lookups write into it
             encode_rows(self.cuts, self.n_cuts, self.first_row, self.missing_row, ks, block, present, self.table, out[:, at, :J])
-        else:
-            rows = self.locate_block(ks, block)  # (n, a)
-            rows[~present] = NOWHERE
-            out[:, at, :J] = self.table[rows]
+        else:  # scattered slots: the compiled lookups write each column to its slot
+            encode_rows(self.cuts, self.n_cuts, self.first_row, self.missing_row, ks, block, present, self.table, out, at)
 
     def categorical_rows(self, k: int, parts: np.ndarray) -> np.ndarray:
         """Table rows of parts ``(n,)`` of the categorical variable ``k`` (``NOWHERE`` kept)."""

@@ -30,7 +30,7 @@ from .. import modl
 from ..io.errors import join
 from ..io.registry import Record, register
 from ..io.schema import Array, Bool, Fields, Float, Int, Key, Keys, Optional, Schema, Str, Struct
-from ..modl.batch import discretize_many_flagged
+from ..modl.batch import discretize_many_flagged, discretize_stacked
 from ..modl.partition import MISSING, STAR
 from ..summaries.base import Summary
 from ..summaries.policy import feature_value
@@ -40,6 +40,45 @@ __all__ = ["Scorer", "Variable", "value_kind"]
 
 #: ``locate`` result for a value that contributes nothing (missing with no missing statistics).
 NOWHERE = -1
+
+
+def first_of_equal(bounds: np.ndarray, counts: np.ndarray, missing: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``(T,)`` for each of the stacked tables (``Variable._stack``), the first table equal to it:
+    the same number of bins and the same bytes of bounds, counts and missing counts (itself when
+    none comes before it).
+
+    Each table gets a signature that equal tables share: its length, its missing counts' bits
+    and a sum modulo 2⁶⁴ of its bounds' and counts' bits, each bin's times an odd multiplier of
+    its place (exact in any order of addition). Tables whose signature is unique have no equal;
+    only those whose signature is shared are compared byte for byte, in Python. On a dense stream
+    that is none of them; on a sparse one, most tables are a few equal shapes.
+
+    >>> b = np.array([1.0, 2.0, 1.0, 2.0, 3.0]); c = np.ones((5, 2))
+    >>> first_of_equal(b, c, np.zeros((3, 2)), np.array([0, 2, 4, 5])).tolist()
+    [0, 0, 2]
+    """
+    T = len(starts) - 1
+    first = np.arange(T)
+    if T < 2:
+        return first
+    lengths = np.diff(starts)
+    owner = np.repeat(np.arange(T), lengths)
+    place = (np.arange(len(bounds), dtype=np.uint64) - starts[:-1].astype(np.uint64)[owner]) * np.uint64(2) + np.uint64(1)
+    with np.errstate(over="ignore"):  # (uint64 arithmetic wraps: a sum modulo 2⁶⁴)
+        mixed = np.ascontiguousarray(bounds, dtype=float).view(np.uint64) * (place * np.uint64(0x9E3779B97F4A7C15))
+        bits = np.ascontiguousarray(counts, dtype=float).view(np.uint64)
+        for j in range(bits.shape[1]):
+            mixed += bits[:, j] * (place * np.uint64(0xC2B2AE3D27D4EB4F + 2 * j))
+        sums = np.zeros(T, dtype=np.uint64)
+        np.add.at(sums, owner, mixed)
+    keys = np.column_stack([lengths.astype(np.uint64), sums, np.ascontiguousarray(missing, dtype=float).view(np.uint64)])
+    _, inverse, shared = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    suspects = np.flatnonzero(shared[inverse.reshape(-1)] > 1)
+    seen: dict = {}
+    for t in suspects.tolist():
+        a, b = int(starts[t]), int(starts[t + 1])
+        first[t] = seen.setdefault((bounds[a:b].tobytes(), counts[a:b].tobytes(), missing[t].tobytes()), t)
+    return first
 
 
 def value_kind(value) -> str | None:
@@ -290,7 +329,10 @@ class Variable:
         (``docs/algorithms/prediction.md#rebuild-schedule``).
 
         Equal tables are discretized once, and their variables share the partition (a frozen
-        value, which a rebuild replaces and never mutates). On a sparse stream most variables
+        value, which a rebuild replaces and never mutates): among the stacked tables of a summary
+        type, found by signature (``first_of_equal``) and discretized where they lie in the stack
+        (``modl.batch.discretize_stacked``), without a ``Bins`` value each; among the others, by
+        their bytes. On a sparse stream most variables
         are rare words seen once or twice, and with absent features holding a value (``default``)
         every one of them is rebuilt when a class count reaches its threshold: their tables are
         the class counts' point and one or two small bins, so a few thousand variables hold a few
@@ -313,14 +355,19 @@ class Variable:
             else:
                 together[i].append(variable)
 
+        options = {"selection_cost": selection_cost}
+        if criterion is not None:
+            options["criterion"] = criterion
         done = set()
-        for group in stacked.values():  # their tables, stacked: only the distinct ones are made
+        for group in stacked.values():  # their tables, stacked: each distinct one discretized where it lies
             if len(group) < 2:
                 continue
             bounds, counts, missing, starts = Variable._stack(group, classes, default)
-            for t, (variable, lo, hi) in enumerate(zip(group, starts[:-1].tolist(), starts[1:].tolist())):
-                part = (bounds[lo:hi], counts[lo:hi], missing[t])
-                join(variable, *part, classes, lambda part=part: Bins._assemble(part[0], part[1], classes, part[2]))
+            first = first_of_equal(bounds, counts, missing, starts)
+            partitions, plain, made = discretize_stacked(bounds, counts, missing, starts, classes, first == np.arange(len(group)), **options)
+            plain = plain.tolist()
+            for variable, f in zip(group, first.tolist()):
+                variable._take(partitions[f], made[f], plain[f])
             done |= set(map(id, group))
         if done:
             variables = [variable for variable in variables if id(variable) not in done]
@@ -333,9 +380,6 @@ class Variable:
             variable.rebuild(classes, selection_cost, criterion, default)
         if not together:
             return
-        options = {"selection_cost": selection_cost}
-        if criterion is not None:
-            options["criterion"] = criterion
         partitions, plain = discretize_many_flagged(tables, **options)
         for group, partition, table, simple in zip(together, partitions, tables, plain.tolist()):
             for variable in group:

@@ -83,15 +83,67 @@ def discretize_many_flagged(tables, *, criterion: str = "bins", selection_cost: 
     return out, together
 
 
+def discretize_stacked(bounds, counts, missing, starts, classes: tuple, chosen=None, *, criterion: str = "bins",
+                       selection_cost: float = 0.0) -> tuple[list, np.ndarray, list]:  # fmt: skip
+    """``discretize_many_flagged`` of the tables ``Bins(bounds[a:b], counts[a:b], classes,
+    missing[t])``, ``a, b = starts[t], starts[t + 1]``, given stacked (``Summary.stack_tables``:
+    float64 ``bounds (R,)``, ``counts (R, J)``, ``missing (T, J)``, ``starts (T + 1,)``), for the
+    tables where ``chosen (T,)`` (None: all; the others' partitions are None).
+
+    The same partitions and flags as ``discretize_many_flagged`` of those tables, bit for bit
+    (tested): the usual tables are searched on the stacked arrays as they are, and only the
+    others are made into ``Bins`` values, for ``discretize``. Also returns those values (None for
+    the tables done together), which a variable's locator reads when its partition's atoms are
+    not the table's bins. Checks none of the arguments (``Variable.rebuild_many`` hands a
+    summary type's stacked tables).
+    """
+    check_options(criterion, CRITERIA, "auto", selection_cost)
+    classes = tuple(classes)
+    n_tables = len(starts) - 1
+    lengths = np.diff(starts).astype(np.int64)
+    chosen = np.ones(n_tables, dtype=bool) if chosen is None else np.asarray(chosen, dtype=bool)
+    out: list = [None] * n_tables
+    made: list = [None] * n_tables
+    together = np.zeros(n_tables, dtype=bool)
+    if 2 <= len(classes) <= _KERNEL_MAX_CLASSES:
+        candidates = chosen & (lengths > 0)  # (an empty table is no block of the stack: ``discretize``)
+        if candidates.all():
+            done = _discretize_stacked(bounds, counts, missing, lengths, lambda i: classes, len(classes), criterion, selection_cost)
+        elif candidates.any():
+            rows = np.repeat(candidates, lengths)
+            done = [None] * n_tables
+            for i, partition in zip(np.flatnonzero(candidates).tolist(),
+                                    _discretize_stacked(bounds[rows], counts[rows], missing[candidates], lengths[candidates],
+                                                        lambda i: classes, len(classes), criterion, selection_cost)):  # fmt: skip
+                done[i] = partition
+        else:
+            done = []
+        for i, partition in enumerate(done):
+            if partition is not None:
+                out[i] = partition
+                together[i] = True
+    for i in np.flatnonzero(chosen & ~together).tolist():
+        a, b = int(starts[i]), int(starts[i + 1])
+        made[i] = Bins._assemble(bounds[a:b], counts[a:b], classes, missing[i])
+        out[i] = discretize(made[i], criterion=criterion, selection_cost=selection_cost)
+    return out, together, made
+
+
 def _discretize_together(tables: list, n_classes: int, criterion: str, selection_cost: float) -> list:
     """Partitions of the usual tables among ``tables`` (all with J classes), None for the others."""
-    n_tables = len(tables)
     lengths = np.array([len(table.upper_bounds) for table in tables], dtype=np.int64)
-    first = np.zeros(n_tables, dtype=np.int64)
-    np.cumsum(lengths[:-1], out=first[1:])
     bounds = np.concatenate([table.upper_bounds for table in tables])
     counts = np.concatenate([table.counts for table in tables])  # (R, J)
     missing = np.stack([table.missing for table in tables])  # (T, J)
+    return _discretize_stacked(bounds, counts, missing, lengths, lambda i: tables[i].classes, n_classes, criterion, selection_cost)
+
+
+def _discretize_stacked(bounds, counts, missing, lengths, classes_of, n_classes: int, criterion: str, selection_cost: float) -> list:
+    """Partitions of the usual tables among the stacked ones (all with J classes, none empty),
+    None for the others; ``classes_of(t)``: table t's classes."""
+    n_tables = len(lengths)
+    first = np.zeros(n_tables, dtype=np.int64)
+    np.cumsum(lengths[:-1], out=first[1:])
     limit = float(_costs._TABLE_LIMIT)
     with np.errstate(invalid="ignore"):
         # every cell an integer in [0, limit) (NaN fails), every bin non-empty
@@ -150,7 +202,7 @@ def _discretize_together(tables: list, n_classes: int, criterion: str, selection
         lookup = np.zeros((hi - lo + 1, n_classes))
         lookup[: hi - lo] = log_prob[lo:hi]
         out[i] = Intervals._assemble(
-            classes=tables[i].classes,
+            classes=classes_of(i),
             upper_bounds=upper[lo:hi].copy(),
             counts=part_counts[lo:hi].copy(),
             missing_part=-1,
