@@ -21,6 +21,7 @@ construction) and are checked against it in the tests.
 from __future__ import annotations
 
 import bisect
+import collections
 import copy
 import math
 
@@ -72,10 +73,10 @@ def first_of_equal(bounds: np.ndarray, counts: np.ndarray, missing: np.ndarray, 
         sums = np.zeros(T, dtype=np.uint64)
         np.add.at(sums, owner, mixed)
     keys = np.column_stack([lengths.astype(np.uint64), sums, np.ascontiguousarray(missing, dtype=float).view(np.uint64)])
-    _, inverse, shared = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
-    suspects = np.flatnonzero(shared[inverse.reshape(-1)] > 1)
+    keys = list(map(tuple, keys.tolist()))
+    shared = collections.Counter(keys)
     seen: dict = {}
-    for t in suspects.tolist():
+    for t in [t for t, key in enumerate(keys) if shared[key] > 1]:
         a, b = int(starts[t]), int(starts[t + 1])
         first[t] = seen.setdefault((bounds[a:b].tobytes(), counts[a:b].tobytes(), missing[t].tobytes()), t)
     return first
