@@ -333,11 +333,10 @@ class Variable:
         value, which a rebuild replaces and never mutates): among the stacked tables of a summary
         type, found by signature (``first_of_equal``) and discretized where they lie in the stack
         (``modl.batch.discretize_stacked``), without a ``Bins`` value each; among the others, by
-        their bytes. On a sparse stream most variables
-        are rare words seen once or twice, and with absent features holding a value (``default``)
-        every one of them is rebuilt when a class count reaches its threshold: their tables are
-        the class counts' point and one or two small bins, so a few thousand variables hold a few
-        hundred distinct tables.
+        their bytes. On a sparse stream most variables are rare words seen once or twice, and
+        with absent features holding a value (``default``) every one of them is rebuilt when a
+        class count reaches its threshold: their tables are the class counts' point and one or
+        two small bins, so a few thousand variables hold a few hundred distinct tables.
         """
         classes = tuple(classes)
         stacked: dict = {}  # summary type → its numeric variables (binned: not a density)
