@@ -111,13 +111,17 @@ def part_ray(args) -> None:
         for _ in range(args.repeats):
             for driver in drivers:
                 for learners in counts:
+                    tree = {}  # the reports merged in a tree before the round: helper processes (local) or Ray tasks
+                    if args.merge_workers:
+                        tree = {"merge_tree": True} if driver.startswith("ray") else {"merge_workers": args.merge_workers}
                     model, progress = trains[driver](WeightedNaiveBayes(seed=1), sources(X, y, learners), batch_size=batch,
                                                      round_examples=per_learner(args, learners), measure_bytes=True,
-                                                     background_weights=driver.endswith("+bg"))  # fmt: skip
+                                                     background_weights=driver.endswith("+bg"), **tree)  # fmt: skip
                     assert progress.examples == args.rows
                     runs[driver, learners].append(progress)
+                    trees = f", tree {statistics.median(progress.tree_seconds):.2f} s/round" if getattr(progress, "tree_seconds", None) else ""
                     print(f"  {name}, K = {features}, {driver}, L = {learners}: {progress.examples_per_second:,.0f} ex/s, "
-                          f"{progress.rounds} rounds, {progress.seconds:.1f} s", flush=True)  # fmt: skip
+                          f"{progress.rounds} rounds, {progress.seconds:.1f} s{trees}", flush=True)  # fmt: skip
         for driver in drivers:
             speed = {L: statistics.median(p.examples_per_second for p in runs[driver, L]) for L in counts}
             for L in counts:
@@ -134,7 +138,8 @@ def part_ray(args) -> None:
                             f"{statistics.median(shipped) / 1e6:.2f} | {accuracy:.4f} |")  # fmt: skip
     import os
 
-    print(f"\n{os.cpu_count()} logical CPUs; learners in processes beside the coordinator's")
+    tree = f"; reports merged in a tree first (--merge-workers {args.merge_workers}: not in the coordinator's s/round)" if args.merge_workers else ""
+    print(f"\n{os.cpu_count()} logical CPUs; learners in processes beside the coordinator's{tree}")
     every = f"every {args.round:,} rows of each learner" if args.round_per_learner else f"every {args.round:,} rows"
     print(f"\nRandomRBF (5 classes, seeded), {args.rows:,} rows, a round {every}, median of {args.repeats}:\n")
     print(f"| stream | driver | learners | examples/s | vs {counts[0]} learner(s) | efficiency | coordinator s/round | wait s/round | coordinator share | learners busy | MB shipped/round | prequential accuracy |")  # fmt: skip
@@ -287,6 +292,8 @@ def main() -> None:
     parser.add_argument("--driver", choices=("local", "ray", "both"), default="both", help="which train runs the learners (part 1)")
     parser.add_argument("--learners", default="1,2", help="learner counts to compare, comma-separated (part 1)")
     parser.add_argument("--configurations", default="0,1", help="indices of CONFIGURATIONS to run (part 1)")
+    parser.add_argument("--merge-workers", type=int, default=0,
+                        help="merge each round's reports in a tree first: local.train's merge_workers, Ray's merge_tree (part 1; 0: none)")  # fmt: skip
     parser.add_argument("--weights", choices=("round", "background", "both"), default="round",
                         help="the weights stepped in the round, or in the coordinator's thread (background_weights), or both, interleaved (part 1)")  # fmt: skip
     args = parser.parse_args()
