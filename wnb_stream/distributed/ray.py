@@ -92,22 +92,29 @@ class _CoordinatorActor:
         )  # writable: Ray hands read-only arrays (the module docstring)
 
     def _publish(self, predictor) -> None:
-        """The predictor of the stepped weights to every learner (from the coordinator's thread)."""
+        """The predictor of the stepped weights to every learner (from the coordinator's thread),
+        put in the object store once: each learner reads it from there, instead of one copy
+        serialized per call."""
+        import ray
+
         committed = dict(self.coordinator.committed)
+        stored = ray.put(predictor)
         for p, learner in self.learners.items():
-            learner.publish.remote(predictor, committed.get(p))
+            learner.publish.remote(stored, committed.get(p))
 
     def state(self) -> tuple[dict, Any, Any]:
         """The positions, an empty delta and the current predictor (what learners start from)."""
         model = self.coordinator.model
         return dict(self.coordinator.positions), model.delta(), model.predictor() if model.classes else None
 
-    def round(self, *reports) -> tuple[Any, dict, float, list]:
-        """Absorb ``reports`` (``Report``, ``Merged``, or lists of them: a tree's results)."""
+    def round(self, *reports) -> tuple[Any, tuple[dict, float, list]]:
+        """Absorb ``reports`` (``Report``, ``Merged``, or lists of them: a tree's results): the
+        predictor, and the positions, seconds and refused partitions (two return values: the
+        driver hands the predictor's object to the learners without fetching it)."""
         began = time.monotonic()
         predictor = self.coordinator.round([item for report in reports for item in _items(report)])
         # (the positions the sources may forget: those of the last checkpoint written)
-        return predictor, dict(self.coordinator.committed), time.monotonic() - began, list(self.coordinator.refused)
+        return predictor, (dict(self.coordinator.committed), time.monotonic() - began, list(self.coordinator.refused))
 
     def model(self):
         self.coordinator.settle()
@@ -292,7 +299,9 @@ def train(
             level = [merge_task.remote(a, b) for a, b in zip(reports[::2], reports[1::2])]
             reports = level + reports[len(level) * 2 :]
         try:
-            predictor, positions, seconds, refused = ray.get(coordinator.round.remote(*reports))
+            # (the predictor stays in the object store: every learner reads the one stored copy)
+            predictor, answer = coordinator.round.options(num_returns=2).remote(*reports)
+            positions, seconds, refused = ray.get(answer)
         except RayActorError:  # restarted from its checkpoint: every learner resumes from its positions
             progress.restarts += 1
             drain(learners)
