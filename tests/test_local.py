@@ -41,6 +41,26 @@ def plain_loop(model, sources: dict, round_examples: int, batch_size: int):
     return coordinator.model
 
 
+def test_each_round_pickles_its_predictor_once_whatever_the_number_of_learners(tmp_path, monkeypatch):
+    """The driver sends every learner the same bytes: one pickle of the predictor per round,
+    not one per learner (at K = 1,000 a pickle takes a quarter of a second)."""
+    from wnb_stream.serving.predictor import Predictor
+
+    pickled = []
+    dumps = pickle.dumps
+
+    def counting(value, *args, **kwargs):
+        if isinstance(value, Predictor):
+            pickled.append(value)
+        return dumps(value, *args, **kwargs)
+
+    monkeypatch.setattr(local.pickle, "dumps", counting)
+    sources = shards(tmp_path, [messages(p, 300) for p in range(3)])
+    _, progress = local.train(WeightedNaiveBayes(history_size=300, seed=1), sources, round_examples=100, batch_size=50)
+    assert progress.rounds >= 3
+    assert len(pickled) == progress.rounds
+
+
 def test_the_local_driver_trains_the_model_of_the_plain_loop(tmp_path):
     # what must be equal: the whole saved model (summaries, window, level 2, weights, clocks),
     # since a round absorbs the same reports under either driver; only the predictor a learner
@@ -182,7 +202,7 @@ def test_a_learner_sending_a_large_report_does_not_wait_for_a_driver_sending_pre
         learner.answer("ready")
         learner.send("run", (400, None, False))
         for _ in range(3):
-            learner.send("publish", (b"p" * 2**23, None))  # (8 MB each: no pipe holds one)
+            learner.send("publish", (pickle.dumps(b"p" * 2**23), None))  # (a pickle of 8 MB each: no pipe holds one)
         counts, report = learner.answer("run")
         done.append((counts["examples"], len(pickle.dumps(report))))
 
