@@ -150,11 +150,14 @@ def test_a_learner_dying_right_after_its_answer_is_restarted_from_the_round_it_w
     assert counts_of(model) == expected_counts(parts)
 
 
-def test_a_type_changed_message_does_not_wedge_the_local_driver(tmp_path):
+@pytest.mark.parametrize("merge_workers", [0, 1])
+def test_a_type_changed_message_does_not_wedge_the_local_driver(tmp_path, merge_workers):
+    """Also through a tree of merges: the pair that cannot merge stays apart (its pickles as
+    they came), and the coordinator refuses the second."""
     parts = [messages(50 + p, 600) for p in range(2)]
     wedge = {"x": {"u": "text", "colour": "red"}, "y": "a"}
     parts[1][0] = wedge  # u met as a string by one partition, as a number by the other, in round 1
-    model, progress = local.train(exact_model(), shards(tmp_path, parts), round_examples=200, batch_size=16)
+    model, progress = local.train(exact_model(), shards(tmp_path, parts), round_examples=200, batch_size=16, merge_workers=merge_workers)
     registry = model._engine.registry
     assert registry.variables[registry.index["u"]].kind == "numeric"
     assert counts_of(model) == expected_counts([parts[0], parts[1][1:]]) and progress.examples == 1199

@@ -39,7 +39,6 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import copy
-import functools
 import multiprocessing
 import os
 import pickle
@@ -69,7 +68,9 @@ def _serve(conn, partition, batch_size: int, keep_rows: int | None) -> None:
     ``("reset", (position, delta, predictor))`` answers ``("ready", pid)``; ``("publish",
     (pickled, committed))`` answers nothing (an error is answered by the next run; ``pickled``:
     the predictor's pickle, made once by the driver for every learner); ``("run",
-    (max_messages, max_seconds, measure))`` answers ``("run", (counts, report))``; a command
+    (max_messages, max_seconds, measure))`` answers ``("run", (counts, pickled))``, ``pickled``
+    the report's pickle (the driver reads it, or hands the bytes to a helper that merges it:
+    ``_merge_pickled``); a command
     that raises answers ``("error", message)``.
 
     A thread reads the commands as they come, whatever the learner is doing: the driver's sends
@@ -123,9 +124,16 @@ def _serve(conn, partition, batch_size: int, keep_rows: int | None) -> None:
                 counts["examples"] = report.delta.n_seen
                 counts["bytes"] = report.delta.nbytes() if measure else 0
                 counts["seconds"] = report.seconds
-                conn.send(("run", (counts, report)))
+                conn.send(("run", (counts, pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL))))
         except Exception as error:  # noqa: BLE001 - the driver decides (reset, or give up)
             conn.send(("error", f"{type(error).__name__}: {error}"))
+
+
+def _merge_pickled(a: bytes, b: bytes) -> bytes:
+    """A helper's merge of two pickled reports (``Report`` or ``Merged``), pickled: it owns
+    what it unpickled, so ``a``'s delta takes in ``b``'s in place (``merge_reports(take=True)``).
+    ``ValueError`` (a feature of two kinds) leaves the pair apart (``merged_in_a_tree``)."""
+    return pickle.dumps(merge_reports(pickle.loads(a), pickle.loads(b), take=True), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 class _Failed(Exception):
@@ -367,9 +375,11 @@ def train(
                 top_up(active)  # the next runs go on while the coordinator works
             if pool is not None and len(reports) > 1:
                 merging = time.monotonic()
-                # (each worker owns the reports it unpickled: it merges them in place, without a copy)
-                reports = merged_in_a_tree(reports, functools.partial(merge_reports, take=True), lambda merge, pairs: list(pool.map(merge, pairs)))
+                # (the reports' pickles go to the helpers as they came, and the merged ones come
+                # back pickled: only the tree's last items are unpickled here)
+                reports = merged_in_a_tree(reports, _merge_pickled, lambda merge, pairs: list(pool.map(merge, pairs)))
                 progress.tree_seconds.append(time.monotonic() - merging)
+            reports = [pickle.loads(report) for report in reports]
             absorbing = time.monotonic()
             predictor = coordinator.round(reports)
             progress.round_seconds.append(time.monotonic() - absorbing)
