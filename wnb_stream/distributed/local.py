@@ -379,8 +379,8 @@ def train(
                 # back pickled: only the tree's last items are unpickled here)
                 reports = merged_in_a_tree(reports, _merge_pickled, lambda merge, pairs: list(pool.map(merge, pairs)))
                 progress.tree_seconds.append(time.monotonic() - merging)
+            absorbing = time.monotonic()  # (reading the reports is the coordinator's work: in its time)
             reports = [pickle.loads(report) for report in reports]
-            absorbing = time.monotonic()
             predictor = coordinator.round(reports)
             progress.round_seconds.append(time.monotonic() - absorbing)
             progress.rounds += 1
