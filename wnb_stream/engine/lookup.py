@@ -449,12 +449,11 @@ class Lookup:
 
     def encode_block(self, ks: np.ndarray, block: np.ndarray, present: np.ndarray, out: np.ndarray, at) -> None:
         """``out[:, at, :J] = ℓ`` of a block of values ``(n, a)`` of the numeric variables ``ks (a,)``
-        (zeros where ``present (n, a)`` is False); ``at`` is ``ks`` or the same as a slice."""
-        J = self.table.shape[1]
-        if isinstance(at, slice):  # a view: the compiled lookups write into it
-            encode_rows(self.cuts, self.n_cuts, self.first_row, self.missing_row, ks, block, present, self.table, out[:, at, :J])
-        else:  # scattered slots: the compiled lookups write each column to its slot
-            encode_rows(self.cuts, self.n_cuts, self.first_row, self.missing_row, ks, block, present, self.table, out, at)
+        (zeros where ``present (n, a)`` is False); ``at``: their slots, an array or a slice. The
+        compiled lookups write each column to its slot."""
+        if isinstance(at, slice):
+            at = np.arange(at.start, at.stop, dtype=np.intp)
+        encode_rows(self.cuts, self.n_cuts, self.first_row, self.missing_row, ks, block, present, self.table, out, at)
 
     def categorical_rows(self, k: int, parts: np.ndarray) -> np.ndarray:
         """Table rows of parts ``(n,)`` of the categorical variable ``k`` (``NOWHERE`` kept)."""

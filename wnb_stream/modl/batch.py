@@ -107,18 +107,13 @@ def discretize_stacked(bounds, counts, missing, starts, classes: tuple, chosen=N
     together = np.zeros(n_tables, dtype=bool)
     if 2 <= len(classes) <= _KERNEL_MAX_CLASSES:
         candidates = chosen & (lengths > 0)  # (an empty table is no block of the stack: ``discretize``)
-        if candidates.all():
-            done = _discretize_stacked(bounds, counts, missing, lengths, lambda i: classes, len(classes), criterion, selection_cost)
-        elif candidates.any():
+        picked = np.flatnonzero(candidates)
+        stack = (bounds, counts, missing, lengths)
+        if len(picked) < n_tables:  # the candidates' blocks alone
             rows = np.repeat(candidates, lengths)
-            done = [None] * n_tables
-            for i, partition in zip(np.flatnonzero(candidates).tolist(),
-                                    _discretize_stacked(bounds[rows], counts[rows], missing[candidates], lengths[candidates],
-                                                        lambda i: classes, len(classes), criterion, selection_cost)):  # fmt: skip
-                done[i] = partition
-        else:
-            done = []
-        for i, partition in enumerate(done):
+            stack = (bounds[rows], counts[rows], missing[candidates], lengths[candidates])
+        done = _discretize_stacked(*stack, lambda i: classes, len(classes), criterion, selection_cost) if len(picked) else []
+        for i, partition in zip(picked.tolist(), done):
             if partition is not None:
                 out[i] = partition
                 together[i] = True
