@@ -58,6 +58,28 @@ def test_growing_axes_keeps_rows_and_reencode_uses_raw_values():
     assert not h.log_lik[rows, 1].any()
 
 
+@settings(max_examples=examples(60), deadline=None)
+@given(capacity=st.integers(1, 12), n=st.integers(0, 30), keep=st.integers(0, 12), grow_to=st.integers(1, 9),
+       classes=st.integers(2, 5))  # fmt: skip
+def test_growing_and_fitting_the_encoding_keep_the_rows_in_use_and_zeros_after_them(capacity, n, keep, grow_to, classes):
+    # (an unfilled ring copies only its first ``size`` rows: the others must be zeros anyway)
+    numeric, log_lik, y, w = _rows(n, K=2)
+    h = History(capacity)
+    h.resize(n_variables=2, n_classes=2, n_numeric=2, n_categorical=0)
+    for i in range(n):
+        h.push(([0, 1], numeric[i].tolist()), ([], []), [0, 1], log_lik[i], int(y[i]), float(w[i]))
+    h.keep_recent(keep)  # (forgetting leaves fewer rows than the ring held)
+    before = h.log_lik[h.order()].copy()
+    h.resize(n_variables=2 + grow_to, n_classes=classes, n_numeric=2, n_categorical=0)
+    h.fit_encoding(2 + grow_to, classes)
+    assert h.log_lik.shape == (capacity, 2 + grow_to, classes) and h.log_lik.flags.c_contiguous
+    rows = h.order()
+    np.testing.assert_array_equal(h.log_lik[rows, :2, :2], before[:, :2, :2])
+    assert not h.log_lik[rows, 2:].any() and not h.log_lik[rows, :, 2:].any()
+    unused = np.setdiff1d(np.arange(capacity), rows)
+    assert not h.log_lik[unused].any()
+
+
 # ---------------------------------------------------------------------------------------------
 # The sparse layout reads the same rows as the dense one
 

@@ -15,8 +15,11 @@ def as_slice(index: np.ndarray) -> np.ndarray | slice:
     return index
 
 
-def grow(array: np.ndarray, axis: int, size: int, fill) -> np.ndarray:
-    """``array`` padded along ``axis`` to at least ``size`` (capacity doubled), new cells = ``fill``."""
+def grow(array: np.ndarray, axis: int, size: int, fill, rows: int | None = None) -> np.ndarray:
+    """``array`` padded along ``axis`` to at least ``size`` (capacity doubled), new cells = ``fill``.
+
+    ``rows``: only the first ``rows`` entries of axis 0 hold values (a ring not yet full); the
+    others are copied as ``fill`` without being read (``axis`` must not be 0)."""
     if array.shape[axis] >= size:
         return array
     new_size = max(size, 2 * array.shape[axis], 4)
@@ -27,5 +30,8 @@ def grow(array: np.ndarray, axis: int, size: int, fill) -> np.ndarray:
     out = np.zeros(shape, dtype=array.dtype) if fill is not None and not fill else np.full(shape, fill, dtype=array.dtype)
     index = [slice(None)] * array.ndim
     index[axis] = slice(0, array.shape[axis])
+    if rows is not None and rows < array.shape[0]:
+        index[0] = slice(0, rows)
+        array = array[:rows]
     out[tuple(index)] = array
     return out

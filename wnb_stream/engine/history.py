@@ -93,8 +93,9 @@ class History:
         n_encoded = n_variables if n_encoded is None else n_encoded
         self._grow_raw(n_variables, n_numeric, n_categorical)
         if self.encoded:
-            self.log_lik = grow(self.log_lik, 1, n_encoded, 0.0)
-            self.log_lik = grow(self.log_lik, 2, n_classes, 0.0)
+            # (the rows beyond ``size`` are zeros, written before they are read: not copied)
+            self.log_lik = grow(self.log_lik, 1, n_encoded, 0.0, rows=self.size)
+            self.log_lik = grow(self.log_lik, 2, n_classes, 0.0, rows=self.size)
         self.n_encoded = max(self.n_encoded, n_encoded)
         self.n_variables = max(self.n_variables, n_variables)
         self.n_classes = max(self.n_classes, n_classes)
@@ -117,7 +118,10 @@ class History:
         """
         if self.log_lik.shape[1:] != (n_encoded, n_classes):
             assert n_encoded >= self.n_encoded and n_classes >= self.n_classes, "cells in use would be dropped"
-            self.log_lik = np.ascontiguousarray(self.log_lik[:, :n_encoded, :n_classes])
+            # (only the rows in use: an unfilled ring holds them at the front, zeros after them)
+            fitted = np.zeros((self.log_lik.shape[0], n_encoded, n_classes))
+            fitted[: self.size] = self.log_lik[: self.size, :n_encoded, :n_classes]
+            self.log_lik = fitted
 
     def drop_encoding(self) -> None:
         """No encoded column is in use any more (level 3 restarts; columns are encoded again as
