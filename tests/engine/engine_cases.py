@@ -124,6 +124,7 @@ def assert_same_model(a: WeightedNaiveBayes, b: WeightedNaiveBayes, probes: list
 def assert_encoding_is_a_function_of_the_raw_rows(model: WeightedNaiveBayes):
     """The history's encoded block is what encoding its raw rows with the current level 2 gives."""
     e = model._engine
+    e.settle_encoding()  # (a round that left its step for later owes the block: written now)
     A, J, n = len(e.slots), len(e.classes), len(e.history)
     copy = pickle.loads(pickle.dumps(model))
     copy._engine.reencode_all()

@@ -390,9 +390,18 @@ def test_a_round_whose_step_is_left_for_later_is_the_round_once_stepped(rows):
         np.testing.assert_array_equal(a.model.log_prob, b.model.log_prob)
     x = [x for x, _ in stream(4, 30)]
     assert [later.predict_proba_one(row) for row in x] != [at_once.predict_proba_one(row) for row in x]
+    assert later._engine._owes_encoding  # (the window is encoded by the step, off the round's critical path)
     assert later.step_weights() and not later.step_weights()  # the step it owed, once
+    assert not later._engine._owes_encoding
     assert io.dumps(later) == io.dumps(at_once)
     assert [later.predict_proba_one(row) for row in x] == [at_once.predict_proba_one(row) for row in x]
+    np.testing.assert_array_equal(later._engine.encoding(), at_once._engine.encoding())
+    # a reader of the window before the step gets it encoded, and the step is the same
+    read_first = copy.deepcopy(model)
+    read_first.absorb(deltas, step=False)
+    np.testing.assert_array_equal(read_first._engine.encoding(), at_once._engine.encoding())
+    assert not read_first._engine._owes_encoding and read_first.step_weights()
+    assert io.dumps(read_first) == io.dumps(at_once)
 
 
 def test_a_merge_of_two_models_restarts_the_weights():

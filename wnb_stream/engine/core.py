@@ -93,6 +93,9 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
     """
 
     _evicted = False  # a check point evicted variables since ``learn_frame`` last looked
+    #: The encoded window is owed (``restart(defer_encoding=True)``): written, from the raw rows,
+    #: by the first reader of it (``settle_encoding``), e.g. the step that a round left for later.
+    _owes_encoding = False
 
     def __init__(self, params: Params, collect: bool = False):
         # a stream whose absent features hold a value is sparse: its rows are kept as entries
@@ -372,8 +375,9 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
             self._context = None
 
     def _reencode_columns(self, ks: list) -> None:
-        """Encode the history columns of the variables ``ks`` (all with slots) with their level 2."""
-        if not ks or not self.history.size:
+        """Encode the history columns of the variables ``ks`` (all with slots) with their level 2
+        (nothing while the whole window is owed: ``settle_encoding`` writes every column)."""
+        if not ks or not self.history.size or self._owes_encoding:
             return
         variables = self.registry.variables
         binned = [k for k in ks if variables[k].kind == "numeric" and not variables[k].density]
@@ -412,6 +416,14 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         else:
             for start, stop in pieces:
                 encode(start, stop)
+
+    def settle_encoding(self) -> None:
+        """Write the encoded window if it is owed (``restart(defer_encoding=True)``); every reader
+        of the encoded rows calls this first. O(1) when it is not owed."""
+        if self._owes_encoding:  # (every slot's column over the rows in use: what ``restart`` writes)
+            self._owes_encoding = False
+            self._resize()
+            self._reencode_columns(self.slots.variable.tolist())
 
     def reencode_all(self) -> None:
         """Encode every row of the history with the current level 2 of every variable.
@@ -474,6 +486,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
 
     def _step(self, m: int) -> None:
         """One learner step on the ``m`` most recent rows, judged on the whole history."""
+        self.settle_encoding()
         h = self.history
         A, J = len(self.slots), len(self.classes)
         h.fit_encoding(A, J)  # the window below: one contiguous block
@@ -496,7 +509,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         if self.params.memory_budget is not None:
             self.keep_budget(self.params.memory_budget)
 
-    def restart(self, recent: int, step: bool = False, warm: bool = False) -> None:
+    def restart(self, recent: int, step: bool = False, warm: bool = False, defer_encoding: bool = False) -> None:
         """Start levels 2 and 3 afresh on the parts as they are (after ``forget`` or a merge).
 
         The learner restarts from its initial weights (seeded by ``seed`` and the clock) and will
@@ -505,9 +518,13 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         history; the change detector starts afresh. With ``step``, the learner steps at once
         (else at the next row learned). With ``warm`` (a round: the rows absorbed came after the
         model's), the learner keeps its run instead, each variable its weight
-        (``remap``; a learner that cannot carry it restarts).
+        (``remap``; a learner that cannot carry it restarts). With ``defer_encoding`` (and no
+        ``step``), the history is not encoded now but by its first reader (``settle_encoding``:
+        the same block, from the raw rows and the rebuilt level 2), so that a round's predictor
+        is ready before it (``docs/algorithms/merge.md#rounds``).
         """
         registry, classes, schedule = self.registry, self.classes, self.schedule
+        self._owes_encoding = bool(defer_encoding) and not step
         before = self.slots.variable.copy() if warm else None
         # level 3 starts with the variables whose level 2 is not flat now (the rebuilds below add others)
         self.slots.clear()
@@ -565,6 +582,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         """``(n, K, J)`` the history's encoded ``rows`` (default: the rows in use) per variable: the
         slots' columns where they are, zeros for the variables outside level 3 (whose ℓ is 0).
         For inspection and tests; the learners read the compact ``(n, A, J)`` window."""
+        self.settle_encoding()
         h = self.history
         rows = h.filled() if rows is None else rows
         block = h.log_lik[rows, : len(self.slots), : len(self.classes)]

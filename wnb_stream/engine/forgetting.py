@@ -136,6 +136,7 @@ class Forgetting:
     def _errors(self, m: int) -> np.ndarray:
         """0/1 errors of the current model on the ``m`` most recent rows of the history, oldest
         first (rows of sample weight 0 left out)."""
+        self.settle_encoding()
         h = self.history
         self.refresh()
         A, J = len(self.slots), len(self.classes)
@@ -162,6 +163,7 @@ class Forgetting:
         if after >= len(rows) or weighted[-1] < since + FIRST_REFIT:  # too little before the rise
             return False
         A, J = len(self.slots), len(self.classes)
+        self.settle_encoding()
         h.fit_encoding(A, J)
         log_prior = self.classes.log_prior()
         log_prior.flags.writeable = False

@@ -270,7 +270,7 @@ def _combine(base: Engine, others: list[Engine], owned: list[bool], newer: bool,
         base.monitor.count_detected(sum(other.monitor.detected for other in others if other.monitor is not None))
     engine = Engine.from_parts(base.params, base.classes, registry, history, base.schedule, base.optimizer, base.slots, base.monitor)
     if newer:  # a round: the learner keeps its run and steps on the deltas' rows, as on rows learned
-        engine.restart(max(1, sum(taken[1:])), step=step, warm=True)
+        engine.restart(max(1, sum(taken[1:])), step=step, warm=True, defer_encoding=not step)
     else:
         engine.restart(len(history), step=True)
     return engine
