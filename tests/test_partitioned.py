@@ -679,3 +679,36 @@ def test_a_round_without_rows_owes_no_step_of_the_weights():
     coordinator.round([empty])
     coordinator.settle()
     assert io.dumps(coordinator.model) == before
+
+
+@pytest.mark.parametrize("batch_size", [1, 64])
+def test_load_kernels_trains_a_clone_in_rounds_and_leaves_the_model_as_it_was(monkeypatch, batch_size):
+    from wnb_stream.distributed import partitioned
+
+    model = exact_model()
+    for message in messages(1, 300):
+        model.learn_one(message["x"], message["y"])
+    before = io.dumps(model)
+    rounds = []
+    original = partitioned.Coordinator.round
+
+    def spy(self, reports):
+        assert self.model is not model
+        rounds.append(sum(report.delta.n_seen for report in reports))
+        return original(self, reports)
+
+    monkeypatch.setattr(partitioned.Coordinator, "round", spy)
+    partitioned.load_kernels(model, batch_size)
+    # (every row of the fixed stream went through learners' runs and the coordinator's rounds)
+    assert rounds == [2 * partitioned.WARM_UP_RUN] * (partitioned.WARM_UP_ROWS // (2 * partitioned.WARM_UP_RUN))
+    assert io.dumps(model) == before
+
+
+def test_load_kernels_that_fails_changes_nothing_and_raises_nothing():
+    from wnb_stream.distributed import partitioned
+
+    class Broken:
+        def clone(self):
+            raise RuntimeError("no clone")
+
+    partitioned.load_kernels(Broken())  # (the real run says why, not the warm-up)

@@ -27,7 +27,9 @@ calling process: if that process dies, ``train`` called again with the same ``ch
 restores the checkpoint and every learner starts from its positions, so no message is absorbed
 twice (``docs/algorithms/merge.md#rounds``).
 
-Three options take work off the coordinator's path: ``merge_workers`` helper processes merge a
+Every learner process, and the calling process for its coordinator, loads the compiled kernels
+when it starts (``partitioned.load_kernels``), before the first round. Three options take work off
+the coordinator's path: ``merge_workers`` helper processes merge a
 round's reports in a tree so that the coordinator absorbs one delta, ``background_checkpoint``
 writes each checkpoint while the next reports arrive, and ``background_weights`` steps the
 weights then, publishing level 2 at once and the stepped weights when ready
@@ -48,7 +50,7 @@ import time
 from typing import Any, Callable, Hashable
 
 from .._checks import integer, real
-from .partitioned import Coordinator, Learner, Progress, merge_reports, merged_in_a_tree
+from .partitioned import Coordinator, Learner, Progress, load_kernels, merge_reports, merged_in_a_tree
 
 __all__ = ["DEPTH", "MAX_FAILURES", "train"]
 
@@ -59,7 +61,7 @@ DEPTH = 2
 MAX_FAILURES = 5
 
 
-def _serve(conn, partition, batch_size: int, keep_rows: int | None) -> None:
+def _serve(conn, partition, batch_size: int, keep_rows: int | None, blank=None) -> None:
     """A learner process: its ``Learner`` handles the commands of ``conn`` in order until ``stop``.
 
     ``("source", factory)`` comes first (the factory of its source: it travels through the pipe,
@@ -92,6 +94,8 @@ def _serve(conn, partition, batch_size: int, keep_rows: int | None) -> None:
                 inbox.put(("unreadable", f"{type(error).__name__}: {error}"))
 
     threading.Thread(target=read, daemon=True).start()
+    if blank is not None:  # (the model's settings: the kernels are loaded before the first run)
+        load_kernels(blank, batch_size)
     learner, failed, source_factory = None, None, None
     while True:
         command, args = inbox.get()
@@ -143,10 +147,10 @@ class _Failed(Exception):
 class _LearnerProcess:
     """One partition's learner process and the driver's end of its pipe."""
 
-    def __init__(self, context, partition, factory, batch_size: int, keep_rows: int | None):
+    def __init__(self, context, partition, factory, batch_size: int, keep_rows: int | None, blank=None):
         self.partition = partition
         self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs, partition, batch_size, keep_rows), daemon=True)
+        self.process = context.Process(target=_serve, args=(theirs, partition, batch_size, keep_rows, blank), daemon=True)
         self.process.start()  # (returns at once: what it carries is small)
         theirs.close()  # (so that a dead process closes the pipe: recv raises EOFError)
         self.queued = 0  # runs sent and not yet answered
@@ -289,8 +293,10 @@ def train(
     pool = concurrent.futures.ProcessPoolExecutor(merge_workers, mp_context=context) if merge_workers else None
     failures: collections.Counter = collections.Counter()
 
+    blank = model.clone()  # (its settings, for each process's warm-up: ``partitioned.load_kernels``)
+
     def start(p) -> None:
-        learners[p] = _LearnerProcess(context, p, sources[p], batch_size, keep_rows)
+        learners[p] = _LearnerProcess(context, p, sources[p], batch_size, keep_rows, blank)
 
     def drain(p) -> None:
         """Wait out and drop the queued runs of ``p`` (their reads are read again)."""
@@ -344,6 +350,7 @@ def train(
         absorbed_before = coordinator.absorbed
         for p in sources:
             start(p)
+        load_kernels(model, batch_size)  # (the coordinator's, here, while the learners load theirs)
         for p in sources:  # (waits for the processes to start)
             recover(p)
         began = time.monotonic()

@@ -38,7 +38,10 @@ from ..stream import checkpoints
 from ..stream.checkpoints import CoordinatorCheckpoint
 from ..stream.sources import Malformed
 
-__all__ = ["Coordinator", "IterableSource", "Learner", "Merged", "Progress", "Report", "example", "forget_rows", "interleaved", "merge_reports", "merged_in_a_tree"]
+__all__ = [
+    "Coordinator", "IterableSource", "Learner", "Merged", "Progress", "Report", "example", "forget_rows", "interleaved", "load_kernels",
+    "merge_reports", "merged_in_a_tree",
+]  # fmt: skip
 
 
 def example(message) -> tuple[dict, Any]:
@@ -587,3 +590,48 @@ class Coordinator:
         self.rounds = checkpoint.rounds
         self.absorbed = checkpoint.absorbed
         return checkpoint.detector
+
+
+#: Rows of the fixed stream of ``load_kernels``, and how many each of its learners reads per run.
+WARM_UP_ROWS, WARM_UP_RUN = 240, 60
+
+
+def _warm_up_messages(partition: int) -> list:
+    """A small fixed stream (``load_kernels``): 4 numeric variables (one with missing values) and
+    2 categorical ones, 3 classes; each partition its own rows."""
+    rng = np.random.default_rng(partition)
+    rows = []
+    for i in range(WARM_UP_ROWS // 2):
+        j = int(rng.integers(0, 3))
+        x = {f"n{k}": float(rng.normal(j * (k == 0) + 0.5 * (k == 1) * j, 1.0)) for k in range(4)}
+        if i % 7 == 3:
+            x["n3"] = None
+        x["tone"] = ("low", "mid", "high")[(j + int(rng.integers(0, 2))) % 3]
+        x["g"] = f"g{int(rng.integers(0, 12))}"
+        rows.append((x, ("a", "b", "c")[j]))
+    return rows
+
+
+def load_kernels(model, batch_size: int = 256) -> None:
+    """Train a throw-away clone of ``model`` (``model.clone()``: its settings, nothing learned) in
+    rounds on a small fixed stream, two learners of ``batch_size`` and a coordinator, so that
+    this process loads the compiled kernels that a learner's run and a coordinator's round use
+    (from numba's cache, or compiled) before its first real run or round. The drivers call it
+    when a learner or a coordinator starts, so that the first round of a new process does not
+    pay for the loading (about half a second of CPU per process on a two-core machine;
+    ``docs/algorithms/merge.md#rounds``). ``model`` is not changed; a warm-up that fails
+    changes nothing (the real run will say why).
+    """
+    try:
+        coordinator = Coordinator(model.clone())
+        learners = [Learner(p, IterableSource(functools.partial(_warm_up_messages, p)), batch_size) for p in range(2)]
+        for learner in learners:
+            learner.reset(None, coordinator.model.delta())
+        for _ in range(WARM_UP_ROWS // (2 * WARM_UP_RUN)):
+            predictor = coordinator.round([learner.run(max_messages=WARM_UP_RUN) for learner in learners])
+            for learner in learners:
+                learner.publish(predictor)
+        coordinator.settle()
+    except Exception:  # noqa: BLE001 - a warm-up that fails changes nothing
+        return
+

@@ -28,7 +28,8 @@ merges a round's reports in Ray tasks so that the coordinator absorbs one delta,
 ``background_weights`` steps the weights then (the coordinator's actor publishes the stepped
 predictor to the learners itself).
 
-The functions and classes here only move ``partitioned`` objects between processes; Ray is
+Each actor loads the compiled kernels when it starts (``partitioned.load_kernels``), before the
+first round. The functions and classes here only move ``partitioned`` objects between processes; Ray is
 imported when ``train`` is called. Ray hands the NumPy arrays of an argument as read-only views
 of its object store, so an actor deep-copies what it will change (a delta, the model) first.
 """
@@ -41,7 +42,7 @@ import os
 import time
 from typing import Any, Callable, Hashable
 
-from .partitioned import Coordinator, Learner, Progress, Report, merged_in_a_tree
+from .partitioned import Coordinator, Learner, Progress, Report, load_kernels, merged_in_a_tree
 
 __all__ = ["Progress", "train"]
 
@@ -57,7 +58,9 @@ RESET_ATTEMPTS = 150
 class _LearnerActor:
     """A ``Learner`` in a Ray actor; its source comes from ``source_factory()`` in the actor."""
 
-    def __init__(self, partition, source_factory: Callable[[], Any], batch_size: int, keep_rows: int):
+    def __init__(self, partition, source_factory: Callable[[], Any], batch_size: int, keep_rows: int, blank=None):
+        if blank is not None:  # (the model's settings: the kernels are loaded before the first run)
+            load_kernels(blank, batch_size)
         self.learner = Learner(partition, source_factory(), batch_size, keep_rows)
 
     def reset(self, position, delta, predictor) -> None:
@@ -90,6 +93,7 @@ class _CoordinatorActor:
         self.coordinator = Coordinator(
             copy.deepcopy(model), checkpoint_path, background=background, background_weights=background_weights, on_weights=self._publish
         )  # writable: Ray hands read-only arrays (the module docstring)
+        load_kernels(model)  # (before the first round)
 
     def _publish(self, predictor) -> None:
         """The predictor of the stepped weights to every learner (from the coordinator's thread),
@@ -220,7 +224,8 @@ def train(
     Coordinator_ = ray.remote(**options)(_CoordinatorActor)
     path = None if checkpoint_path is None else os.path.abspath(os.fspath(checkpoint_path))
     keep_rows = -(-model.history_size // len(sources))  # each partition's share of the window
-    learners = {p: Learner_.remote(p, factory, batch_size, keep_rows) for p, factory in sources.items()}
+    blank = model.clone()  # (its settings, for each actor's warm-up: ``partitioned.load_kernels``)
+    learners = {p: Learner_.remote(p, factory, batch_size, keep_rows, blank) for p, factory in sources.items()}
     coordinator = Coordinator_.remote(model, path, background_checkpoint, background_weights, learners if background_weights else None)
     progress = Progress()
 
