@@ -448,3 +448,40 @@ def test_a_merge_runs_without_the_cyclic_collector_and_restores_it(monkeypatch, 
         finally:
             gc.enable()
     assert seen and not any(seen)
+
+
+@settings(max_examples=examples(20), deadline=None)
+@given(
+    rows=st.sampled_from([20, 300]),
+    ops=st.lists(st.sampled_from(["learn", "read", "step", "forget", "drift"]), max_size=6),
+    seed=st.integers(0, 2**16),
+)
+def test_an_owed_encoding_is_invisible_to_whatever_comes_next(rows, ops, seed):
+    """After ``absorb(deltas, step=False)`` the window's encoding is owed (written by its first
+    reader). Whatever follows (rows learned, rebuilds, the step, a read, forgetting, the change
+    detector's check), the model is the one whose encoding was written at once, bit for bit."""
+    model = fit(stream(1, 400), drift_delta=0.002)
+    deltas = deltas_of(model, [stream(2, rows), stream(3, rows)])
+    owed, written = copy.deepcopy(model), copy.deepcopy(model)
+    owed.absorb(deltas, step=False)
+    written.absorb(deltas, step=False)
+    written._engine.settle_encoding()
+    assert owed._engine._owes_encoding and not written._engine._owes_encoding
+    chunks = [stream(seed + i, 40) for i in range(len(ops))]  # (rows enough to reach a rebuild and the step owed)
+    for op, chunk in zip(ops, chunks):
+        for m in (owed, written):
+            if op == "learn":
+                for x, y in chunk:
+                    m.learn_one(x, y)
+            elif op == "read":
+                m._engine.encoding()
+            elif op == "step":
+                m.step_weights()
+            elif op == "forget":
+                m._engine.forget(len(m._engine.history) // 2)
+            elif m._engine.monitor is not None:  # the change detector's check of the window
+                m._engine._watch()
+    assert io.dumps(owed) == io.dumps(written)
+    np.testing.assert_array_equal(owed._engine.encoding(), written._engine.encoding())
+    x = [x for x, _ in stream(seed + 99, 20)]
+    assert [owed.predict_proba_one(row) for row in x] == [written.predict_proba_one(row) for row in x]
