@@ -45,6 +45,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping
 import numpy as np
 from river import base
 
+from ..stream.warm_up import rows as warm_up_rows
 from .models import memory_of, selected_variables
 
 __all__ = [
@@ -357,8 +358,9 @@ WARM_UP_ROWS = 200
 
 
 def warm_up_stream(n: int = WARM_UP_ROWS, numeric_only: bool = False) -> list[tuple[dict, Any]]:
-    """A small fixed stream to warm models up on: 4 numeric variables (one with missing values),
-    2 categorical ones, 3 classes; ``numeric_only`` leaves the categorical ones out.
+    """A small fixed stream to warm models up on (``stream.warm_up.rows``): 4 numeric variables
+    (one with missing values), 2 categorical ones, 3 classes; ``numeric_only`` leaves the
+    categorical ones out.
 
     Examples
     --------
@@ -366,19 +368,7 @@ def warm_up_stream(n: int = WARM_UP_ROWS, numeric_only: bool = False) -> list[tu
     >>> len(rows), sorted(rows[0][0]), rows[0][1] in ("a", "b", "c")
     (5, ['g', 'n0', 'n1', 'n2', 'n3', 'tone'], True)
     """
-    rng = np.random.default_rng(0)
-    labels = ("a", "b", "c")
-    rows = []
-    for i in range(n):
-        j = int(rng.integers(0, 3))
-        x = {f"n{k}": float(rng.normal(j * (k == 0) + 0.5 * (k == 1) * j, 1.0)) for k in range(4)}
-        if i % 7 == 3:
-            x["n3"] = None
-        if not numeric_only:
-            x["tone"] = ("low", "mid", "high")[(j + int(rng.integers(0, 2))) % 3]
-            x["g"] = f"g{int(rng.integers(0, 12))}"
-        rows.append((x, labels[j]))
-    return rows
+    return warm_up_rows(n, numeric_only)
 
 
 def warm_up(models: Mapping[str, base.Classifier], n: int = WARM_UP_ROWS) -> None:

@@ -350,7 +350,7 @@ def train(
         absorbed_before = coordinator.absorbed
         for p in sources:
             start(p)
-        load_kernels(model, batch_size)  # (the coordinator's, here, while the learners load theirs)
+        load_kernels(blank, batch_size)  # (the coordinator's, here, while the learners load theirs)
         for p in sources:  # (waits for the processes to start)
             recover(p)
         began = time.monotonic()

@@ -34,7 +34,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator
 import numpy as np
 
 from .._checks import integer
-from ..stream import checkpoints
+from ..stream import checkpoints, warm_up
 from ..stream.checkpoints import CoordinatorCheckpoint
 from ..stream.sources import Malformed
 
@@ -592,24 +592,9 @@ class Coordinator:
         return checkpoint.detector
 
 
-#: Rows of the fixed stream of ``load_kernels``, and how many each of its learners reads per run.
+#: Rows of the fixed stream of ``load_kernels`` (``stream.warm_up.rows``, half to each of its
+#: two learners), and how many each learner reads per run.
 WARM_UP_ROWS, WARM_UP_RUN = 240, 60
-
-
-def _warm_up_messages(partition: int) -> list:
-    """A small fixed stream (``load_kernels``): 4 numeric variables (one with missing values) and
-    2 categorical ones, 3 classes; each partition its own rows."""
-    rng = np.random.default_rng(partition)
-    rows = []
-    for i in range(WARM_UP_ROWS // 2):
-        j = int(rng.integers(0, 3))
-        x = {f"n{k}": float(rng.normal(j * (k == 0) + 0.5 * (k == 1) * j, 1.0)) for k in range(4)}
-        if i % 7 == 3:
-            x["n3"] = None
-        x["tone"] = ("low", "mid", "high")[(j + int(rng.integers(0, 2))) % 3]
-        x["g"] = f"g{int(rng.integers(0, 12))}"
-        rows.append((x, ("a", "b", "c")[j]))
-    return rows
 
 
 def load_kernels(model, batch_size: int = 256) -> None:
@@ -624,7 +609,9 @@ def load_kernels(model, batch_size: int = 256) -> None:
     """
     try:
         coordinator = Coordinator(model.clone())
-        learners = [Learner(p, IterableSource(functools.partial(_warm_up_messages, p)), batch_size) for p in range(2)]
+        messages = warm_up.rows(WARM_UP_ROWS)
+        half = WARM_UP_ROWS // 2
+        learners = [Learner(p, IterableSource(functools.partial(list, messages[p * half : (p + 1) * half])), batch_size) for p in range(2)]
         for learner in learners:
             learner.reset(None, coordinator.model.delta())
         for _ in range(WARM_UP_ROWS // (2 * WARM_UP_RUN)):

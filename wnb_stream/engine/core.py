@@ -420,10 +420,14 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
     def settle_encoding(self) -> None:
         """Write the encoded window if it is owed (``restart(defer_encoding=True)``); every reader
         of the encoded rows calls this first. O(1) when it is not owed."""
-        if self._owes_encoding:  # (every slot's column over the rows in use: what ``restart`` writes)
-            self._owes_encoding = False
-            self._resize()
-            self._reencode_columns(self.slots.variable.tolist())
+        if self._owes_encoding:
+            self._encode_window()
+
+    def _encode_window(self) -> None:
+        """Every slot's column over the rows in use (what ``restart`` writes); nothing is owed after."""
+        self._owes_encoding = False
+        self._resize()
+        self._reencode_columns(self.slots.variable.tolist())
 
     def reencode_all(self) -> None:
         """Encode every row of the history with the current level 2 of every variable.
@@ -435,7 +439,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         """
         self._resize()
         self.history.clear_encoding()
-        self._reencode_columns(self.slots.variable.tolist())
+        self._encode_window()
 
     def _reencode(self, k: int) -> None:
         variable, h = self.registry.variables[k], self.history

@@ -8,7 +8,8 @@
 - ``dead_letters``: the messages set aside because processing them raised (``DeadLetters``);
 - ``checkpoints``: the checkpoint files of the runner and of partitioned training (io records);
 - ``redis_stream``: a Redis Streams source and ``publish``;
-- ``csv_stream``: a CSV file read as a stream of ``(x, y)`` (``CSVStream``).
+- ``csv_stream``: a CSV file read as a stream of ``(x, y)`` (``CSVStream``);
+- ``warm_up``: a small fixed stream to warm models (and new processes' kernels) up on.
 """
 
 from .dead_letters import DeadLetter, DeadLetters
