@@ -652,6 +652,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
             self.monitor._check()
         self.lookup._check(K, J)
         assert self.n_seen == self.history.stored, "every example learned is stored once"
+        assert self.history.zeros_beyond_size(), "the encoded rows beyond the ring's size hold zeros"
         self.slots._check(K)
         assert self.collect or np.all(self.slots.of[self.registry.informative()] >= 0), (
             "every variable whose level 2 is not flat has a slot"
