@@ -246,3 +246,33 @@ def test_gk_flush_many_is_a_loop_of_flush(name, data):
         summary._flush()
     assert [dumps(a) for a in made] == [dumps(b) for b in loop]
     assert all(not len(summary._buffer_values) and not summary.problems() for summary in made)
+
+
+def test_merge_many_of_summaries_with_the_classes_in_other_orders():
+    """A round's merge: many summaries whose classes came in one order merged with others whose
+    classes came in another order, some with a class the first ones never saw, and one pair
+    whose summary has a pending buffer. ``GKClass.merge_many`` places the counts of the pairs
+    that share their two orders in one step for all of them (``gk_batch._settled_columns``):
+    each summary as ``merge`` leaves it, bit for bit, and the others unchanged."""
+    rng = np.random.default_rng(5)
+    orders = (["a", "b", "c"], ["c", "a", "b"], ["b", "d", "a", "c"])
+
+    def fed(order, n):
+        summary = GKClass(epsilon=0.02)
+        for label in order:  # the classes in this order
+            summary.update(float(rng.normal()), label)
+        for _ in range(n):
+            summary.update(float(rng.normal()), order[int(rng.integers(len(order)))], float(rng.choice([1.0, 0.5])))
+        return summary
+
+    made = [fed(orders[0], 60) for _ in range(30)]
+    others = [fed(orders[1 if t % 3 else 2], 40) for t in range(30)]
+    for summary in made[1:] + others:
+        summary.settle()
+    loop, before = copy.deepcopy(list(zip(made, others))), [dumps(other) for other in others]
+    GKClass.merge_many(list(zip(made, others)))
+    for summary, other in loop:
+        summary.merge(other)
+    assert [dumps(summary) for summary in made] == [dumps(summary) for summary, _ in loop]
+    assert [dumps(other) for other in others] == before
+    assert all(summary.classes[:3] == ("a", "b", "c") for summary in made)

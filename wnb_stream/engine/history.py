@@ -187,6 +187,18 @@ class History:
         self.present[at, present.shape[1] :] = False
         self._write_rest(rows, skip, categorical, log_lik, y, sample_weight)
 
+    def open_rows(self, m: int) -> slice:
+        """Append ``m`` rows (at most ``capacity``) to an empty ring without writing them: the ring
+        rows ``0:m``, which hold what a fresh ring holds (NaN, absent, no category, a zero
+        encoding, class 0, weight 0) until the caller writes them. A merged window
+        (``merge.merge_histories``) writes each side's rows where they go, instead of through a
+        block of its own that ``push_many`` would copy. The clock counts them."""
+        assert self.size == 0 and self.cursor == 0 and 0 <= m <= self.capacity, "an empty ring with room for the rows"
+        self.stored += m
+        self.size = m
+        self.cursor = m % self.capacity
+        return slice(0, m)
+
     def _rows(self, m: int) -> tuple[np.ndarray, int]:
         """The ring rows of ``m`` rows being appended, and how many of them do not fit (the first
         ``skip``: they pass through the ring at once; the rows are those of the others). Advances

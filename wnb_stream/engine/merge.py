@@ -150,19 +150,25 @@ def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_
 
     Rows are remapped through each side's ``indices`` (variables) and ``columns`` (classes); the
     clock ``stored`` is the sum of the sides'. The encoding is left at 0 (the rebuild that
-    follows writes it). Cost O(capacity · K).
+    follows writes it). The sides hold at most ``capacity`` rows together (the callers take
+    each side's share, ``window_sizes``). Cost O(capacity · K).
     """
     K = len(registry)
     m = sum(len(side.rows) for side in sides)
     where = np.empty(m, dtype=np.intp)
     where[order] = np.arange(m)  # the merged row of each concatenated row: each side's rows go there at once
-    categorical = np.full((m, registry.n_categorical), None, dtype=object)  # (m, n_categorical), merged order
-    y = np.empty(m, dtype=np.intp)
-    sample_weight = np.empty(m)
     sparse = sides[0].history.sparse  # (models merge with the same ``absent``: one layout)
     assert all(side.history.sparse == sparse for side in sides), "histories of both layouts"
-    numeric = None if sparse else np.full((m, registry.n_numeric), np.nan)  # (m, n_numeric), merged order
-    present = None if sparse else np.zeros((m, K), dtype=bool)  # (m, K), merged order
+    merged = type(sides[0].history)(capacity, encoded=encoded)
+    merged.resize(K, n_classes, registry.n_numeric, registry.n_categorical)
+    if sparse:  # the rows are gathered in merged order, then pushed as entries
+        categorical = np.full((m, registry.n_categorical), None, dtype=object)  # (m, n_categorical), merged order
+        y, sample_weight = np.empty(m, dtype=np.intp), np.empty(m)
+        numeric = present = None
+    else:  # each side's rows are written where the merged ring holds them (row r of the merged order at ring row r)
+        merged.open_rows(m)
+        numeric, categorical, present = merged.numeric, merged.categorical, merged.present
+        y, sample_weight = merged.y, merged.sample_weight
     entries = []  # (sparse) per side: row in the concatenation, variable, column, value
     start = 0
     for h, rows, source, here, classes in sides:
@@ -182,15 +188,11 @@ def merge_histories(sides: list[Side], order: np.ndarray, registry: Registry, n_
         y[dest] = classes[h.y[rows]]
         sample_weight[dest] = h.sample_weight[rows]
         start += n
-    merged = type(sides[0].history)(capacity, encoded=encoded)
-    merged.resize(K, n_classes, registry.n_numeric, registry.n_categorical)
-    categorical = (np.arange(registry.n_categorical), categorical)
     if sparse:
+        categorical = (np.arange(registry.n_categorical), categorical)
         r, variable, column, value = (np.concatenate(part) for part in zip(*entries))
         moved = np.argsort(where[r], kind="stable")  # row by row, each row's entries in their order
         merged._push_entries(where[r][moved], (variable[moved], column[moved], value[moved]), categorical, None, y, sample_weight)
-    else:
-        merged.push_many((np.arange(registry.n_numeric), numeric), categorical, present, None, y, sample_weight)
     merged.resume_clock(sum(h.stored for h in {id(side.history): side.history for side in sides}.values()))
     return merged
 

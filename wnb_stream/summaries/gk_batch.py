@@ -180,32 +180,77 @@ def merge_many(pairs: list) -> None:
     if all(type(other) is type(summary) for summary, other in pairs):  # (else each pair as ``merge`` would, up to its refusal)
         batched = {id(s): s for pair in pairs if pair[0]._epsilon is not None for s in pair}
         flush_many(list(batched.values()))  # every buffer at once: ``_take_in``'s flushes then find none
-    groups: dict = {}  # width of the counts → ([summary], [its incoming tuples], [threshold])
+    # Pairs merge in groups of one class width; a group's incoming class counts are on its
+    # summaries' class axis. The usual pair (``_settled_columns``) hands its other's counts as
+    # they are, and the group places them on that axis once for all its pairs ("columns"); any
+    # other pair is taken in by ``_take_in``, which places them itself.
+    columns_of: dict = {}  # (the summary's class labels, the other's) → ``_settled_columns``
+    groups: dict = {}  # (width, columns or None) → ([summary], [its incoming tuples], [threshold])
     for summary, other in pairs:
         if summary._epsilon is None or type(other) is not type(summary):  # (a budget; or a refusal: ``merge``'s)
             summary.merge(other)
             continue
-        taken = summary._take_in(other)
-        width = taken[4].shape[1]
-        group = groups.get(width)
+        columns = _settled_columns(summary, other, columns_of)
+        if columns is None:
+            taken = summary._take_in(other)
+            key = (taken[4].shape[1], None)
+        else:  # ``_take_in``'s fields, with the counts left on the other's class axis
+            summary._missing[columns[0]] += other._missing
+            summary._weight += other._weight
+            summary._epsilon = max(summary._epsilon, other._epsilon)
+            taken = (other._values, other._g, other._delta, other._at_value, other._counts)
+            key = (summary._counts.shape[1], columns[1])
+        group = groups.get(key)
         if group is None:
-            group = groups[width] = ([], [], [])
+            group = groups[key] = ([], [], [])
         group[0].append(summary)
         group[1].append(taken)
         group[2].append(2.0 * summary._epsilon * summary._weight)
-    for width, (group, incoming, thresholds) in groups.items():
+    for (width, columns), (group, incoming, thresholds) in groups.items():
         a_held = np.zeros(len(group) + 1, dtype=np.int64)
         np.cumsum([len(summary._values) for summary in group], out=a_held[1:])
         b_held = np.zeros(len(group) + 1, dtype=np.int64)
         np.cumsum([len(item[0]) for item in incoming], out=b_held[1:])
+        if columns is None:
+            cb = _stacked([item[4] for item in incoming], width)
+        else:  # (the counts ``_take_in`` would place pair by pair: zeros, then the other's columns)
+            cb = np.zeros((int(b_held[-1]), width))
+            cb[:, np.array(columns, dtype=np.intp)] = _stacked([item[4] for item in incoming], len(columns))
         v, g, delta, at_value, counts, bounds = _gk_kernels.merge_many(
             _stacked([summary._values for summary in group]), _stacked([summary._g for summary in group]),
             _stacked([summary._delta for summary in group]), _stacked([summary._at_value for summary in group]),
             _stacked([summary._counts for summary in group], width), a_held,
-            *(_stacked([item[f] for item in incoming], width if f == 4 else None) for f in range(5)), b_held,
+            *(_stacked([item[f] for item in incoming]) for f in range(4)), cb, b_held,
             np.array(thresholds, dtype=np.float64),
         )  # fmt: skip
         _unstack(group, (v, g, delta, at_value, counts), bounds)
+
+
+def _settled_columns(summary, other, known: dict) -> tuple | None:
+    """Where ``other``'s classes are on ``summary``'s class axis, ``(columns (J_other,) intp,
+    the same as a tuple)``, when ``summary._take_in(other)`` would only add ``other``'s fields
+    and place its counts there (None otherwise, for ``_take_in``'s general steps): both keep an ε
+    guarantee, their buffers are empty (``merge_many`` flushed them), ``summary`` knows every
+    class of ``other``, and each has a class column for each of its classes. ``known`` caches
+    the columns by the two label lists (a round's summaries share a few)."""
+    if other._epsilon is None or summary._buffer_values or other._buffer_values:
+        return None
+    mine, theirs = summary._classes.labels, other._classes.labels
+    if summary._counts.shape[1] != len(mine) or len(summary._missing) != len(mine):
+        return None
+    if other._counts.shape[1] != len(theirs) or len(other._missing) != len(theirs):
+        return None
+    key = (tuple(mine), tuple(theirs))
+    columns = known.get(key, False)
+    if columns is False:
+        position = summary._classes.position
+        if all(label in position for label in theirs):
+            places = [position[label] for label in theirs]
+            columns = (np.array(places, dtype=np.intp), tuple(places))
+        else:  # (a class new to ``summary``: registered by ``_take_in``)
+            columns = None
+        known[key] = columns
+    return columns
 
 
 def _unstack(group: list, tuples: tuple, bounds: np.ndarray) -> None:
