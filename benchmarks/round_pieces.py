@@ -15,20 +15,23 @@ absorb is then the round's critical path, and the weights column is the step don
 ``--tree`` measures the round as ``local.train(merge_workers=...)`` runs it: the deltas merged
 pairwise, level by level (``Delta.merge``, each level's merges in parallel on idle cores), then
 one absorb of the merged delta. It prints, as medians, each level's slowest merge and the absorb
-with its pieces; the round's critical path is their sum.
+with its pieces; the round's critical path is their sum. A level's merges run at once on the
+cores, each in its own process, so each is timed with its share of the cores
+(``WNB_STREAM_THREADS``: the cores ÷ the level's merges, at least 1).
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import os
 import statistics
 import time
 
 import common  # noqa: F401  (puts the checkout on sys.path)
 from ray_scaling import rbf
 
-from wnb_stream import WeightedNaiveBayes
+from wnb_stream import WeightedNaiveBayes, _threads
 from wnb_stream.engine import core, merge
 
 PIECES = ((merge, "_fold"), (merge, "merge_histories"), (core.Engine, "restart"), (core.Engine, "_rebuild_due"), (core.Engine, "step_if_due"))
@@ -107,13 +110,19 @@ def _merged_in_a_tree(deltas: list) -> tuple[list, list]:
     reports they unpickled (``partitioned.merge_reports(take=True)``: the left one in place, here
     a copy), and the slowest merge of each level."""
     level, slowest = [copy.deepcopy(delta) for delta in deltas], []
+    cores = _threads.cores()
     while len(level) > 1:
         merged, times = [], []
-        for a, b in zip(level[::2], level[1::2]):
+        pairs = list(zip(level[::2], level[1::2]))
+        # a level's merges share the cores (one process each): each merge is timed alone with its
+        # share of them (a merge runs its compiled merges in threads, ``gk_batch.PARALLEL_TUPLES``)
+        os.environ[_threads.THREADS_VARIABLE] = str(max(1, cores // len(pairs)))
+        for a, b in pairs:
             start = time.perf_counter()
             a.merge(b, in_place=True)
             times.append(time.perf_counter() - start)
             merged.append(a)
+        del os.environ[_threads.THREADS_VARIABLE]
         level = merged + level[len(merged) * 2 :]
         slowest.append(max(times))
     return level, slowest

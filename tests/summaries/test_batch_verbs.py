@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from summary_cases import CONFIGS, LABEL_POOLS, assert_same_table, dumps, lay_out, moments_rtol
 
-from wnb_stream import WeightedNaiveBayes
-from wnb_stream.summaries import Bins, GKClass, Summary
+from wnb_stream import WeightedNaiveBayes, _threads
+from wnb_stream.summaries import Bins, GKClass, Summary, gk_batch
 from wnb_stream.summaries.base import FEW_ROWS
 
 BINNED = [name for name in CONFIGS if isinstance(CONFIGS[name]().table(), Bins)]  # GK and CPiD
@@ -248,24 +248,29 @@ def test_gk_flush_many_is_a_loop_of_flush(name, data):
     assert all(not len(summary._buffer_values) and not summary.problems() for summary in made)
 
 
-def test_merge_many_of_summaries_with_the_classes_in_other_orders():
+@pytest.mark.parametrize("threads", [1, 3])
+def test_merge_many_of_summaries_with_the_classes_in_other_orders(threads, monkeypatch):
     """A round's merge: many summaries whose classes came in one order merged with others whose
     classes came in another order, some with a class the first ones never saw, and one pair
     whose summary has a pending buffer. ``GKClass.merge_many`` places the counts of the pairs
-    that share their two orders in one step for all of them (``gk_batch._settled_columns``):
-    each summary as ``merge`` leaves it, bit for bit, and the others unchanged."""
+    that share their two orders in one step for all of them (``gk_batch._settled_columns``),
+    and runs the compiled merges of groups of consecutive summaries in ``threads`` threads
+    (``PARALLEL_TUPLES`` lowered to 0): each summary as ``merge`` leaves it, bit for bit, and the
+    others unchanged."""
+    monkeypatch.setattr(gk_batch, "PARALLEL_TUPLES", 0)
+    monkeypatch.setattr(_threads, "cores", lambda: threads)
     rng = np.random.default_rng(5)
     orders = (["a", "b", "c"], ["c", "a", "b"], ["b", "d", "a", "c"])
 
-    def fed(order, n):
-        summary = GKClass(epsilon=0.02)
+    def fed(order, n, epsilon=0.02):
+        summary = GKClass(epsilon=epsilon)
         for label in order:  # the classes in this order
             summary.update(float(rng.normal()), label)
         for _ in range(n):
             summary.update(float(rng.normal()), order[int(rng.integers(len(order)))], float(rng.choice([1.0, 0.5])))
         return summary
 
-    made = [fed(orders[0], 60) for _ in range(30)]
+    made = [fed(orders[0], 60, (0.01, 0.1)[t % 2]) for t in range(30)]  # (thresholds of the compress apart)
     others = [fed(orders[1 if t % 3 else 2], 40) for t in range(30)]
     for summary in made[1:] + others:
         summary.settle()

@@ -7,11 +7,19 @@ of ``GKClass.take_many``, ``GKClass.stack_tables``, ``GKClass.aligned_table`` an
 from __future__ import annotations
 
 import copy
+import functools
 
 import numpy as np
 
+from .._threads import pieces, run_all
 from ..tables import _align_columns, _same_order
 from . import _gk_kernels
+
+#: Tuples (both sides together) from which a merge of many summaries runs its compiled merges in
+#: threads, groups of consecutive summaries apart (``_threads.run_all``: the kernel releases the
+#: GIL; each summary's floats are those of its own merge either way). A round's merge at K = 1,000
+#: holds about 250,000; a merge of two small models, a few thousand.
+PARALLEL_TUPLES = 50_000
 
 
 def take_many(summaries: list, values, codes, labels: tuple, weights, starts: list, ends: list) -> None:
@@ -216,14 +224,21 @@ def merge_many(pairs: list) -> None:
         else:  # (the counts ``_take_in`` would place pair by pair: zeros, then the other's columns)
             cb = np.zeros((int(b_held[-1]), width))
             cb[:, np.array(columns, dtype=np.intp)] = _stacked([item[4] for item in incoming], len(columns))
-        v, g, delta, at_value, counts, bounds = _gk_kernels.merge_many(
-            _stacked([summary._values for summary in group]), _stacked([summary._g for summary in group]),
-            _stacked([summary._delta for summary in group]), _stacked([summary._at_value for summary in group]),
-            _stacked([summary._counts for summary in group], width), a_held,
-            *(_stacked([item[f] for item in incoming]) for f in range(4)), cb, b_held,
-            np.array(thresholds, dtype=np.float64),
-        )  # fmt: skip
-        _unstack(group, (v, g, delta, at_value, counts), bounds)
+        a = (_stacked([summary._values for summary in group]), _stacked([summary._g for summary in group]),
+             _stacked([summary._delta for summary in group]), _stacked([summary._at_value for summary in group]),
+             _stacked([summary._counts for summary in group], width))  # fmt: skip
+        b = (*(_stacked([item[f] for item in incoming]) for f in range(4)), cb)
+        thresholds = np.array(thresholds, dtype=np.float64)
+
+        def merge_span(lo: int, hi: int, a=a, b=b, a_held=a_held, b_held=b_held, thresholds=thresholds) -> tuple:
+            """The kernel on summaries ``lo:hi`` of the group (their tuples are consecutive)."""
+            (a0, a1), (b0, b1) = (a_held[lo], a_held[hi]), (b_held[lo], b_held[hi])
+            return _gk_kernels.merge_many(*(x[a0:a1] for x in a), a_held[lo : hi + 1] - a0,
+                                          *(x[b0:b1] for x in b), b_held[lo : hi + 1] - b0, thresholds[lo:hi])  # fmt: skip
+
+        spans = pieces(len(group), large=int(a_held[-1] + b_held[-1]) >= PARALLEL_TUPLES)
+        for (lo, hi), (v, g, delta, at_value, counts, bounds) in zip(spans, run_all([functools.partial(merge_span, lo, hi) for lo, hi in spans])):
+            _unstack(group[lo:hi], (v, g, delta, at_value, counts), bounds)
 
 
 def _settled_columns(summary, other, known: dict) -> tuple | None:
