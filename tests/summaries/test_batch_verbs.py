@@ -81,12 +81,24 @@ def test_take_many_gives_each_summary_a_loop_of_update(name, data):
 @settings(max_examples=20, deadline=None)
 @given(data=st.data())
 def test_gk_take_many_is_the_generic_default(name, data):
-    """``GKClass.take_many`` (one compiled call for many summaries) leaves the summaries that the
-    generic default of ``Summary`` leaves, bit for bit."""
+    """``GKClass.take_many`` (one compiled call for many summaries, or one per group of
+    consecutive summaries in threads: ``PARALLEL_TUPLES``, forced here on any input and any
+    number of cores) leaves the summaries that the generic default of ``Summary`` leaves, bit
+    for bit, and so does ``settle_many`` (their buffers flushed the same way)."""
     made, values, codes, labels, weights, starts, ends = data.draw(groups(name))
+    threads = data.draw(st.sampled_from([1, 2, 3]), label="threads")
     generic = copy.deepcopy(made)
-    GKClass.take_many(made, values, codes, labels, weights, starts, ends)
-    Summary.take_many.__func__(GKClass, generic, values, codes, labels, weights, starts, ends)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gk_batch, "PARALLEL_TUPLES", 0 if threads > 1 else gk_batch.PARALLEL_TUPLES)
+        patch.setattr(_threads, "cores", lambda: threads)
+        GKClass.take_many(made, values, codes, labels, weights, starts, ends)
+        Summary.take_many.__func__(GKClass, generic, values, codes, labels, weights, starts, ends)
+        assert [dumps(s) for s in made] == [dumps(s) for s in generic]
+        for summaries in (made, generic):  # pending buffers, flushed together or one by one
+            for summary in summaries:
+                summary.update(0.5, labels[0][0])
+        GKClass.settle_many(made)
+        Summary.settle_many.__func__(GKClass, generic)
     assert [dumps(s) for s in made] == [dumps(s) for s in generic]
 
 

@@ -15,10 +15,12 @@ from .._threads import pieces, run_all
 from ..tables import _align_columns, _same_order
 from . import _gk_kernels
 
-#: Tuples (both sides together) from which a merge of many summaries runs its compiled merges in
-#: threads, groups of consecutive summaries apart (``_threads.run_all``: the kernel releases the
-#: GIL; each summary's floats are those of its own merge either way). A round's merge at K = 1,000
-#: holds about 250,000; a merge of two small models, a few thousand.
+#: Tuples and values (both sides together) from which a merge or a feed of many summaries runs
+#: its compiled merges or absorbs in threads, groups of consecutive summaries apart
+#: (``_threads.run_all``: the kernels release the GIL; each summary's floats are those of its own
+#: merge or absorb either way). A round's merge at K = 1,000 holds about 250,000; a rebuild's feed
+#: at K = 500 after a few thousand rows, hundreds of thousands; a merge of two small models or an
+#: early rebuild's feed, a few thousand.
 PARALLEL_TUPLES = 50_000
 
 
@@ -167,19 +169,27 @@ def flush_many(summaries: list) -> None:
 
 def _absorb_group(group: list, x: np.ndarray, codes: np.ndarray, w: np.ndarray, taken: np.ndarray) -> None:
     """Summary ``t`` of ``group`` (guarantee mode, one class width) absorbs the block
-    ``taken[t]:taken[t + 1]`` of ``x, codes, w``: one ``_gk_kernels.absorb_many`` call, each
-    summary's floats those of ``absorb`` on it alone (``take_many``, ``flush_many``)."""
+    ``taken[t]:taken[t + 1]`` of ``x, codes, w``: one ``_gk_kernels.absorb_many`` call (one per
+    group of consecutive summaries, in threads, from ``PARALLEL_TUPLES``), each summary's floats
+    those of ``absorb`` on it alone (``take_many``, ``flush_many``)."""
     held = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum([len(summary._values) for summary in group], out=held[1:])
-    v, g, delta, at_value, counts, bounds, weight = _gk_kernels.absorb_many(
-        np.concatenate([summary._values for summary in group]), np.concatenate([summary._g for summary in group]),
-        np.concatenate([summary._delta for summary in group]), np.concatenate([summary._at_value for summary in group]),
-        np.concatenate([summary._counts for summary in group]), held, x, codes, w,
-        taken, np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group]),
-    )  # fmt: skip
-    _unstack(group, (v, g, delta, at_value, counts), bounds)
-    for summary, weight_t in zip(group, weight.tolist()):
-        summary._weight = weight_t
+    tuples = (np.concatenate([summary._values for summary in group]), np.concatenate([summary._g for summary in group]),
+              np.concatenate([summary._delta for summary in group]), np.concatenate([summary._at_value for summary in group]),
+              np.concatenate([summary._counts for summary in group]))  # fmt: skip
+    weights, epsilons = np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group])
+
+    def absorb_span(lo: int, hi: int) -> tuple:
+        """The kernel on summaries ``lo:hi`` of the group (their tuples and blocks are consecutive)."""
+        (a0, a1), (b0, b1) = (held[lo], held[hi]), (taken[lo], taken[hi])
+        return _gk_kernels.absorb_many(*(array[a0:a1] for array in tuples), held[lo : hi + 1] - a0, x[b0:b1], codes[b0:b1],
+                                       w[b0:b1], taken[lo : hi + 1] - b0, weights[lo:hi], epsilons[lo:hi])  # fmt: skip
+
+    spans = pieces(len(group), large=int(held[-1] + taken[-1]) >= PARALLEL_TUPLES)
+    for (lo, hi), (v, g, delta, at_value, counts, bounds, weight) in zip(spans, run_all([functools.partial(absorb_span, lo, hi) for lo, hi in spans])):
+        _unstack(group[lo:hi], (v, g, delta, at_value, counts), bounds)
+        for summary, weight_t in zip(group[lo:hi], weight.tolist()):
+            summary._weight = weight_t
 
 
 def merge_many(pairs: list) -> None:
