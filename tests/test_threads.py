@@ -33,6 +33,14 @@ def test_a_call_waits_while_another_thread_holds_the_model():
         assert model.n_seen == 0  # (the lock is re-entrant: this thread may read)
     thread.join(120)  # (a first learn_one may compile kernels: slow on a busy machine)
     assert done.is_set() and model.n_seen == 1
+    answers = []  # the same for a prediction
+    with model.lock:
+        thread = threading.Thread(target=lambda: answers.append(model.predict_proba_one(x)))
+        thread.start()
+        time.sleep(0.2)
+        assert not answers
+    thread.join(120)
+    assert answers == [model.predict_proba_one(x)]
 
 
 @pytest.mark.parametrize("optimizer", [weights.Uniform(), weights.VNS(batch_size=50)], ids=["Uniform", "VNS"])
