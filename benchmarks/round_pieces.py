@@ -110,7 +110,7 @@ def _merged_in_a_tree(deltas: list) -> tuple[list, list]:
     reports they unpickled (``partitioned.merge_reports(take=True)``: the left one in place, here
     a copy), and the slowest merge of each level."""
     level, slowest = [copy.deepcopy(delta) for delta in deltas], []
-    cores = _threads.cores()
+    cores, given = _threads.cores(), os.environ.get(_threads.THREADS_VARIABLE)
     while len(level) > 1:
         merged, times = [], []
         pairs = list(zip(level[::2], level[1::2]))
@@ -122,7 +122,10 @@ def _merged_in_a_tree(deltas: list) -> tuple[list, list]:
             a.merge(b, in_place=True)
             times.append(time.perf_counter() - start)
             merged.append(a)
-        del os.environ[_threads.THREADS_VARIABLE]
+        if given is None:
+            del os.environ[_threads.THREADS_VARIABLE]
+        else:  # (the caller's cap, as it was)
+            os.environ[_threads.THREADS_VARIABLE] = given
         level = merged + level[len(merged) * 2 :]
         slowest.append(max(times))
     return level, slowest

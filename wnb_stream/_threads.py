@@ -2,9 +2,11 @@
 
 When level 2 of every variable falls due in a coordinator's round at K = 1,000, most of the
 rebuild is two compiled loops over independent items: the MODL search of each variable's table
-(``modl.batch``) and the encoding of each window row (``engine.core._reencode_numeric``). Split
-into pieces that write disjoint outputs, they run on every core the process may use, with the
-same floats as one call (each item is computed by the same code on the same inputs).
+(``modl.batch``) and the encoding of each window row (``engine.core._reencode_numeric``). A
+round's merges of many GK summaries, and a rebuild's feed of them, are compiled loops over
+independent summaries too (``summaries.gk_batch``). Split into pieces that write disjoint
+outputs, they run on every core the process may use, with the same floats as one call (each
+item is computed by the same code on the same inputs).
 
 Only large work is split (the callers' thresholds): a piece handed to a thread costs tens of
 microseconds, so the per-example path and small rebuilds stay in the calling thread. The pool
