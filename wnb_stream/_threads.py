@@ -19,12 +19,13 @@ pieces of the pool.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["cores", "pieces", "run_all", "spans"]
+__all__ = ["cores", "pieces", "run_all", "run_spans", "spans"]
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -80,6 +81,17 @@ def run_all(tasks: list[Callable]) -> list:
         if error is not None:
             raise error
     return [future.result() for future in futures]
+
+
+def run_spans(task: Callable[[int, int], object], n: int, large: bool) -> list:
+    """``task(a, b)`` for the spans ``(a, b)`` of ``pieces(n, large)``, run by ``run_all``:
+    ``[((a, b), result)]`` in order (the usual use of the two together).
+
+    >>> run_spans(lambda a, b: b - a, 5, large=False)
+    [((0, 5), 5)]
+    """
+    cut = pieces(n, large)
+    return list(zip(cut, run_all([functools.partial(task, a, b) for a, b in cut])))
 
 
 def _the_pool() -> ThreadPoolExecutor:

@@ -265,7 +265,7 @@ def test_merge_many_of_summaries_with_the_classes_in_other_orders(threads, monke
     """A round's merge: many summaries whose classes came in one order merged with others whose
     classes came in another order, some with a class the first ones never saw, and one pair
     whose summary has a pending buffer. ``GKClass.merge_many`` places the counts of the pairs
-    that share their two orders in one step for all of them (``gk_batch._settled_columns``),
+    that share their two orders in one step for all of them (``gk_batch._known_columns``),
     and runs the compiled merges of groups of consecutive summaries in ``threads`` threads
     (``PARALLEL_TUPLES`` lowered to 0): each summary as ``merge`` leaves it, bit for bit, and the
     others unchanged."""

@@ -218,8 +218,8 @@ class History:
         if len(categorical[0]):
             self.categorical[np.ix_(rows, categorical[0])] = categorical[1][skip:]
         # Only the rows that held a row before are zeroed: those of an unfilled ring beyond
-        # ``size`` hold zeros (the ring's invariant), and a merged window's fresh block (200 MB at
-        # K = 1,000) is then not written twice, on a round's critical path.
+        # ``size`` hold zeros (the ring's invariant), so a young model's batches and a sparse
+        # merged window do not write their fresh encoded rows twice.
         dirty = rows if self.size >= self.capacity else rows[rows < self.size]
         if len(dirty):
             self.log_lik[as_slice(dirty)] = 0.0

@@ -362,17 +362,26 @@ class GKClass(Summary):
         self._values, self._g, self._delta, self._at_value, self._counts = merge_tuples(state, incoming)
         self._compress()
 
-    def _take_in(self, other: GKClass) -> tuple:
+    def _take_in(self, other: GKClass, columns: np.ndarray | None = None) -> tuple:
         """A merge's work outside the tuples (``merge``, ``merge_many``): both buffers flushed,
         ``other``'s classes registered here, its missing counts and weight added, ε widened to
         ``other``'s (a budget-mode ``other``: its ``effective_epsilon``). Returns ``other``'s
-        tuples ``(v, g, Δ, e, c)`` with the class counts on this summary's class axis."""
+        tuples ``(v, g, Δ, e, c)`` with the class counts on this summary's class axis.
+
+        ``columns``, where each of ``other``'s classes is here, is given by a caller that knows
+        every one of them is registered already (``gk_batch.merge_many``, for many summaries with
+        the same classes): the counts are then returned on ``other``'s own class axis, and the
+        caller places them (for all its summaries at once)."""
         self._flush()
         other._flush()
         other._grow()
-        columns = self._classes.merge(other._classes)
+        placed = columns is None
+        if placed:
+            columns = self._classes.merge(other._classes)
         self._grow()
-        if other._counts.shape[1] == len(self._classes) and columns.tolist() == list(range(len(columns))):
+        if not placed:
+            counts = other._counts  # (on other's class axis: the caller places the columns)
+        elif other._counts.shape[1] == len(self._classes) and columns.tolist() == list(range(len(columns))):
             counts = other._counts  # (the same class axis: only read, by a kernel or ``merge_tuples``)
         else:
             counts = np.zeros((len(other._values), len(self._classes)))

@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from .._threads import pieces, run_all
+from .._threads import run_spans
 from ..tables import _align_columns, _same_order
 from . import _gk_kernels
 
@@ -185,8 +185,7 @@ def _absorb_group(group: list, x: np.ndarray, codes: np.ndarray, w: np.ndarray, 
         return _gk_kernels.absorb_many(*(array[a0:a1] for array in tuples), held[lo : hi + 1] - a0, x[b0:b1], codes[b0:b1],
                                        w[b0:b1], taken[lo : hi + 1] - b0, weights[lo:hi], epsilons[lo:hi])  # fmt: skip
 
-    spans = pieces(len(group), large=int(held[-1] + taken[-1]) >= PARALLEL_TUPLES)
-    for (lo, hi), (v, g, delta, at_value, counts, bounds, weight) in zip(spans, run_all([functools.partial(absorb_span, lo, hi) for lo, hi in spans])):
+    for (lo, hi), (v, g, delta, at_value, counts, bounds, weight) in run_spans(absorb_span, len(group), int(held[-1] + taken[-1]) >= PARALLEL_TUPLES):
         _unstack(group[lo:hi], (v, g, delta, at_value, counts), bounds)
         for summary, weight_t in zip(group[lo:hi], weight.tolist()):
             summary._weight = weight_t
@@ -198,25 +197,21 @@ def merge_many(pairs: list) -> None:
     if all(type(other) is type(summary) for summary, other in pairs):  # (else each pair as ``merge`` would, up to its refusal)
         batched = {id(s): s for pair in pairs if pair[0]._epsilon is not None for s in pair}
         flush_many(list(batched.values()))  # every buffer at once: ``_take_in``'s flushes then find none
-    # Pairs merge in groups of one class width; a group's incoming class counts are on its
-    # summaries' class axis. The usual pair (``_settled_columns``) hands its other's counts as
-    # they are, and the group places them on that axis once for all its pairs ("columns"); any
-    # other pair is taken in by ``_take_in``, which places them itself.
-    columns_of: dict = {}  # (the summary's class labels, the other's) → ``_settled_columns``
+    # Pairs merge in groups of one class width. The pairs whose summary knows every class of
+    # the other (``_known_columns``) are grouped by where those classes are, and their counts
+    # placed on the summaries' class axis once per group; ``_take_in`` places the others' itself.
+    columns_of: dict = {}  # (the summary's class labels, the other's) → ``_known_columns``
     groups: dict = {}  # (width, columns or None) → ([summary], [its incoming tuples], [threshold])
     for summary, other in pairs:
         if summary._epsilon is None or type(other) is not type(summary):  # (a budget; or a refusal: ``merge``'s)
             summary.merge(other)
             continue
-        columns = _settled_columns(summary, other, columns_of)
+        columns = _known_columns(summary, other, columns_of)
         if columns is None:
             taken = summary._take_in(other)
             key = (taken[4].shape[1], None)
-        else:  # ``_take_in``'s fields, with the counts left on the other's class axis
-            summary._missing[columns[0]] += other._missing
-            summary._weight += other._weight
-            summary._epsilon = max(summary._epsilon, other._epsilon)
-            taken = (other._values, other._g, other._delta, other._at_value, other._counts)
+        else:  # (the counts stay on the other's class axis: the group places them)
+            taken = summary._take_in(other, columns[0])
             key = (summary._counts.shape[1], columns[1])
         group = groups.get(key)
         if group is None:
@@ -240,39 +235,32 @@ def merge_many(pairs: list) -> None:
         b = (*(_stacked([item[f] for item in incoming]) for f in range(4)), cb)
         thresholds = np.array(thresholds, dtype=np.float64)
 
-        def merge_span(lo: int, hi: int, a=a, b=b, a_held=a_held, b_held=b_held, thresholds=thresholds) -> tuple:
-            """The kernel on summaries ``lo:hi`` of the group (their tuples are consecutive)."""
-            (a0, a1), (b0, b1) = (a_held[lo], a_held[hi]), (b_held[lo], b_held[hi])
-            return _gk_kernels.merge_many(*(x[a0:a1] for x in a), a_held[lo : hi + 1] - a0,
-                                          *(x[b0:b1] for x in b), b_held[lo : hi + 1] - b0, thresholds[lo:hi])  # fmt: skip
-
-        spans = pieces(len(group), large=int(a_held[-1] + b_held[-1]) >= PARALLEL_TUPLES)
-        for (lo, hi), (v, g, delta, at_value, counts, bounds) in zip(spans, run_all([functools.partial(merge_span, lo, hi) for lo, hi in spans])):
+        merge_span = functools.partial(_merge_span, a, a_held, b, b_held, thresholds)
+        for (lo, hi), (v, g, delta, at_value, counts, bounds) in run_spans(merge_span, len(group), int(a_held[-1] + b_held[-1]) >= PARALLEL_TUPLES):
             _unstack(group[lo:hi], (v, g, delta, at_value, counts), bounds)
 
 
-def _settled_columns(summary, other, known: dict) -> tuple | None:
+def _merge_span(a: tuple, a_held, b: tuple, b_held, thresholds, lo: int, hi: int) -> tuple:
+    """``_gk_kernels.merge_many`` on the pairs ``lo:hi`` of a group (stacked sides ``a`` and
+    ``b``, their bounds ``a_held`` and ``b_held``): their tuples are consecutive."""
+    (a0, a1), (b0, b1) = (a_held[lo], a_held[hi]), (b_held[lo], b_held[hi])
+    return _gk_kernels.merge_many(*(x[a0:a1] for x in a), a_held[lo : hi + 1] - a0,
+                                  *(x[b0:b1] for x in b), b_held[lo : hi + 1] - b0, thresholds[lo:hi])  # fmt: skip
+
+
+def _known_columns(summary, other, known: dict) -> tuple | None:
     """Where ``other``'s classes are on ``summary``'s class axis, ``(columns (J_other,) intp,
-    the same as a tuple)``, when ``summary._take_in(other)`` would only add ``other``'s fields
-    and place its counts there (None otherwise, for ``_take_in``'s general steps): both keep an ε
-    guarantee, their buffers are empty (``merge_many`` flushed them), ``summary`` knows every
-    class of ``other``, and each has a class column for each of its classes. ``known`` caches
-    the columns by the two label lists (a round's summaries share a few)."""
-    if other._epsilon is None or summary._buffer_values or other._buffer_values:
-        return None
-    mine, theirs = summary._classes.labels, other._classes.labels
-    if summary._counts.shape[1] != len(mine) or len(summary._missing) != len(mine):
-        return None
-    if other._counts.shape[1] != len(theirs) or len(other._missing) != len(theirs):
-        return None
-    key = (tuple(mine), tuple(theirs))
+    the same as a tuple)``, when ``summary`` has registered every one of them (None when one is
+    new to it: ``_take_in`` registers it). ``known`` caches the answer by the two label lists
+    (a round's summaries share a few)."""
+    key = (tuple(summary._classes.labels), tuple(other._classes.labels))
     columns = known.get(key, False)
     if columns is False:
         position = summary._classes.position
-        if all(label in position for label in theirs):
-            places = [position[label] for label in theirs]
+        if all(label in position for label in key[1]):
+            places = [position[label] for label in key[1]]
             columns = (np.array(places, dtype=np.intp), tuple(places))
-        else:  # (a class new to ``summary``: registered by ``_take_in``)
+        else:
             columns = None
         known[key] = columns
     return columns
