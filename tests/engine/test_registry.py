@@ -78,6 +78,35 @@ def test_add_gives_each_kind_its_own_columns():
     assert registry.prior_costs().shape == (5,) and not registry.active().any()
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(["numeric", "categorical"]), max_size=6), st.integers(0, 50)), max_size=8))
+def test_add_many_in_batches_holds_what_each_variable_was_given(batches):
+    """The per-variable arrays lengthened in their buffers' room (``arrays.extended``) hold, batch
+    after batch, each variable's raw column, count, threshold and clock as given when it was
+    added, and what was written in place since."""
+    registry = Registry()
+    column, count, next_rebuild, synced, stored = [], [], [], [], 0
+    seen = {"numeric": 0, "categorical": 0}
+    for kinds, more in batches:
+        stored += more
+        make = lambda kind: summaries.GKClass() if kind == "numeric" else summaries.Categorical()  # noqa: E731
+        ks = registry.add_many([(f"f{len(column) + i}", kind, make(kind)) for i, kind in enumerate(kinds)], stored)
+        assert ks.tolist() == list(range(len(column), len(column) + len(kinds)))
+        for kind in kinds:
+            column.append(seen[kind])
+            seen[kind] += 1
+        count += [0.0] * len(kinds)
+        next_rebuild += [1.0] * len(kinds)
+        synced += [stored] * len(kinds)
+        registry.count[ks] += np.arange(len(ks))  # (written in place, as the engine does)
+        count[len(count) - len(ks) :] = np.arange(len(ks), dtype=float).tolist()
+        assert registry.column.tolist() == column and registry.column.dtype == np.intp
+        assert registry.count.tolist() == count and registry.next_rebuild.tolist() == next_rebuild
+        assert registry.synced.tolist() == synced and registry.synced.dtype == np.int64
+        assert registry.synced_min == min(synced, default=0)
+        registry._check()
+
+
 def test_all_numeric():
     registry = Registry()
     assert registry.all_numeric(0)

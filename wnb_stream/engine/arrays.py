@@ -1,10 +1,13 @@
-"""Two NumPy helpers the engine's parts share: an index run as a slice, an array grown by doubling."""
+"""NumPy helpers the engine's parts share: an index run as a slice, an array grown by doubling,
+a per-variable array lengthened in the room its buffer keeps."""
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
-__all__ = ["as_slice", "grow"]
+__all__ = ["as_slice", "extended", "grow"]
 
 
 def as_slice(index: np.ndarray) -> np.ndarray | slice:
@@ -34,4 +37,54 @@ def grow(array: np.ndarray, axis: int, size: int, fill, rows: int | None = None)
         index[0] = slice(0, rows)
         array = array[:rows]
     out[tuple(index)] = array
+    return out
+
+
+#: The buffers ``extended`` made (by id; an entry goes with its buffer).
+_BUFFERS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def extended(array: np.ndarray, n: int, fill) -> np.ndarray:
+    """``array`` (``m`` rows) lengthened to ``n`` rows, the new ones holding ``fill``: a view of
+    ``n`` rows of a buffer with room for more. Amortised O(n − m) rows written per call, where a
+    concatenation copies all m: a row of a wide sparse stream brings dozens of new variables to
+    arrays of 10^5 rows (the registry's and the lookups' per-variable arrays).
+
+    When ``array`` is the first ``m`` rows of a buffer this function made and that buffer has
+    ``n`` rows, the result is its first ``n`` rows: the rows beyond ``m`` are written again with
+    ``fill``, whatever they held. Any other array (one of a loaded model's decoded columns, a
+    copy) is copied into the first ``m`` rows of a new buffer of twice as many. So a caller must
+    not keep a longer view of such a buffer than the one it hands in (the engine's arrays are
+    replaced, never cut to a prefix: a removal gathers a copy).
+
+    >>> a = extended(np.arange(3), 5, -1)
+    >>> a.tolist(), len(a.base)
+    ([0, 1, 2, -1, -1], 6)
+    >>> b = extended(a, 6, 9)
+    >>> b.tolist(), b.base is a.base
+    ([0, 1, 2, -1, -1, 9], True)
+    >>> extended(b, 7, 0).base is a.base  # (no room left: a buffer twice as long)
+    False
+    """
+    m = len(array)
+    if n <= m:
+        return array
+    base = array.base
+    if (
+        base is not None
+        and _BUFFERS.get(id(base)) is base
+        and len(base) >= n
+        and base.dtype == array.dtype
+        and base.shape[1:] == array.shape[1:]
+        and base.flags.c_contiguous
+        and array.flags.c_contiguous
+        and base.ctypes.data == array.ctypes.data
+    ):
+        out = base[:n]
+    else:
+        buffer = np.empty((max(n, 2 * m),) + array.shape[1:], dtype=array.dtype)
+        _BUFFERS[id(buffer)] = buffer
+        out = buffer[:n]
+        out[:m] = array
+    out[m:] = fill
     return out

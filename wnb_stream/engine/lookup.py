@@ -55,6 +55,7 @@ import math
 import numpy as np
 
 from ._locate import encode_rows, locate_and_score, locate_row, locate_rows, row_sums, score_row
+from .arrays import extended
 from .variable import NOWHERE
 
 __all__ = ["Lookup"]
@@ -229,15 +230,15 @@ class Lookup:
         """Compile the variables ``ks`` only (``recompile``)."""
         K, old = len(variables), len(self.offsets)
         if K > old:  # new variables: grow the per-variable arrays
-            grow = K - old
-            self.offsets = np.concatenate([self.offsets, np.zeros(grow, dtype=np.intp)])
-            self.first_row = np.concatenate([self.first_row, np.full(grow, NOWHERE, dtype=np.intp)])
-            self.missing_row = np.concatenate([self.missing_row, np.full(grow, NOWHERE, dtype=np.intp)])
-            self.n_cuts = np.concatenate([self.n_cuts, np.zeros(grow, dtype=np.intp)])
-            self.size = np.concatenate([self.size, np.zeros(grow, dtype=np.intp)])
-            self.cuts = np.concatenate([self.cuts, np.full((grow, self.cuts.shape[1]), np.inf)])
+            # (in the room their buffers keep: a row of a wide sparse stream brings dozens)
+            self.offsets = extended(self.offsets, K, 0)
+            self.first_row = extended(self.first_row, K, NOWHERE)
+            self.missing_row = extended(self.missing_row, K, NOWHERE)
+            self.n_cuts = extended(self.n_cuts, K, 0)
+            self.size = extended(self.size, K, 0)
+            self.cuts = extended(self.cuts, K, np.inf)
             if self.defaults is not None:
-                self.defaults = np.concatenate([self.defaults, np.zeros((grow, J))])
+                self.defaults = extended(self.defaults, K, 0.0)
             self.stale_coef = True  # (the coefficients of the new variables)
         rows, owners, offsets, sizes, first_row, missing_row, cuts, density = self._segments(variables, ks, J, self.used)
         need = self.used + len(rows) + 1  # + the zero row

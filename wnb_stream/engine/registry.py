@@ -25,6 +25,7 @@ import numpy as np
 from ..io.columns import Columns
 from ..io.registry import register
 from ..io.schema import Array, Fields, Schema
+from .arrays import extended
 from .variable import Variable
 
 __all__ = ["Registry"]
@@ -66,8 +67,9 @@ class Registry:
 
     def add_many(self, features: list, stored: int) -> np.ndarray:
         """Register the ``(name, kind, summary)`` of ``features``, in order (as ``add`` each); their
-        indices. One copy of the per-variable columns for all of them (a row of a wide sparse
-        stream brings dozens of new features, and a copy costs O(K))."""
+        indices. The per-variable columns are lengthened in the room their buffers keep
+        (``arrays.extended``: a row of a wide sparse stream brings dozens of new features, and a
+        copy of them costs O(K))."""
         start = len(self.variables)
         columns = []
         for name, kind, summary in features:
@@ -79,13 +81,16 @@ class Registry:
             else:
                 columns.append(self.n_categorical)
                 self.n_categorical += 1
-        m = len(columns)
-        self.column = np.concatenate([self.column, np.array(columns, dtype=np.intp)])
-        self.count = np.concatenate([self.count, np.zeros(m)])
-        self.next_rebuild = np.concatenate([self.next_rebuild, np.ones(m)])
-        self.synced = np.concatenate([self.synced, np.full(m, stored, dtype=np.int64)])
-        self.synced_min = int(self.synced.min()) if len(self.synced) else 0
-        return np.arange(start, start + m, dtype=np.intp)
+        n = len(self.variables)
+        if n == start:
+            return np.arange(start, n, dtype=np.intp)
+        self.column = extended(self.column, n, 0)
+        self.column[start:] = columns
+        self.count = extended(self.count, n, 0.0)
+        self.next_rebuild = extended(self.next_rebuild, n, 1.0)
+        self.synced = extended(self.synced, n, stored)
+        self.synced_min = min(self.synced_min, stored) if start else stored
+        return np.arange(start, n, dtype=np.intp)
 
     def all_numeric(self, n_numeric_in_row: int) -> bool:
         """True when a row holding ``n_numeric_in_row`` numeric values holds every variable and
