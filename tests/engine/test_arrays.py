@@ -44,3 +44,11 @@ def test_extended_keeps_its_buffer_while_it_has_room():
     assert extended(b, 8, 3) is b  # nothing to add
     c = extended(b.copy(), 9, 4)  # a copy is not its buffer's prefix: a new buffer
     assert c.base is not a.base and c.tolist() == [0, 0, 0, 0, 1, 2, 2, 2, 4]
+
+
+def test_an_earlier_view_is_copied_not_lengthened_over_a_later_one():
+    a = extended(np.zeros(2), 3, 1.0)  # buffer of 4
+    b = extended(a, 4, 2.0)  # the same buffer, rows 0–3
+    c = extended(a, 4, 3.0)  # an earlier view: its own buffer
+    assert b.tolist() == [0.0, 0.0, 1.0, 2.0] and c.tolist() == [0.0, 0.0, 1.0, 3.0]
+    assert c.base is not b.base

@@ -40,8 +40,9 @@ def grow(array: np.ndarray, axis: int, size: int, fill, rows: int | None = None)
     return out
 
 
-#: The buffers ``extended`` made (by id; an entry goes with its buffer).
-_BUFFERS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+#: The arrays ``extended`` returned, each the first rows of its buffer (by id; an entry goes
+#: with its array).
+_VIEWS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def extended(array: np.ndarray, n: int, fill) -> np.ndarray:
@@ -50,12 +51,12 @@ def extended(array: np.ndarray, n: int, fill) -> np.ndarray:
     concatenation copies all m: a row of a wide sparse stream brings dozens of new variables to
     arrays of 10^5 rows (the registry's and the lookups' per-variable arrays).
 
-    When ``array`` is the first ``m`` rows of a buffer this function made and that buffer has
-    ``n`` rows, the result is its first ``n`` rows: the rows beyond ``m`` are written again with
-    ``fill``, whatever they held. Any other array (one of a loaded model's decoded columns, a
-    copy) is copied into the first ``m`` rows of a new buffer of twice as many. So a caller must
-    not keep a longer view of such a buffer than the one it hands in (the engine's arrays are
-    replaced, never cut to a prefix: a removal gathers a copy).
+    When ``array`` is the last view of a buffer this function returned (its first ``m`` rows) and
+    that buffer has ``n`` rows, the result is its first ``n`` rows, and the rows beyond ``m`` are
+    written again with ``fill``. Any other array (an earlier, shorter view of such a buffer, one
+    of a loaded model's decoded columns, a copy) is copied into the first ``m`` rows of a new
+    buffer of twice as many: no array this function returned changes in its rows but the ones
+    the caller writes.
 
     >>> a = extended(np.arange(3), 5, -1)
     >>> a.tolist(), len(a.base)
@@ -65,26 +66,19 @@ def extended(array: np.ndarray, n: int, fill) -> np.ndarray:
     ([0, 1, 2, -1, -1, 9], True)
     >>> extended(b, 7, 0).base is a.base  # (no room left: a buffer twice as long)
     False
+    >>> extended(a, 6, 0).base is a.base  # (a shorter view than the last one: copied)
+    False
     """
     m = len(array)
     if n <= m:
         return array
-    base = array.base
-    if (
-        base is not None
-        and _BUFFERS.get(id(base)) is base
-        and len(base) >= n
-        and base.dtype == array.dtype
-        and base.shape[1:] == array.shape[1:]
-        and base.flags.c_contiguous
-        and array.flags.c_contiguous
-        and base.ctypes.data == array.ctypes.data
-    ):
-        out = base[:n]
+    if _VIEWS.get(id(array)) is array and len(array.base) >= n:  # (the last view of its buffer returned)
+        del _VIEWS[id(array)]  # (a shorter view of a buffer is never lengthened in place again)
+        out = array.base[:n]
     else:
         buffer = np.empty((max(n, 2 * m),) + array.shape[1:], dtype=array.dtype)
-        _BUFFERS[id(buffer)] = buffer
         out = buffer[:n]
         out[:m] = array
+    _VIEWS[id(out)] = out
     out[m:] = fill
     return out

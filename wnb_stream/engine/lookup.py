@@ -410,8 +410,8 @@ class Lookup:
             self.terms = folded & _rows_any(self.shift)
         else:
             if len(self.shift) < K:  # new variables (all of them in ``ks``)
-                self.shift = np.concatenate([self.shift, np.zeros((K - len(self.shift), J))])
-                self.terms = np.concatenate([self.terms, np.zeros(K - len(self.terms), dtype=bool)])
+                self.shift = extended(self.shift, K, 0.0)
+                self.terms = extended(self.terms, K, False)
             self.shift[ks] = self.defaults[ks] * self.coef[ks]
             self.terms[ks] = _rows_any(self.shift[ks])
             if self.density:

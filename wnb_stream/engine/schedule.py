@@ -94,8 +94,8 @@ class Schedule:
     def count_down(self, registry, classes) -> None:
         """Restart the countdown after a check: a row adds at most 1 to each count, so nothing
         falls due before the smallest gap left is spent. O(K + J)."""
-        gaps = np.concatenate([registry.next_rebuild - registry.count, classes.next_rebuild - classes.seen])
-        self.quiet = max(0, math.ceil(gaps.min())) if len(gaps) else 0
+        gaps = [gap.min() for gap in (registry.next_rebuild - registry.count, classes.next_rebuild - classes.seen) if len(gap)]
+        self.quiet = max(0, math.ceil(min(gaps))) if gaps else 0
 
     def class_gap(self, seen):
         """Examples of a class until its count makes every variable rebuild again: ``gap``, and

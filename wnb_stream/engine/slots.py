@@ -30,6 +30,7 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Array, Fields, Int, Schema
+from .arrays import extended
 
 __all__ = ["Slots"]
 
@@ -52,6 +53,7 @@ class Slots:
         self.variable = np.asarray(variable, dtype=np.intp).reshape(-1)  # (A,) variable of each slot
         self.of = np.full(0, -1, dtype=np.intp)  # (K,) slot of each variable, -1: none
         self.grow(max(int(n_variables), int(self.variable.max()) + 1 if len(self.variable) else 0))
+        self.of[self.variable] = np.arange(len(self.variable))
 
     def __len__(self) -> int:
         return len(self.variable)
@@ -59,9 +61,8 @@ class Slots:
     def grow(self, n_variables: int) -> None:
         """Room for ``n_variables`` variables (new ones have no slot)."""
         extra = int(n_variables) - len(self.of)
-        if extra > 0:
-            self.of = np.concatenate([self.of, np.full(extra, -1, dtype=np.intp)])
-            self.of[self.variable] = np.arange(len(self.variable))
+        if extra > 0:  # (in the room its buffer keeps: a row of a wide sparse stream brings dozens)
+            self.of = extended(self.of, int(n_variables), -1)
 
     def enter(self, ks: np.ndarray, n_variables: int) -> bool:
         """Give the variables ``ks`` that have none a slot each, in order; True when some did."""
