@@ -278,16 +278,14 @@ class Variable:
         proven = np.zeros(len(variables), dtype=bool)
         if default is None or not variables or not math.isfinite(default[0]):
             return proven
-        candidates = [
-            t
-            for t, v in enumerate(variables)
-            if v.summary.skip_null_rebuilds
-            and v.kind == "numeric"
-            and (v.model is None or (v.n_parts == 1 and v.log_prob.shape[1] == n_classes))
-        ]
+        candidates, weights = [], []  # (one pass: each candidate settles as it is found)
+        for t, v in enumerate(variables):
+            if v.summary.skip_null_rebuilds and v.kind == "numeric" and (v.model is None or (v.n_parts == 1 and v.log_prob.shape[1] == n_classes)):
+                candidates.append(t)
+                weights.append(v.summary.settle())
         if not candidates:
             return proven
-        held = np.array([variables[t].summary.settle() for t in candidates])
+        held = np.array(weights)
         counts = default[1][:n_classes]
         # Every table has at least 2 atoms (one cannot be split); counting them proves more, so
         # it is done only for the variables that the least count leaves unproven.

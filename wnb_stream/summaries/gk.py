@@ -495,7 +495,8 @@ class GKClass(Summary):
         weight held, missing values included (``n``; ``Summary.settle``)."""
         if self._buffer_values:
             self._flush()
-        if self._counts.shape[1] < len(self._classes) or len(self._missing) < len(self._classes):
+        n_classes = len(self._classes.labels)
+        if self._counts.shape[1] < n_classes or len(self._missing) < n_classes:
             self._grow()
         return self._weight + sum(self._missing.tolist())  # (a few floats: cheaper than NumPy's sum)
 

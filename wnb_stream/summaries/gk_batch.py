@@ -66,8 +66,10 @@ def take_many(summaries: list, values, codes, labels: tuple, weights, starts: li
             group = groups.get(width)
             if group is None:
                 group = groups[width] = ([], [], [], [])
-            for part, item in zip(group, (summary, order[0], ka, kb)):
-                part.append(item)
+            group[0].append(summary)
+            group[1].append(order[0])
+            group[2].append(ka)
+            group[3].append(kb)
     if not groups:
         return
     table = np.array([columns for _, columns in orders.values()], dtype=np.int64)  # order id → columns
@@ -270,9 +272,11 @@ def _unstack(group: list, tuples: tuple, bounds: np.ndarray) -> None:
     """Give summary ``t`` of ``group`` its rows ``bounds[t]:bounds[t + 1]`` of the stacked tuple
     arrays ``(v, g, Δ, e, c)`` a kernel returned, as arrays of its own."""
     bounds = bounds.tolist()
+    v, g, delta, at_value, counts = tuples
     for t, summary in enumerate(group):
         a, b = bounds[t], bounds[t + 1]
-        summary._values, summary._g, summary._delta, summary._at_value, summary._counts = (x[a:b].copy() for x in tuples)
+        summary._values, summary._g, summary._delta = v[a:b].copy(), g[a:b].copy(), delta[a:b].copy()
+        summary._at_value, summary._counts = at_value[a:b].copy(), counts[a:b].copy()
 
 
 def _stacked(arrays: list, width: int | None = None) -> np.ndarray:
