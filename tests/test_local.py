@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
-import os
 import pickle
 import threading
 
@@ -280,24 +279,3 @@ def test_reports_merged_by_helper_processes_train_the_model_of_the_plain_loop(tm
     model, progress = local.train(WeightedNaiveBayes(history_size=300, seed=1), sources, round_examples=200, batch_size=50, merge_workers=2)
     assert progress.examples == 1800 and len(progress.tree_seconds) >= 3
     assert io.dumps(model) == io.dumps(plain_loop(WeightedNaiveBayes(history_size=300, seed=1), sources, 200, 50))
-
-
-def _report_the_threads():
-    raise ValueError(f"threads={os.environ.get('WNB_STREAM_THREADS')}")
-
-
-@pytest.mark.parametrize("set_before", [None, "5"])
-def test_a_learner_process_uses_its_share_of_the_cores_unless_the_user_set_it(monkeypatch, set_before):
-    """A learner process caps its threads at the share its driver gives it (``_threads.limit``):
-    L learners on C cores do not each start C threads; a cap the user set wins."""
-    if set_before is None:
-        monkeypatch.delenv("WNB_STREAM_THREADS", raising=False)
-    else:
-        monkeypatch.setenv("WNB_STREAM_THREADS", set_before)
-    learner = local._LearnerProcess(multiprocessing.get_context("spawn"), 0, _report_the_threads, 50, None, threads=3)
-    try:
-        learner.send("reset", (None, WeightedNaiveBayes().delta(), None))
-        with pytest.raises(local._Failed, match=f"threads={set_before or 3}"):
-            learner.answer("ready")
-    finally:
-        learner.close()

@@ -180,22 +180,3 @@ def test_the_threads_follow_the_cores_and_the_environment_caps_them(monkeypatch)
     where = _threads.run_all([threading.get_ident, threading.get_ident])
     assert where == [threading.get_ident()] * 2
     assert _threads.spans(7, 3) == [(0, 2), (2, 4), (4, 7)]
-
-
-def test_limit_gives_a_process_its_share_unless_the_user_set_a_cap(monkeypatch):
-    """``share(L)``: the cores divided among L processes, at least 1; ``limit`` sets the cap only
-    where the user set none (a value that is not a positive integer counts as none)."""
-    import os
-
-    from wnb_stream import _threads
-
-    monkeypatch.setenv("WNB_STREAM_THREADS", "")  # (none set; restored after the test, as ``limit`` sets it)
-    free = _threads.cores()
-    assert _threads.share(1) == free and _threads.share(free) == 1 and _threads.share(10 * free) == 1 and _threads.share(0) == free
-    _threads.limit(1)
-    assert os.environ["WNB_STREAM_THREADS"] == "1" and _threads.cores() == 1
-    _threads.limit(4)  # (set already: kept)
-    assert os.environ["WNB_STREAM_THREADS"] == "1"
-    monkeypatch.setenv("WNB_STREAM_THREADS", "many")
-    _threads.limit(2)
-    assert os.environ["WNB_STREAM_THREADS"] == "2"

@@ -12,9 +12,8 @@ Only large work is split (the callers' thresholds): a piece handed to a thread c
 microseconds, so the per-example path and small rebuilds stay in the calling thread. The pool
 is the process's own, made at first use with one thread per core the process may run on
 (``os.sched_getaffinity``), or ``WNB_STREAM_THREADS`` threads when that environment variable is
-set to fewer (1: no thread; for many processes sharing one machine's cores: the drivers of
-``distributed`` give each learner process its share, ``limit(share(learners))``), and dropped in
-a child made by ``fork`` (its threads do not exist there). Pieces must not themselves wait for
+set to fewer (1: no thread; for many processes sharing one machine's cores), and dropped in a
+child made by ``fork`` (its threads do not exist there). Pieces must not themselves wait for
 pieces of the pool.
 """
 
@@ -26,7 +25,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["cores", "limit", "pieces", "run_all", "run_spans", "share", "spans"]
+__all__ = ["cores", "pieces", "run_all", "run_spans", "spans"]
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -47,24 +46,6 @@ def cores() -> int:
     if cap.isdigit() and int(cap) > 0:
         count = min(count, int(cap))
     return count
-
-
-def share(workers: int) -> int:
-    """This process's cores (``cores``) divided among ``workers`` processes that run at once, at
-    least 1: the threads each of them may use without taking another's cores."""
-    return max(1, cores() // max(1, int(workers)))
-
-
-def limit(n: int) -> None:
-    """Cap this process's threads at ``n`` (``WNB_STREAM_THREADS``, read by every later
-    ``cores``) unless that variable is set already (a positive integer: the user's setting wins):
-    for a process that shares the machine's cores with others doing the same work (the learners
-    of ``distributed.local`` and ``distributed.ray``, each given ``share(learners)`` by its
-    driver). A pool made before runs no more pieces at once than the cap (``pieces`` asks
-    ``cores`` at each call)."""
-    cap = os.environ.get(THREADS_VARIABLE, "").strip()
-    if not (cap.isdigit() and int(cap) > 0):
-        os.environ[THREADS_VARIABLE] = str(max(1, int(n)))
 
 
 def spans(n: int, pieces: int) -> list[tuple[int, int]]:

@@ -49,7 +49,6 @@ import threading
 import time
 from typing import Any, Callable, Hashable
 
-from .. import _threads
 from .._checks import integer, real
 from .partitioned import Coordinator, Learner, Progress, load_kernels, merge_reports, merged_in_a_tree
 
@@ -62,9 +61,8 @@ DEPTH = 2
 MAX_FAILURES = 5
 
 
-def _serve(conn, partition, batch_size: int, keep_rows: int | None, blank=None, threads: int | None = None) -> None:
+def _serve(conn, partition, batch_size: int, keep_rows: int | None, blank=None) -> None:
     """A learner process: its ``Learner`` handles the commands of ``conn`` in order until ``stop``.
-    ``threads``: its share of the machine's cores (``_threads.limit``; None: all of them).
 
     ``("source", factory)`` comes first (the factory of its source: it travels through the pipe,
     not with the process, so that starting a process does not wait for the one before to have
@@ -83,8 +81,6 @@ def _serve(conn, partition, batch_size: int, keep_rows: int | None, blank=None, 
     sending its report to the driver, would wait for each other for ever (pipes hold a few
     hundred kilobytes).
     """
-    if threads is not None:  # (before any pool: its flushes and merges run in this many threads)
-        _threads.limit(threads)
     inbox: queue.SimpleQueue = queue.SimpleQueue()
 
     def read() -> None:
@@ -151,10 +147,10 @@ class _Failed(Exception):
 class _LearnerProcess:
     """One partition's learner process and the driver's end of its pipe."""
 
-    def __init__(self, context, partition, factory, batch_size: int, keep_rows: int | None, blank=None, threads: int | None = None):
+    def __init__(self, context, partition, factory, batch_size: int, keep_rows: int | None, blank=None):
         self.partition = partition
         self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs, partition, batch_size, keep_rows, blank, threads), daemon=True)
+        self.process = context.Process(target=_serve, args=(theirs, partition, batch_size, keep_rows, blank), daemon=True)
         self.process.start()  # (returns at once: what it carries is small)
         theirs.close()  # (so that a dead process closes the pipe: recv raises EOFError)
         self.queued = 0  # runs sent and not yet answered
@@ -298,10 +294,9 @@ def train(
     failures: collections.Counter = collections.Counter()
 
     blank = model.clone()  # (its settings, for each process's warm-up: ``partitioned.load_kernels``)
-    threads = _threads.share(len(sources))  # (each learner's share of the cores: ``_threads.limit``)
 
     def start(p) -> None:
-        learners[p] = _LearnerProcess(context, p, sources[p], batch_size, keep_rows, blank, threads)
+        learners[p] = _LearnerProcess(context, p, sources[p], batch_size, keep_rows, blank)
 
     def drain(p) -> None:
         """Wait out and drop the queued runs of ``p`` (their reads are read again)."""

@@ -42,7 +42,6 @@ import os
 import time
 from typing import Any, Callable, Hashable
 
-from .. import _threads
 from .partitioned import Coordinator, Learner, Progress, Report, load_kernels, merged_in_a_tree
 
 __all__ = ["Progress", "train"]
@@ -59,9 +58,7 @@ RESET_ATTEMPTS = 150
 class _LearnerActor:
     """A ``Learner`` in a Ray actor; its source comes from ``source_factory()`` in the actor."""
 
-    def __init__(self, partition, source_factory: Callable[[], Any], batch_size: int, keep_rows: int, blank=None, threads: int | None = None):
-        if threads is not None:  # (its share of the driver's machine: ``_threads.limit``)
-            _threads.limit(threads)
+    def __init__(self, partition, source_factory: Callable[[], Any], batch_size: int, keep_rows: int, blank=None):
         if blank is not None:  # (the model's settings: the kernels are loaded before the first run)
             load_kernels(blank, batch_size)
         self.learner = Learner(partition, source_factory(), batch_size, keep_rows)
@@ -228,8 +225,7 @@ def train(
     path = None if checkpoint_path is None else os.path.abspath(os.fspath(checkpoint_path))
     keep_rows = -(-model.history_size // len(sources))  # each partition's share of the window
     blank = model.clone()  # (its settings, for each actor's warm-up: ``partitioned.load_kernels``)
-    threads = _threads.share(len(sources))  # (each learner's share of this machine's cores, unless WNB_STREAM_THREADS is set)
-    learners = {p: Learner_.remote(p, factory, batch_size, keep_rows, blank, threads) for p, factory in sources.items()}
+    learners = {p: Learner_.remote(p, factory, batch_size, keep_rows, blank) for p, factory in sources.items()}
     coordinator = Coordinator_.remote(model, path, background_checkpoint, background_weights, learners if background_weights else None)
     progress = Progress()
 
