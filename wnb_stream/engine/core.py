@@ -64,7 +64,7 @@ def clones(prototype, n: int) -> list:
     """``[prototype.clone() for _ in range(n)]``, the summaries of ``n`` new variables.
 
     River's ``clone`` reads the parameters through ``inspect.signature`` at every call, which is
-    most of its cost (some 20 µs a summary, 10 times the constructor's): a row of a wide sparse
+    most of its cost (some 21 µs a summary, 9 times the constructor's): a row of a wide sparse
     stream brings dozens of new features. Here the names of a class's parameters are read once
     per class (``_parameter_names``) and their values from the prototype at each call; when they
     are all atoms (None, bools, numbers, strings: what ``clone``'s ``copy.deepcopy`` returns as
