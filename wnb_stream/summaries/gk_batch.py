@@ -176,21 +176,20 @@ def _absorb_group(group: list, x: np.ndarray, codes: np.ndarray, w: np.ndarray, 
     those of ``absorb`` on it alone (``take_many``, ``flush_many``)."""
     held = np.zeros(len(group) + 1, dtype=np.int64)
     np.cumsum([len(summary._values) for summary in group], out=held[1:])
-    tuples = (np.concatenate([summary._values for summary in group]), np.concatenate([summary._g for summary in group]),
-              np.concatenate([summary._delta for summary in group]), np.concatenate([summary._at_value for summary in group]),
-              np.concatenate([summary._counts for summary in group]))  # fmt: skip
     weights, epsilons = np.array([summary._weight for summary in group]), np.array([summary._epsilon for summary in group])
-
-    def absorb_span(lo: int, hi: int) -> tuple:
-        """The kernel on summaries ``lo:hi`` of the group (their tuples and blocks are consecutive)."""
-        (a0, a1), (b0, b1) = (held[lo], held[hi]), (taken[lo], taken[hi])
-        return _gk_kernels.absorb_many(*(array[a0:a1] for array in tuples), held[lo : hi + 1] - a0, x[b0:b1], codes[b0:b1],
-                                       w[b0:b1], taken[lo : hi + 1] - b0, weights[lo:hi], epsilons[lo:hi])  # fmt: skip
-
+    absorb_span = functools.partial(_absorb_span, _stacked_tuples(group), held, x, codes, w, taken, weights, epsilons)
     for (lo, hi), (v, g, delta, at_value, counts, bounds, weight) in run_spans(absorb_span, len(group), int(held[-1] + taken[-1]) >= PARALLEL_TUPLES):
         _unstack(group[lo:hi], (v, g, delta, at_value, counts), bounds)
         for summary, weight_t in zip(group[lo:hi], weight.tolist()):
             summary._weight = weight_t
+
+
+def _absorb_span(tuples: tuple, held, x, codes, w, taken, weights, epsilons, lo: int, hi: int) -> tuple:
+    """``_gk_kernels.absorb_many`` on the summaries ``lo:hi`` of a group (their stacked
+    ``tuples``, bounds ``held``, and blocks ``taken`` of ``x, codes, w``): they are consecutive."""
+    (a0, a1), (b0, b1) = (held[lo], held[hi]), (taken[lo], taken[hi])
+    return _gk_kernels.absorb_many(*(array[a0:a1] for array in tuples), held[lo : hi + 1] - a0, x[b0:b1], codes[b0:b1],
+                                   w[b0:b1], taken[lo : hi + 1] - b0, weights[lo:hi], epsilons[lo:hi])  # fmt: skip
 
 
 def merge_many(pairs: list) -> None:
@@ -231,9 +230,7 @@ def merge_many(pairs: list) -> None:
         else:  # (the counts ``_take_in`` would place pair by pair: zeros, then the other's columns)
             cb = np.zeros((int(b_held[-1]), width))
             cb[:, np.array(columns, dtype=np.intp)] = _stacked([item[4] for item in incoming], len(columns))
-        a = (_stacked([summary._values for summary in group]), _stacked([summary._g for summary in group]),
-             _stacked([summary._delta for summary in group]), _stacked([summary._at_value for summary in group]),
-             _stacked([summary._counts for summary in group], width))  # fmt: skip
+        a = _stacked_tuples(group, width)
         b = (*(_stacked([item[f] for item in incoming]) for f in range(4)), cb)
         thresholds = np.array(thresholds, dtype=np.float64)
 
@@ -277,6 +274,14 @@ def _unstack(group: list, tuples: tuple, bounds: np.ndarray) -> None:
         a, b = bounds[t], bounds[t + 1]
         summary._values, summary._g, summary._delta = v[a:b].copy(), g[a:b].copy(), delta[a:b].copy()
         summary._at_value, summary._counts = at_value[a:b].copy(), counts[a:b].copy()
+
+
+def _stacked_tuples(group: list, width: int | None = None) -> tuple:
+    """The tuple arrays ``(v, g, Δ, e, c)`` of ``group``'s summaries, each stacked (``_stacked``;
+    ``width``: that of the class counts, for an empty group)."""
+    return (_stacked([summary._values for summary in group]), _stacked([summary._g for summary in group]),
+            _stacked([summary._delta for summary in group]), _stacked([summary._at_value for summary in group]),
+            _stacked([summary._counts for summary in group], width))  # fmt: skip
 
 
 def _stacked(arrays: list, width: int | None = None) -> np.ndarray:
