@@ -133,6 +133,21 @@ def _same_reads(dense, sparse, a, c):
     np.testing.assert_array_equal(sparse.sample_weight[sparse.order()], dense.sample_weight[dense.order()])
 
 
+def _same_entries(sparse, seed):
+    """``numeric_entries`` (the compiled scan of the ring's runs) finds what NumPy's ``nonzero``
+    over a gather of the ``m`` most recent rows finds, in the same order, for every ``m`` and a
+    few sets of wanted variables (the ring wrapped or not, entries packed after a removal)."""
+    rng = np.random.default_rng(seed)
+    K = sparse.n_variables
+    for m in range(sparse.size + 1):
+        for wanted in (np.zeros(K, dtype=bool), np.ones(K, dtype=bool), rng.random(K) < 0.4):
+            variable = sparse.entry_variable[sparse.recent(m), : sparse.width]
+            value = sparse.entry_value[sparse.recent(m), : sparse.width]
+            r, e = np.nonzero(np.append(wanted, False)[variable])
+            for got, want in zip(sparse.numeric_entries(m, wanted), (variable[r, e], r, value[r, e])):
+                np.testing.assert_array_equal(got, want)
+
+
 @settings(max_examples=examples(80), deadline=None)
 @given(rows=_sparse_rows(), capacity=st.integers(1, 12), split=st.integers(0, 30), keep=st.integers(0, 12))
 def test_sparse_layout_reads_what_the_dense_one_reads(rows, capacity, split, keep):
@@ -157,6 +172,7 @@ def test_sparse_layout_reads_what_the_dense_one_reads(rows, capacity, split, kee
             np.testing.assert_array_equal(value[mine], values[present[:, k], k])
         else:
             assert not mine.any()
+    _same_entries(sparse, seed=m)
     # forgetting and a memory budget move the same rows
     dense.keep_recent(keep)
     sparse.keep_recent(keep)
@@ -184,6 +200,8 @@ def test_removing_variables_leaves_the_rows_a_history_without_them_holds(rows, c
         h.remove(new_index, numeric_columns, categorical_columns)
         assert (h.n_variables, h.n_numeric, h.n_categorical) == (a2 + c2, a2, c2)
         _same_reads(expected, h, a2, c2)
+        if isinstance(h, SparseHistory):
+            _same_entries(h, seed)
 
 
 def test_sparse_layout_memory_grows_with_the_entries_not_the_variables():

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..io.registry import register
 from ..io.schema import Array, Fields, Int, Schema
+from ._entries import wanted_entries
 from .arrays import as_slice, grow
 
 __all__ = ["History", "SparseHistory"]
@@ -560,10 +561,24 @@ class SparseHistory(History):
     def numeric_entries(self, m: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The entries of the ``m`` most recent rows (oldest first) whose variable is ``wanted``
         (``(n_variables,)`` bool): ``variable (E,)``, ``row (E,)`` (0 … m − 1) and ``value (E,)``,
-        row by row."""
-        variable, value = self._entries(self.recent(m))
-        r, e = np.nonzero(np.append(wanted, False)[variable])
-        return variable[r, e], r, value[r, e]
+        row by row.
+
+        The rows are read where they lie, as one or two runs of the ring, by a compiled scan
+        (``_entries.wanted_entries``: no gather of ``m × width`` entries, where a feed of a wide
+        stream reads thousands of rows for a few wanted variables); the entries found are the
+        same, in the same order, as NumPy's ``nonzero`` over a gather of ``recent(m)`` gives."""
+        m = min(m, self.size)
+        start = (self.cursor - m) % self.capacity
+        runs = [(start, start + m)] if start + m <= self.capacity else [(start, self.capacity), (0, start + m - self.capacity)]
+        wanted = np.ascontiguousarray(wanted, dtype=np.bool_)
+        found, before = [], 0
+        for a, b in runs:
+            r, e = wanted_entries(self.entry_variable, a, b, self.width, wanted)
+            found.append((self.entry_variable[r + a, e], r + before, self.entry_value[r + a, e]))
+            before += b - a
+        if len(found) == 1:
+            return found[0]
+        return tuple(np.concatenate([piece[i] for piece in found]) for i in range(3))
 
     def rows_entries(self, rows) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The entries of ``rows`` flattened: ``row (E,)`` (position in ``rows``), ``variable``,

@@ -373,7 +373,9 @@ def null_bound(held, n_atoms, class_counts, *, selection_cost: float = 0.0, crit
     if J < 2:
         return np.full(held.shape, np.inf)
     N, least = float(counts.sum()), float(counts.min())
-    if criterion == "bins":
+    if criterion == "bins" and (not n_atoms.size or n_atoms.max() <= 2):  # (a rebuild's first proof: no table read yet)
+        excess = np.full(held.shape, _least_prior_excess(2))
+    elif criterion == "bins":
         distinct, where = np.unique(np.maximum(n_atoms, 2), return_inverse=True)
         excess = np.array([_least_prior_excess(int(b)) for b in distinct.tolist()])[where].reshape(held.shape)
     else:  # Boullé 2006: log N + log C(N + I − 1, I − 1), least for I = 2 over I = 1
