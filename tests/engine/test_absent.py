@@ -354,3 +354,41 @@ def test_a_rebuild_proven_null_is_skipped_and_changes_nothing(name, params, weig
     predictor = skipping.predictor()
     for x, _ in rows[:20]:
         assert restored.predict_proba_one(x) == predictor.predict_proba_one(x) == skipping.predict_proba_one(x)
+
+
+@pytest.mark.parametrize("name, absent, many", [("VNS", 0.0, False), ("Uniform", 0.0, False), ("VNS", None, False), ("VNS", 0.0, True)])
+def test_new_variables_take_their_coefficients_alone_as_the_whole_take_gives_them(name, absent, many):
+    """Between two changes of the learner, a refresh that finds only new variables gives them
+    the learner's outside weight, O(new) (``Lookup.take_new_coefficients``), instead of taking
+    the learner's ``(K, J)`` coefficients again: a model that always takes them whole predicts
+    the same, bit for bit, row after row, and ends the same. With absent features at 0 or
+    missing, one row at a time or in chunks."""
+    from wnb_stream.engine.lookup import Lookup
+
+    rows = list(_word_counts(300, 400, 3))
+    make = lambda: WeightedNaiveBayes(absent=absent, seed=4, optimizer=OPTIMIZERS[name](5))  # noqa: E731
+    alone, whole = make(), make()
+    taken = []
+    take_new = Lookup.take_new_coefficients
+
+    def counted(self, outside):
+        taken.append(len(self.offsets) - len(self.coef))
+        take_new(self, outside)
+
+    never = property(lambda self: False, lambda self, value: None)  # (the whole take, always)
+    chunks = [rows[i : i + 7] for i in range(0, len(rows), 7)] if many else [[row] for row in rows]
+    for chunk in chunks:
+        X = pd.DataFrame([x for x, _ in chunk]) if many else None
+        with mock.patch.object(Lookup, "take_new_coefficients", counted):
+            p = alone.predict_proba_many(X) if many else alone.predict_proba_one(chunk[0][0])
+            alone.learn_many(X, pd.Series([y for _, y in chunk])) if many else alone.learn_one(*chunk[0])
+        with mock.patch.object(Lookup, "grown_only", never):
+            q = whole.predict_proba_many(X) if many else whole.predict_proba_one(chunk[0][0])
+            whole.learn_many(X, pd.Series([y for _, y in chunk])) if many else whole.learn_one(*chunk[0])
+        if many:
+            pd.testing.assert_frame_equal(p, q)
+        else:
+            assert p == q  # bit for bit
+    if not many:  # (the test means something: the O(new) path served; a chunk's refresh takes the whole)
+        assert len(taken) > 20 and sum(taken) > 100
+    assert_same_model(alone, whole, [x for x, _ in rows[-20:]] + [{}])

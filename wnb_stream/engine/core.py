@@ -246,8 +246,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         ks = self.registry.add_many([(name, kind, summary) for (name, kind), summary in zip(features, summaries)], self.history.stored)
         self.schedule.rebuild_all_soon()  # their first rebuild falls due at once
         self.lookup.mark(ks.tolist())
-        self._context = None
-        return ks
+        return ks  # (the cached context stands: a new variable has no slot; ``_context_rebuilt`` counts it)
 
     def _fresh_summaries(self, kinds: list) -> list:
         """A fresh summary (a clone of the prototype of its kind) for each of ``kinds``, in order."""
@@ -261,6 +260,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         shape, h = (len(self.slots), J), self.history
         if shape == self.shape and (K, *shape) == (h.n_variables, h.n_encoded, h.n_classes):
             return
+        grown_only = shape == self.shape and shape == (h.n_encoded, h.n_classes)  # (new variables only)
         self.slots.grow(K)
         self.history.resize(K, J, self.registry.n_numeric, self.registry.n_categorical, n_encoded=shape[0])
         if shape != self.shape:
@@ -268,7 +268,8 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
             # the learner's initial weight, in the weights it predicts with too), from this row on
             self.optimizer.resize(*shape)
             self.shape = shape
-        self.lookup.coefficients_changed()
+        if not grown_only:  # (new variables alone leave the learner as it was: the lookups give them theirs)
+            self.lookup.coefficients_changed()
 
     def _store(self, row: Row, j: int, w: float) -> None:
         """Append the row's raw values to the history (its encoding follows the rebuilds)."""
@@ -355,8 +356,14 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         costs and activity again (the values ``context`` computes). When a variable with a slot
         wakes or falls asleep, the lookups take the learner's coefficients again at the next
         refresh, through ``Optimizer.sync``: a woken variable predicts before the next step.
-        With no cached context to compare with, they are taken again anyway. O(len(ks)) and a
-        copy of the context's arrays when they change."""
+        With no cached context to compare with, they are taken again anyway. A context that
+        only misses the variables added since (they have no slot: its entries stand) is carried
+        over with the new count, so that new variables alone do not make the lookups take every
+        coefficient again (``Lookup.take_new_coefficients``). O(len(ks)) and a copy of the
+        context's arrays when they change."""
+        context = self._context
+        if context is not None and len(context.active) == len(self.slots) and context.n_variables != len(self.registry):
+            self._context = Context(context.prior_costs, context.active, len(self.registry))
         if not self._context_current():
             self._context = None
             self.lookup.coefficients_changed()
@@ -586,7 +593,10 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
             self._resize()
         J = len(self.classes)
         if lookup.compile_due(self.registry.variables, J):
-            lookup.take_coefficients(*self.coefficients(J))
+            if lookup.grown_only:  # (only variables were added since: O(new), the same coefficients)
+                lookup.take_new_coefficients(self.optimizer.outside_weight)
+            else:
+                lookup.take_coefficients(*self.coefficients(J))
         if lookup.weigh():
             lookup.take_prior(self.classes.log_prior())
 

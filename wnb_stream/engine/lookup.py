@@ -91,6 +91,7 @@ class Lookup:
     default = None  # (a class default: lookups pickled before absent values existed)
     reweigh = None  # (lookups pickled before incremental weighting: weigh everything)
     terms = None
+    grown_only = False  # (lookups pickled before it: the coefficients are taken whole)
 
     def __init__(self, default: float | None = None):
         self.default = default
@@ -104,6 +105,9 @@ class Lookup:
         self.garbage = 0  # rows of segments replaced since the last full compile
         self.size = np.zeros(0, dtype=np.intp)  # (K,) rows of each variable's segment
         self.stale_coef = True  # the learner stepped since ``refresh``
+        # the coefficients are stale only because variables were added since they were taken
+        # (the learner unchanged): ``take_new_coefficients`` gives the new ones theirs, O(new)
+        self.grown_only = False
         self.stale_prior = True  # the class counts changed since ``refresh``
         self.offsets = np.zeros(0, dtype=np.intp)
         self.table = np.zeros((1, 0))
@@ -239,7 +243,8 @@ class Lookup:
             self.cuts = extended(self.cuts, K, np.inf)
             if self.defaults is not None:
                 self.defaults = extended(self.defaults, K, 0.0)
-            self.stale_coef = True  # (the coefficients of the new variables)
+            if not self.stale_coef:  # (the coefficients of the new variables)
+                self.grown_only, self.stale_coef = True, True
         rows, owners, offsets, sizes, first_row, missing_row, cuts, density = self._segments(variables, ks, J, self.used)
         need = self.used + len(rows) + 1  # + the zero row
         if need > len(self.table):  # grow by doubling; new rows are zeros, the last one the zero row
@@ -297,7 +302,7 @@ class Lookup:
         self.size, self.used, self.garbage = size, start, 0
         self.defaults = None if self.default is None else self._defaults(variables, np.arange(K), J)
         self._compiled()
-        self.stale_coef = True  # every row moved: everything is weighed again
+        self.stale_coef, self.grown_only = True, False  # every row moved: everything is weighed again
         self.reweigh = None
 
     def _defaults(self, variables: list, ks: np.ndarray, J: int) -> np.ndarray:
@@ -321,7 +326,7 @@ class Lookup:
 
     def coefficients_changed(self) -> None:
         """The learner stepped or was resized: the next refresh takes its coefficients. O(1)."""
-        self.stale_coef = True
+        self.stale_coef, self.grown_only = True, False
 
     def refresh(self, variables: list, n_classes: int, coef: np.ndarray, bias: np.ndarray, log_prior: np.ndarray) -> None:
         """Bring the lookups, the coefficients and the bias up to date, given the learner's
@@ -355,7 +360,21 @@ class Lookup:
             self.reweigh = None
         self.coef = coef
         self.learner_bias = np.asarray(bias, dtype=float)  # (J,)
-        self.stale_coef = False
+        self.stale_coef = self.grown_only = False
+        self.stale_prior = True
+
+    def take_new_coefficients(self, outside: float) -> None:
+        """The learner is as it was at the last ``take_coefficients`` and variables were added
+        since (``grown_only``): each new variable takes the coefficient ``outside`` (the learner's
+        ``outside_weight``: a new variable has no slot in level 3) and is weighed again, as
+        ``take_coefficients`` with the learner's whole ``(K, J)`` would do, with nothing else
+        moved. O(new variables) where that is O(K): a row of a wide sparse stream adds a dozen
+        variables to 10^5."""
+        n, K = len(self.coef), len(self.offsets)
+        self.coef = extended(self.coef, K, outside)
+        if self.reweigh is not None:
+            self.reweigh.update(range(n, K))
+        self.stale_coef = self.grown_only = False
         self.stale_prior = True
 
     def weigh(self) -> bool:
