@@ -28,16 +28,9 @@ def wanted_entries(variable, start, stop, width, wanted):
     ``wanted`` (bool, one per variable), rows ``start … stop − 1`` in order, each row's in order;
     ``r`` counts from ``start``. Each row's entries end at its first −1. The positions of
     ``np.nonzero(flag[variable[start:stop, :width]])``, with ``flag`` = ``wanted`` and False for −1."""
-    found = 0
-    for i in range(start, stop):
-        for j in range(width):
-            k = variable[i, j]
-            if k < 0:
-                break
-            if wanted[k]:
-                found += 1
-    rows = np.empty(found, dtype=np.int64)
-    places = np.empty(found, dtype=np.int64)
+    size = max(stop - start, 0) * width  # (room for every entry: np.empty touches no page it is not given)
+    rows = np.empty(size, dtype=np.int64)
+    places = np.empty(size, dtype=np.int64)
     found = 0
     for i in range(start, stop):
         for j in range(width):
@@ -48,4 +41,4 @@ def wanted_entries(variable, start, stop, width, wanted):
                 rows[found] = i - start
                 places[found] = j
                 found += 1
-    return rows, places
+    return rows[:found].copy(), places[:found].copy()
