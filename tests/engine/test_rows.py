@@ -455,6 +455,39 @@ def test_negative_zero_after_zero_is_read_afresh():
     assert parser.row(y) is row  # no zero: the last row is returned again
 
 
+
+@pytest.mark.parametrize("default", [None, 0.0])
+@pytest.mark.parametrize("twin", [True, np.bool_(True), decimal.Decimal(1), fractions.Fraction(1), np.float64(1.0), 1, -0.0, 0.0])
+def test_a_sparse_row_read_again_is_a_fresh_read_even_if_the_dict_changed_in_place(default, twin):
+    """A dict of plain numbers with new features (a sparse row: the plan cannot read it again)
+    read to predict is kept, and an equal dict of the same types read next (``learn_one``) is
+    that row, with the new names checked; a value replaced by an equal one of another type or
+    sign, or a variable created in between, gives a fresh read, bit for bit."""
+    registry = make_registry({"a": NUMERIC})
+    parser = RowParser(registry, "raise", default)
+    for key in ("new", "a"):
+        x = {"a": 2.0, "new": 1.0, "other": 3}
+        row = parser.row(x)
+        assert parser.row(x) is row  # kept: read again to predict
+        again = parser.row(x, learn=True)
+        assert exact(again) == exact(RowParser(registry, "raise", default).row(x, learn=True))
+        assert again.values is row.values  # (the same read)
+        x[key] = twin if key == "new" else 2 * twin
+        for learn in (False, True):
+            assert exact_outcome(lambda x, learn=learn: parser.row(x, learn=learn), x) == exact_outcome(
+                lambda x, learn=learn: RowParser(registry, "raise", default).row(x, learn=learn), x)
+    x = {"a": 2.0, "new": 1.0}
+    parser.row(x)
+    registry.add("new", NUMERIC, summaries.GKClass(), 0)  # (a variable created by another row's learning)
+    assert exact(parser.row(x, learn=True)) == exact(RowParser(registry, "raise", default).row(x, learn=True))
+    assert not parser.row(x, learn=True).new
+    for x, key in (({"a": 0.0, "new": 2.0}, "a"), ({"a": 2.0, "new": 0.0}, "new")):  # a zero, then its twin
+        parser = RowParser(registry, "raise", default)
+        x = {**x, "newer": 1.0}
+        parser.row(x)
+        x[key] = -0.0
+        assert exact(parser.row(x, learn=True)) == exact(RowParser(registry, "raise", default).row(x, learn=True))
+
 # ---------------------------------------------------------------------- a DataFrame, column by column
 def cell(parser, name, value, registry):
     """The parse of one feature alone: ("raise", message) or (kind, value) with kind None for missing."""

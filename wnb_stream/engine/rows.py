@@ -249,7 +249,7 @@ class RowParser:
         it is read as absent: left out of the row, and no feature is created for it.
     """
 
-    __slots__ = ("registry", "on_type_change", "plan", "default")
+    __slots__ = ("registry", "on_type_change", "plan", "default", "last")
 
     def __init__(self, registry, on_type_change: str = "raise", default: float | None = None):
         if on_type_change not in POLICIES:
@@ -258,10 +258,14 @@ class RowParser:
         self.on_type_change = on_type_change
         self.default = default
         self.plan: Plan | None = None  # how the last plain dict was read (a cache, not state)
+        # (keys, values, types, K, Row) of the last dict of plain numbers with new features read
+        # to predict (``_numbers``; a cache, not state): ``learn_one`` usually reads it next
+        self.last: tuple | None = None
 
     def forget_plan(self) -> None:
-        """Drop the cached plan (variable indices changed: an eviction). O(1)."""
+        """Drop the cached plan and row (variable indices changed: an eviction). O(1)."""
         self.plan = None
+        self.last = None
 
     # ------------------------------------------------------------------ one dict
     def row(self, x: dict, learn: bool = False) -> Row:
@@ -278,11 +282,18 @@ class RowParser:
         plan, keys, values = self.plan, tuple(x), tuple(x.values())
         # (the keys of the plan's last dict: the same dict again compares by identity, at once)
         if plan is None or keys != plan.seen or tuple(map(type, values)) != plan.types:
+            last = self.last
+            if last is not None and keys == last[0] and values == last[1] and len(self.registry.variables) == last[3]:
+                row = self._read_again(last, values, learn)
+                if row is not None:
+                    return row
             ks = self._plain(x, values)  # (None unless every entry is a number, of a numeric or a new variable)
             plan = None if ks is None or None in ks else self._numeric_plan(x, ks)
             if ks is not None and plan is None:  # plain numbers, some of new features
                 row = self._numbers(x, learn, ks)
                 if row is not None:
+                    if not learn:
+                        self._keep(keys, values, row)
                     return row
         if plan is not None:
             try:
@@ -295,6 +306,28 @@ class RowParser:
         if plain:
             self.plan = self._make_plan(x)
         return row
+
+    def _keep(self, keys: tuple, values: tuple, row: Row) -> None:
+        """Keep ``row``, read to predict from a dict of plain numbers with new features, for the
+        next read of an equal dict (``_read_again``). Values of the same plain type that compare
+        equal convert to the same floats, but for the sign of a zero (``-0.0 == 0.0``): a row
+        holding a zero, known or new, is not kept (as the plan's ``Plan.row``)."""
+        held = row.values.all() and all(value for _, _, value in row.new)  # (NaN is truthy)
+        self.last = (keys, values, tuple(map(type, values)), len(self.registry.variables), row) if held else None
+
+    def _read_again(self, last: tuple, values: tuple, learn: bool) -> Row | None:
+        """The kept row of a dict whose keys and values equal ``last``'s, when its values are of
+        the same types and no variable was created since (None otherwise): the row itself to
+        predict, and to learn the same row with the new features' names checked as ``_numbers``
+        checks them (``_new_name``). A sparse stream hands each dict to ``predict_proba_one``
+        then ``learn_one``; its keys change every row, so the plan cannot read it again."""
+        if tuple(map(type, values)) != last[2]:
+            return None
+        row = last[4]
+        if not learn:
+            return row
+        new = [(_new_name(name), kind, value) for name, kind, value in row.new]
+        return Row(row.numeric, row.values, [], new, row.missing, row.located)
 
     def _plain(self, x: dict, values: tuple) -> list | None:
         """The variable index of each key of ``x`` (None: a new feature) when its ``values`` are
