@@ -246,7 +246,10 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         ks = self.registry.add_many([(name, kind, summary) for (name, kind), summary in zip(features, summaries)], self.history.stored)
         self.schedule.rebuild_all_soon()  # their first rebuild falls due at once
         self.lookup.mark(ks.tolist())
-        return ks  # (the cached context stands: a new variable has no slot; ``_context_rebuilt`` counts it)
+        context = self._context
+        if context is not None:  # (a new variable has no slot: the cached entries stand, the count moves on)
+            self._context = Context(context.prior_costs, context.active, len(self.registry))
+        return ks
 
     def _fresh_summaries(self, kinds: list) -> list:
         """A fresh summary (a clone of the prototype of its kind) for each of ``kinds``, in order."""
@@ -356,14 +359,10 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         costs and activity again (the values ``context`` computes). When a variable with a slot
         wakes or falls asleep, the lookups take the learner's coefficients again at the next
         refresh, through ``Optimizer.sync``: a woken variable predicts before the next step.
-        With no cached context to compare with, they are taken again anyway. A context that
-        only misses the variables added since (they have no slot: its entries stand) is carried
-        over with the new count, so that new variables alone do not make the lookups take every
-        coefficient again (``Lookup.take_new_coefficients``). O(len(ks)) and a copy of the
+        With no cached context to compare with, they are taken again anyway (new variables alone
+        keep it: ``_add_variables`` counts them in, so that the lookups give them their
+        coefficients alone, ``Lookup.take_new_coefficients``). O(len(ks)) and a copy of the
         context's arrays when they change."""
-        context = self._context
-        if context is not None and len(context.active) == len(self.slots) and context.n_variables != len(self.registry):
-            self._context = Context(context.prior_costs, context.active, len(self.registry))
         if not self._context_current():
             self._context = None
             self.lookup.coefficients_changed()

@@ -304,6 +304,13 @@ class History:
         m = min(m, self.size)
         return (self.cursor - m + np.arange(m)) % self.capacity
 
+    def runs(self, m: int) -> list[tuple[int, int]]:
+        """The rows of ``recent(m)`` as one or two runs ``(start, stop)`` of the ring, oldest first
+        (the ring wraps at most once): to read them where they lie."""
+        m = min(m, self.size)
+        start = (self.cursor - m) % self.capacity
+        return [(start, start + m)] if start + m <= self.capacity else [(start, self.capacity), (0, start + m - self.capacity)]
+
     def filled(self) -> np.ndarray | slice:
         """Index of the rows in use (order does not matter for a sum over rows)."""
         return slice(0, self.size)
@@ -567,12 +574,9 @@ class SparseHistory(History):
         (``_entries.wanted_entries``: no gather of ``m × width`` entries, where a feed of a wide
         stream reads thousands of rows for a few wanted variables); the entries found are the
         same, in the same order, as NumPy's ``nonzero`` over a gather of ``recent(m)`` gives."""
-        m = min(m, self.size)
-        start = (self.cursor - m) % self.capacity
-        runs = [(start, start + m)] if start + m <= self.capacity else [(start, self.capacity), (0, start + m - self.capacity)]
         wanted = np.ascontiguousarray(wanted, dtype=np.bool_)
         found, before = [], 0
-        for a, b in runs:
+        for a, b in self.runs(m):
             r, e = wanted_entries(self.entry_variable, a, b, self.width, wanted)
             found.append((self.entry_variable[r + a, e], r + before, self.entry_value[r + a, e]))
             before += b - a

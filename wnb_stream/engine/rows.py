@@ -175,8 +175,7 @@ class Plan:
         categorical = [(k, values[i]) for k, i in zip(self.categorical, self.categorical_at)]
         row = Row(numeric, numbers_, categorical, [], missing)
         self.seen = keys
-        # (NaN is truthy: ``all`` is False only for a zero, whose sign == cannot see)
-        self.last = (values, row) if numbers_.all() else None
+        self.last = (values, row) if _readable_again(row) else None
         return row
 
 
@@ -225,6 +224,14 @@ def _read(name, value) -> tuple:
         return feature_value(value)
     except ValueError as error:
         raise ValueError(f"feature {name!r}: {error}") from None
+
+
+def _readable_again(row: Row) -> bool:
+    """Whether ``row``, read from a dict, may be returned again for an equal dict of the same
+    value types: values of the same plain type that compare equal convert to the same floats, but
+    for the sign of a zero (``-0.0 == 0.0``), so a row holding a zero, known or new, is read
+    afresh (NaN is truthy: ``all`` is False only for a zero)."""
+    return bool(row.values.all()) and all(value for _, _, value in row.new)
 
 
 def _new_name(name):
@@ -311,9 +318,9 @@ class RowParser:
         """Keep ``row``, read to predict from a dict of plain numbers with new features, for the
         next read of an equal dict (``_read_again``). Values of the same plain type that compare
         equal convert to the same floats, but for the sign of a zero (``-0.0 == 0.0``): a row
-        holding a zero, known or new, is not kept (as the plan's ``Plan.row``)."""
-        held = row.values.all() and all(value for _, _, value in row.new)  # (NaN is truthy)
-        self.last = (keys, values, tuple(map(type, values)), len(self.registry.variables), row) if held else None
+        holding a zero, known or new, is not kept (``_readable_again``, as the plan's ``Plan.row``)."""
+        kept = _readable_again(row)
+        self.last = (keys, values, tuple(map(type, values)), len(self.registry.variables), row) if kept else None
 
     def _read_again(self, last: tuple, values: tuple, learn: bool) -> Row | None:
         """The kept row of a dict whose keys and values equal ``last``'s, when its values are of
