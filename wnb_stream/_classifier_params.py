@@ -8,6 +8,8 @@ import functools
 import inspect
 import math
 
+import numpy as np
+
 from ._checks import integer, real
 from .engine import Engine, Params, rows
 from .engine.drift import EVERY
@@ -48,6 +50,8 @@ def check(model) -> None:
     integer(model.seed, "seed", optional=True)
     real(model.absent, "absent", finite=True, optional="None (missing)", what="a finite number")
     integer(model.memory_budget, "memory_budget", low=1, optional=True, what="a number of bytes")
+    if not isinstance(model.catch_up, (bool, np.bool_)):
+        raise ValueError(f"catch_up must be True or False, got {model.catch_up!r}")
 
 
 def new_engine(model) -> Engine:
@@ -66,7 +70,7 @@ def engine_params(model) -> Params:
     return Params(numeric, categorical, optimizer, model.history_size, model.batch_size, model.rebuild_growth,
                   model.rebuild_every_rows, model.on_type_change, drift_delta, half_life, model.seed,
                   None if model.absent is None else float(model.absent),
-                  None if model.memory_budget is None else int(model.memory_budget))  # fmt: skip
+                  None if model.memory_budget is None else int(model.memory_budget), bool(model.catch_up))  # fmt: skip
 
 
 def default_parts() -> dict:

@@ -74,6 +74,7 @@ SCHEMA = io.Schema(
         "seed": io.Optional(io.Int(), doc="seed of every random choice"),
         "absent": io.Optional(io.Float(), doc="the value of an absent numeric feature (null: missing)"),
         "memory_budget": io.Optional(io.Int(low=1), doc="bytes memory_usage() is kept within (null: no budget)"),
+        "catch_up": io.Bool(doc="a model that serves first rebuilds level 2 and steps its weights (since version 12)"),
     },
     state={
         "classes": io.Record("Classes", doc="labels, prior counts, rebuild thresholds"),

@@ -98,6 +98,14 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         It cannot bound the variables in level 3, what each class holds, nor 32 rows of the
         window: at every check point the model is within the budget, or holds only these
         (``docs/algorithms/prediction.md#memory-budget``).
+    catch_up
+        True (default): a model that serves, that is, predicts another row without having
+        learned since its last prediction (a model trained, then asked for predictions), first
+        rebuilds level 2 of every variable on all the rows it holds and steps its weights once
+        on its window, at most once per growth of its rows by ``rebuild_growth``
+        (``docs/algorithms/prediction.md#catching-up``). A stream fed test-then-train never
+        serves, so it learns and predicts the same with or without it. False: predictions never
+        change the model.
 
     Notes
     -----
@@ -155,6 +163,7 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         seed: int | None = None,
         absent: float | None = None,
         memory_budget: int | None = None,
+        catch_up: bool = True,
     ):
         self.numeric = numeric
         self.categorical = categorical
@@ -169,6 +178,7 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         self.seed = seed
         self.absent = absent
         self.memory_budget = memory_budget
+        self.catch_up = catch_up
         _params.check(self)
         self._lock = threading.RLock()
         self._engine = _params.new_engine(self)
@@ -280,7 +290,9 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         engine = self._engine
         if not len(engine.classes):
             return {}
-        return proba_dict(engine.classes.labels, engine.scores_one(engine.parser.row(x)))
+        row = engine.parser.row(x)
+        engine.serve(row)
+        return proba_dict(engine.classes.labels, engine.scores_one(row))
 
     @property
     @one_at_a_time
@@ -324,10 +336,16 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         return self._engine.n_seen
 
     @one_at_a_time
-    def predictor(self) -> Predictor:
+    def predictor(self, catch_up: bool | None = None) -> Predictor:
         """What serving needs (``Predictor``): level 2, weights and prior, without the
         summaries, the history and the learner. Its probabilities are this model's, bit for bit,
-        until the model learns again. Cost O(K · J) plus the lookups' compilation if stale."""
+        until the model learns again. A predictor is for serving: the model catches up first
+        (``docs/algorithms/prediction.md#catching-up``) when ``catch_up`` says so (None: the
+        model's ``catch_up``; a coordinator publishing each round's model passes False: the
+        round rebuilt what its rows moved). Cost O(K · J) plus the lookups' compilation if
+        stale, and the catch-up's rebuild and step when one is due."""
+        if self._engine.params.catch_up if catch_up is None else catch_up:
+            self._engine.catch_up()
         return Predictor.of_engine(self._engine)
 
     def change_detector(self) -> Monitor | None:
@@ -401,7 +419,10 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         engine = self._engine
         if not len(engine.classes):
             return proba_frame((), None, X.index)
-        return proba_frame(engine.classes.labels, engine.scores_frame(engine.parser.frame(X, absent=absent), len(X)), X.index)
+        frame = engine.parser.frame(X, absent=absent)
+        if len(X):  # (no row, no prediction)
+            engine.serve(None)
+        return proba_frame(engine.classes.labels, engine.scores_frame(frame, len(X)), X.index)
 
     @one_at_a_time
     def _check(self) -> None:

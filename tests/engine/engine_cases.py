@@ -147,9 +147,10 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=No
     a, b = WeightedNaiveBayes(**params), WeightedNaiveBayes(**params)
     rng = np.random.default_rng(container_seed)
     for op, rows in ops:
-        if op == "predict":
+        if op == "predict":  # (b serves the same rows: a model that serves catches up, docs/algorithms/prediction.md)
             for x, _, _ in rows:
                 p = a.predict_proba_one(x)
+                assert b.predict_proba_one(x) == p
                 if a.classes:
                     assert_distribution(p, a.classes)
                 else:
@@ -160,6 +161,7 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=No
                 X, xs, _, _ = batch(rows, as_dicts)
                 note_event(f"predict_proba_many of {'dicts' if as_dicts else 'a DataFrame'}")
                 many = a.predict_proba_many(X)
+                b.predict_proba_many(X)
                 assert list(many.columns) == list(a.classes)
                 np.testing.assert_allclose(many.sum(axis=1).to_numpy(), 1.0, rtol=0, atol=1e-12)
                 # the same scores as row by row, up to the order of the additions: compared on the
@@ -192,6 +194,7 @@ def run(optimizer, numeric, history_size, policy, ops, container_seed, absent=No
         probes = [x for x, _, _ in rows]
         assert_same_model(a, b, probes)
         p = a.predict_proba_one(probes[-1])
+        assert b.predict_proba_one(probes[-1]) == p
         assert_distribution(p, a.classes)
         a._check()
     return a, b

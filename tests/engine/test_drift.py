@@ -467,7 +467,10 @@ def test_a_change_within_the_classes_of_a_grouped_stream_is_still_forgotten():
     rng = np.random.default_rng(1)
     rotated = MEANS[[2, 0, 1]]
     before, after = in_runs(gaussian_concept(2500, rng), rng), in_runs(gaussian_concept(2500, rng, rotated), rng)
-    on, off = (WeightedNaiveBayes(optimizer=weights.VNS(batch_size=50), history_size=4000, drift_delta=delta, seed=1) for delta in (0.002, None))
+    # (the models as they learned: catching up before the hold-out, docs/algorithms/prediction.md,
+    # takes the model that never forgets from 0.418 to 0.493 here, and the other from 0.505 to 0.515)
+    on, off = (WeightedNaiveBayes(optimizer=weights.VNS(batch_size=50), history_size=4000, drift_delta=delta, seed=1, catch_up=False)
+               for delta in (0.002, None))  # fmt: skip
     for x, y in before + after:
         on.learn_one(x, y)
         off.learn_one(x, y)

@@ -378,8 +378,9 @@ def test_a_round_keeps_the_weights_and_steps_once_on_the_deltas_rows():
 @pytest.mark.parametrize("rows", [20, 300])  # a step on the rows absorbed; and rows enough for a replay session and new rebuilds
 def test_a_round_whose_step_is_left_for_later_is_the_round_once_stepped(rows):
     """``absorb(step=False)``: level 2 is that of the round at once, the weights those carried
-    from before it; ``step_weights`` then makes the model of ``absorb`` bit for bit, once."""
-    model = fit(stream(1, 600))
+    from before it; ``step_weights`` then makes the model of ``absorb`` bit for bit, once (the
+    predictions between are queries: no catch-up)."""
+    model = fit(stream(1, 600), catch_up=False)
     deltas = deltas_of(model, [stream(2, rows), stream(3, rows)])
     at_once, later = copy.deepcopy(model), copy.deepcopy(model)
     carried = later._engine.optimizer.n_steps

@@ -59,7 +59,7 @@ def test_the_envelope_holds_format_version_checksum_and_payload():
     data = io.dumps(gk_summary(), compress=False)
     document = json.loads(data)
     assert list(document) == ["format", "version", "checksum", "payload"]
-    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 11
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 12
     canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert document["payload"]["type"] == "GKClass"
@@ -72,8 +72,8 @@ def test_the_same_model_gives_the_same_bytes():
 
 def test_a_newer_version_is_refused_naming_the_version_read():
     document = json.loads(io.dumps(gk_summary(), compress=False))
-    document["version"] = 12
-    with pytest.raises(io.ModelFileError, match=r"version 12 is newer than this library reads \(version 11 and older\)"):
+    document["version"] = 13
+    with pytest.raises(io.ModelFileError, match=r"version 13 is newer than this library reads \(version 12 and older\)"):
         io.loads(json.dumps(document).encode())
 
 
@@ -93,20 +93,20 @@ def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
 
 
 def test_migrations_run_in_order_from_an_older_version(monkeypatch):
-    """A version-11 payload read by a library of version 12 goes through MIGRATIONS[11]; without it
+    """A version-12 payload read by a library of version 13 goes through MIGRATIONS[12]; without it
     the file is refused naming the missing step."""
     data = io.dumps(gk_summary(), compress=False)
-    monkeypatch.setattr(io.files, "VERSION", 12)
+    monkeypatch.setattr(io.files, "VERSION", 13)
     seen = []
 
-    def to_version_12(payload):
+    def to_version_13(payload):
         seen.append(payload["type"])
         return payload
 
-    monkeypatch.setitem(io.files.MIGRATIONS, 11, to_version_12)
+    monkeypatch.setitem(io.files.MIGRATIONS, 12, to_version_13)
     assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
-    monkeypatch.delitem(io.files.MIGRATIONS, 11)
-    with pytest.raises(io.ModelFileError, match="version 11 has no migration to version 12"):
+    monkeypatch.delitem(io.files.MIGRATIONS, 12)
+    with pytest.raises(io.ModelFileError, match="version 12 has no migration to version 13"):
         io.loads(data)
 
 

@@ -311,7 +311,7 @@ def train(
 
     def recover(p) -> None:
         """Reset ``p``'s learner to the coordinator's position (a new process if it died)."""
-        predictor = coordinator.model.predictor() if coordinator.model.classes else None
+        predictor = coordinator.model.predictor(catch_up=False) if coordinator.model.classes else None
         for attempt in range(MAX_FAILURES + 1):
             drain(p)
             try:

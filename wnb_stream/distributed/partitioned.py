@@ -488,7 +488,7 @@ class Coordinator:
             if detector is not None:
                 self.detector.restore(detector)
             raise
-        predictor = self.model.predictor()
+        predictor = self.model.predictor(catch_up=False)  # (the round rebuilt what its rows moved)
         writing = self.background and self.checkpoint_path is not None
         if writing or self._owes_step:
             self._in_background(writing)
@@ -504,7 +504,7 @@ class Coordinator:
         def work() -> None:
             try:
                 if self._step_weights() and self.on_weights is not None:
-                    self.on_weights(self.model.predictor())
+                    self.on_weights(self.model.predictor(catch_up=False))
                 if snapshot is not None:
                     checkpoints.write(self.checkpoint_path, snapshot)
                     self.committed = snapshot.positions

@@ -109,7 +109,7 @@ class _CoordinatorActor:
     def state(self) -> tuple[dict, Any, Any]:
         """The positions, an empty delta and the current predictor (what learners start from)."""
         model = self.coordinator.model
-        return dict(self.coordinator.positions), model.delta(), model.predictor() if model.classes else None
+        return dict(self.coordinator.positions), model.delta(), model.predictor(catch_up=False) if model.classes else None
 
     def round(self, *reports) -> tuple[Any, tuple[dict, float, list]]:
         """Absorb ``reports`` (``Report``, ``Merged``, or lists of them: a tree's results): the

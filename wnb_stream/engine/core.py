@@ -41,7 +41,7 @@ from .history import History, SparseHistory
 from .lookup import Lookup
 from .params import Params
 from .registry import Registry
-from .rows import Frame, Row, RowParser, check_label, check_sample_weights, feature_order
+from .rows import Frame, Row, RowParser, check_label, check_sample_weights, feature_order, same_row
 from .rows import labels as label_codes
 from .schedule import Schedule
 from .slots import Slots
@@ -114,6 +114,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
     #: The encoded window is owed (``restart(defer_encoding=True)``): written, from the raw rows,
     #: by the first reader of it (``settle_encoding``), e.g. the step that a round left for later.
     _owes_encoding = False
+    _last_row = None  # the row predicted last (``serve``; not part of the model: a loaded one has none)
 
     def __init__(self, params: Params, collect: bool = False):
         # a stream whose absent features hold a value is sparse: its rows are kept as entries
@@ -582,6 +583,49 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         if step:
             self.step_if_due()
 
+    # ------------------------------------------------------------------ serving
+    def serve(self, row: Row | None) -> None:
+        """Before a prediction of ``row`` (None: a batch of rows): when the model serves, that
+        is, predicts another row without having learned since its last prediction, it catches
+        up (``catch_up``). A stream fed test-then-train (predict a row, learn it, predict the
+        next) never serves. Predicting the same row twice is one prediction (the parser hands
+        the same ``Row`` back for an equal dict; ``same_row`` tells the others); the row is not
+        saved with the model, so a loaded model that predicted before it was saved takes its
+        next row as another. O(1) but when the model serves."""
+        if not self.params.catch_up:  # (then a prediction changes nothing)
+            return
+        again = self.schedule.predicted(self.n_seen)
+        last, self._last_row = self._last_row, row
+        if not again:
+            return
+        if row is not None and last is not None and same_row(row, last):
+            return
+        self.catch_up()
+
+    def catch_up(self) -> bool:
+        """Bring level 2 up to date with every row the model holds, and step the learner once on
+        the whole window (``docs/algorithms/prediction.md#catching-up``); whether it did.
+
+        Level 2 is rebuilt on a schedule, so a model that stops learning predicts with
+        partitions built on as few as 1/(1 + ``rebuild_growth``) of its rows. A catch-up
+        rebuilds every variable (the schedule of each starts again from there) and steps the
+        weights on the window it encodes. At most one per growth of the rows by
+        ``rebuild_growth`` (``Schedule.caught_up``), so that a model serving and learning by
+        turns costs at most about twice the rebuilds of its schedule."""
+        schedule, registry = self.schedule, self.registry
+        if self.collect or not len(registry) or len(self.classes) < 2:
+            return False
+        if not schedule.catch_up_due(self.n_seen) or schedule.all_rebuilt(registry):
+            return False
+        self._rebuild(np.arange(len(registry), dtype=np.intp))
+        schedule.count_down(registry, self.classes)
+        h = self.history
+        if h.size:
+            self._step(h.size)
+            schedule.stepped(self.target_batch, h.size, full=h.size >= h.capacity)
+        schedule.caught_up_at(self.n_seen)
+        return True
+
     # ------------------------------------------------------------------ prediction
     def refresh(self) -> None:
         """Bring the compiled lookups, the learner's coefficients and the bias up to date."""
@@ -656,6 +700,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_context"] = None  # a cache
+        state.pop("_last_row", None)  # (which row was predicted last: not part of the model)
         return state
 
     def __setstate__(self, state: dict) -> None:

@@ -56,6 +56,7 @@ class Params:
     seed: int | None = None
     absent: float | None = None
     memory_budget: int | None = None
+    catch_up: bool = False
 
     def learner(self):
         """A fresh weight learner: a clone of ``optimizer``, reset with ``seed`` (no variable, no class yet)."""

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..summaries.policy import as_weights, column_array, feature_value, model_key, model_label
 
-__all__ = ["Frame", "Plan", "Row", "RowParser", "check_label", "feature_order", "labels"]
+__all__ = ["Frame", "Plan", "Row", "RowParser", "check_label", "feature_order", "labels", "same_row"]
 
 POLICIES = ("raise", "missing")
 
@@ -224,6 +224,17 @@ def _read(name, value) -> tuple:
         return feature_value(value)
     except ValueError as error:
         raise ValueError(f"feature {name!r}: {error}") from None
+
+
+def same_row(a: Row, b: Row) -> bool:
+    """Whether two parsed rows hold the same values (a missing value equals a missing value; a
+    zero its negative, which scores the same). ``a is b`` in the usual case: the parser hands the
+    same row back for an equal dict (``Plan``). O(entries)."""
+    if a is b:
+        return True
+    if len(a.numeric) != len(b.numeric) or a.categorical != b.categorical or a.new != b.new:
+        return False
+    return bool(np.array_equal(a.numeric, b.numeric) and np.array_equal(a.values, b.values, equal_nan=True))
 
 
 def _readable_again(row: Row) -> bool:

@@ -58,7 +58,7 @@ class Schedule:
     [1.0, 1.0, 5.0, 100.0]
     """
 
-    __slots__ = ("growth", "every", "quiet", "pending", "step_size")
+    __slots__ = ("growth", "every", "quiet", "pending", "step_size", "caught_up", "served")
 
     def __init__(self, growth: float, every: int):
         self.growth = growth
@@ -66,6 +66,8 @@ class Schedule:
         self.quiet = 0  # rows during which no rebuild can fall due (0: check at the next row)
         self.pending = 0  # rows since the last learner step
         self.step_size = 0  # size of the next learner batch (grows up to the learner's batch size)
+        self.caught_up = 0  # rows seen at the model's last catch-up (0: none; ``Engine.catch_up``)
+        self.served = -1  # rows seen at the model's last prediction (-1: none; ``Engine.serve``)
 
     def gap(self, count):
         """Observations until the next rebuild: every one early, then a growth factor, capped."""
@@ -143,6 +145,30 @@ class Schedule:
         else:
             self.step_size = min(target, max(self.first_step_size(target), math.ceil(STEP_GROWTH * held)))
 
+    # ------------------------------------------------------------------ catching up
+    def predicted(self, n_seen: int) -> bool:
+        """A prediction with ``n_seen`` rows seen; whether the model had already predicted since it
+        learned its last row (then it may be serving: ``Engine.serve``). O(1)."""
+        again = self.served == n_seen
+        self.served = int(n_seen)
+        return again
+
+    def catch_up_due(self, n_seen: int) -> bool:
+        """Whether a model that serves, having seen ``n_seen`` rows, catches up now: at its first
+        catch-up, then once its rows have grown by ``growth`` since the last
+        (``Engine.catch_up``). O(1)."""
+        return n_seen > 0 and (not self.caught_up or n_seen >= (1.0 + self.growth) * self.caught_up)
+
+    def all_rebuilt(self, registry) -> bool:
+        """Whether every variable's level 2 was rebuilt at its count of now (its next point is a
+        full gap away): then a catch-up has nothing to rebuild. O(K)."""
+        count = registry.count
+        return bool(np.all(registry.next_rebuild >= count + self.gap(count)))
+
+    def caught_up_at(self, n_seen: int) -> None:
+        """The model caught up with ``n_seen`` rows seen. O(1)."""
+        self.caught_up = int(n_seen)
+
     # ------------------------------------------------------------------ mini-batches
     def chunk_end(self, t: int, n: int, positions: dict, columns: list, registry, classes, target: int) -> int:
         """Last row of the chunk of a batch starting at row ``t``: the first row at which a loop of
@@ -189,6 +215,10 @@ class Schedule:
             found.append(f"pending: must be >= 0, got {self.pending!r}")
         if self.step_size < 0:
             found.append(f"step_size: must be >= 0, got {self.step_size!r}")
+        if self.caught_up < 0:
+            found.append(f"caught_up: must be >= 0, got {self.caught_up!r}")
+        if self.served < -1:
+            found.append(f"served: must be >= -1, got {self.served!r}")
         return found
 
     def _check(self) -> None:
@@ -202,14 +232,16 @@ class Schedule:
             assert self.quiet <= max(0, math.ceil(np.min(registry.next_rebuild - registry.count)))
 
     def record_state(self) -> dict:
-        """The state fields of the record: the countdown and the step counters."""
-        return {"quiet": self.quiet, "pending": self.pending, "step_size": self.step_size}
+        """The state fields of the record: the countdown, the step counters and the last catch-up."""
+        return {"quiet": self.quiet, "pending": self.pending, "step_size": self.step_size, "caught_up": self.caught_up,
+                "served": self.served}  # fmt: skip
 
     @classmethod
     def from_record(cls, fields: Fields) -> Schedule:
         """The schedule a loaded, schema-checked record describes (its ``problems()`` not yet asked)."""
         schedule = cls(fields.params["growth"], fields.params["every"])
-        schedule.quiet, schedule.pending, schedule.step_size = (fields.state[k] for k in ("quiet", "pending", "step_size"))
+        keys = ("quiet", "pending", "step_size", "caught_up", "served")
+        schedule.quiet, schedule.pending, schedule.step_size, schedule.caught_up, schedule.served = (fields.state[k] for k in keys)
         return schedule
 
 
@@ -225,6 +257,8 @@ register(
             "quiet": Int(doc="rows during which no rebuild can fall due (≤ 0: check at the next row)"),
             "pending": Int(low=0, doc="rows since the learner's last step"),
             "step_size": Int(low=0, doc="rows of the learner's next step (0: not started)"),
+            "caught_up": Int(low=0, doc="rows seen at the model's last catch-up (0: none; since version 12)"),
+            "served": Int(low=-1, doc="rows seen at the model's last prediction (-1: none; since version 12)"),
         },
         doc="The rebuild countdown and the learner's step counters",
     ),

@@ -90,7 +90,7 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 11
+VERSION = 12
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
@@ -299,6 +299,13 @@ _ADDED_IN_11 = {
 }
 
 
+#: Fields added in version 12, with the value that reproduces the old behaviour.
+_ADDED_IN_12 = {
+    "WeightedNaiveBayes": [("params", "catch_up", False)],  # (predictions never changed the model)
+    "Schedule": [("state", "caught_up", 0), ("state", "served", -1)],
+}
+
+
 def _variables_as_columns(payload: Any) -> Any:
     """Version 8 → 9: a ``Registry`` holds its variables as a table of columns (``io.columns``),
     not as a list of ``Variable`` records. Each record of the list is decoded and the list
@@ -326,6 +333,7 @@ MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     8: _variables_as_columns,
     9: _added_fields(_ADDED_IN_10),
     10: _added_fields(_ADDED_IN_11),
+    11: _added_fields(_ADDED_IN_12),
 }
 #: gzip level of a saved file (``pack``); any level reads back.
 COMPRESS_LEVEL = 2
