@@ -608,17 +608,21 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
 
         Level 2 is rebuilt on a schedule, so a model that stops learning predicts with
         partitions built on as few as 1/(1 + ``rebuild_growth``) of its rows. A catch-up
-        rebuilds every variable (the schedule of each starts again from there) and steps the
-        weights on the window it encodes. At most one per growth of the rows by
-        ``rebuild_growth`` (``Schedule.caught_up``), so that a model serving and learning by
-        turns costs at most about twice the rebuilds of its schedule."""
+        rebuilds every variable built before its count of now (``Schedule.behind``; the schedule
+        of each starts again from there; the others' rebuild would give the same partition) and
+        steps the weights on the window, encoded with the new level 2. At most one per growth of
+        the rows by ``rebuild_growth`` (``Schedule.catch_up_due``), so that a model serving and
+        learning by turns costs at most about twice the rebuilds of its schedule, and a step
+        each time."""
         schedule, registry = self.schedule, self.registry
         if self.collect or not len(registry) or len(self.classes) < 2:
             return False
-        if not schedule.catch_up_due(self.n_seen) or schedule.all_rebuilt(registry):
+        if not schedule.catch_up_due(self.n_seen):
             return False
-        self._rebuild(np.arange(len(registry), dtype=np.intp))
-        schedule.count_down(registry, self.classes)
+        behind = schedule.behind(registry)
+        if len(behind):
+            self._rebuild(behind)
+            schedule.count_down(registry, self.classes)
         h = self.history
         if h.size:
             self._step(h.size)

@@ -159,11 +159,11 @@ class Schedule:
         (``Engine.catch_up``). O(1)."""
         return n_seen > 0 and (not self.caught_up or n_seen >= (1.0 + self.growth) * self.caught_up)
 
-    def all_rebuilt(self, registry) -> bool:
-        """Whether every variable's level 2 was rebuilt at its count of now (its next point is a
-        full gap away): then a catch-up has nothing to rebuild. O(K)."""
+    def behind(self, registry) -> np.ndarray:
+        """The variables whose level 2 was built before their count of now (their next point is
+        less than a full gap away): those a catch-up rebuilds. O(K)."""
         count = registry.count
-        return bool(np.all(registry.next_rebuild >= count + self.gap(count)))
+        return np.flatnonzero(registry.next_rebuild < count + self.gap(count))
 
     def caught_up_at(self, n_seen: int) -> None:
         """The model caught up with ``n_seen`` rows seen. O(1)."""
