@@ -190,3 +190,21 @@ def test_a_sparse_model_catches_up_as_a_dense_one():
     model._check()
     twin = io.loads(io.dumps(model))
     assert [twin.predict_proba_one(x) for x, _ in rows[:20]] == [model.predict_proba_one(x) for x, _ in rows[:20]]
+
+
+def test_a_window_of_one_class_is_not_stepped_on():
+    # a stream sorted by class, the window (100 rows) holding the last class only: the catch-up
+    # rebuilds level 2 and leaves the weights; shuffled, the same rows make it step
+    rows = stream(400, 19)
+    ordered = sorted(rows, key=lambda row: row[1])
+    sorted_model = trained(ordered, history_size=100, drift_delta=None)
+    shuffled_model = trained(rows, history_size=100, drift_delta=None)
+    test, stepped = stream(3, 20), []
+    for model in (sorted_model, shuffled_model):
+        steps = model._engine.optimizer.n_steps
+        for x, _ in test:
+            model.predict_proba_one(x)
+        assert model._engine.schedule.caught_up == 400
+        assert held_in_level_2(model) == [400.0] * 6
+        stepped.append(model._engine.optimizer.n_steps - steps)
+    assert stepped == [0, 1]

@@ -56,6 +56,13 @@ REENCODE_CELLS = 1 << 20
 #: K = 1,000 encodes 26 million; a rebuild of a few variables stays in the calling thread.
 PARALLEL_CELLS = 1 << 21
 
+#: A catch-up steps the learner on the window only if no class expected at least this many
+#: times in the window (by the class counts) holds less than ``WINDOW_CLASS_SHARE`` of that
+#: (``Engine._window_holds_the_classes``): a window of one class of a stream sorted by class is
+#: no ground to fit the weights on.
+WINDOW_CLASS_MIN = 4.0
+WINDOW_CLASS_SHARE = 0.25
+
 #: Parameter types that ``copy.deepcopy`` returns as they are (``clones``).
 ATOMS = (type(None), bool, int, float, str)
 
@@ -610,7 +617,8 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         partitions built on as few as 1/(1 + ``rebuild_growth``) of its rows. A catch-up
         rebuilds every variable built before its count of now (``Schedule.behind``; the schedule
         of each starts again from there; the others' rebuild would give the same partition) and
-        steps the weights on the window, encoded with the new level 2. At most one per growth of
+        steps the weights on the window, encoded with the new level 2, if the window holds the
+        classes about as the model does (``_window_holds_the_classes``). At most one per growth of
         the rows by ``rebuild_growth`` (``Schedule.catch_up_due``), so that a model serving and
         learning by turns costs at most about twice the rebuilds of its schedule, and a step
         each time."""
@@ -624,11 +632,25 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
             self._rebuild(behind)
             schedule.count_down(registry, self.classes)
         h = self.history
-        if h.size:
+        if h.size and self._window_holds_the_classes():
             self._step(h.size)
             schedule.stepped(self.target_batch, h.size, full=h.size >= h.capacity)
         schedule.caught_up_at(self.n_seen)
         return True
+
+    def _window_holds_the_classes(self) -> bool:
+        """Whether the history window holds each class about as the model does: no class with
+        at least ``WINDOW_CLASS_MIN`` rows expected in it (its share of the class counts times
+        the window's weight) holds less than ``WINDOW_CLASS_SHARE`` of them. A window of the last
+        rows of a stream sorted by class holds one class; a step on it alone would fit the
+        weights to that class (``catch_up`` then rebuilds level 2 only). O(history size + J)."""
+        counts = self.classes.counts
+        held = self.history.class_weights(len(counts))
+        if not counts.sum() > 0.0:
+            return False
+        expected = held.sum() * counts / counts.sum()
+        judged = expected >= WINDOW_CLASS_MIN
+        return bool(np.all(held[judged] >= WINDOW_CLASS_SHARE * expected[judged]))
 
     # ------------------------------------------------------------------ prediction
     def refresh(self) -> None:

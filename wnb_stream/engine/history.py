@@ -315,6 +315,11 @@ class History:
         """Index of the rows in use (order does not matter for a sum over rows)."""
         return slice(0, self.size)
 
+    def class_weights(self, n_classes: int) -> np.ndarray:
+        """``(n_classes,)`` the sample weight of the rows in use, per class. O(size)."""
+        rows = self.filled()
+        return np.bincount(self.y[rows], weights=self.sample_weight[rows], minlength=n_classes)[:n_classes]
+
     def window(self, rows, n_encoded: int, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Read-only ``log_lik (n, A, J)``, ``y (n,)`` and ``sample_weight (n,)`` of ``rows``.
 
