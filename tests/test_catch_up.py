@@ -125,15 +125,19 @@ def test_with_catch_up_false_predictions_never_change_the_model():
     assert io.dumps(model) == before
 
 
-def test_a_batch_prediction_is_one_prediction():
+def test_a_batch_of_rows_serves_and_predicts_as_a_loop_over_them_after_it():
+    # River's check: predict_proba_many on a batch agrees with predict_proba_one on each of its rows
     rows, test = stream(216, 9), stream(10, 10)
     model = trained(rows)
     X = pd.DataFrame([x for x, _ in test])
-    first = model.predict_proba_many(X)
-    assert model._engine.schedule.caught_up == 0
-    second = model.predict_proba_many(X)  # a second call without learning: the model serves
+    many = model.predict_proba_many(X)  # two rows or more, no learning between them: it serves
     assert model._engine.schedule.caught_up == 216
-    assert not first.equals(second)
+    for i, (x, _) in enumerate(test):
+        one = model.predict_proba_one(x)
+        np.testing.assert_allclose(many.iloc[i].to_numpy(), [one[c] for c in many.columns], rtol=0, atol=1e-12)
+    single = trained(rows)
+    single.predict_proba_many(X.iloc[:1])  # one row: a prediction like predict_proba_one's
+    assert single._engine.schedule.caught_up == 0
 
 
 def test_a_predictor_is_made_from_the_caught_up_model_unless_told_not_to():

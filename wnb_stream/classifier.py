@@ -99,13 +99,13 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
         window: at every check point the model is within the budget, or holds only these
         (``docs/algorithms/prediction.md#memory-budget``).
     catch_up
-        True (default): a model that serves, that is, predicts another row without having
-        learned since its last prediction (a model trained, then asked for predictions), first
-        rebuilds level 2 of every variable on all the rows it holds and steps its weights once
-        on its window, at most once per growth of its rows by ``rebuild_growth``
-        (``docs/algorithms/prediction.md#catching-up``). A stream fed test-then-train never
-        serves, so it learns and predicts the same with or without it. False: predictions never
-        change the model.
+        True (default): a model that serves, that is, predicts two rows or more without learning
+        between them (a model trained, then asked for predictions; a ``predict_proba_many`` of
+        several rows), first rebuilds level 2 of every variable on all the rows it holds and
+        steps its weights once on its window, at most once per growth of its rows by
+        ``rebuild_growth`` (``docs/algorithms/prediction.md#catching-up``). A stream fed
+        test-then-train one row at a time never serves, so it learns and predicts the same with
+        or without it. False: predictions never change the model.
 
     Notes
     -----
@@ -421,7 +421,7 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
             return proba_frame((), None, X.index)
         frame = engine.parser.frame(X, absent=absent)
         if len(X):  # (no row, no prediction)
-            engine.serve(None)
+            engine.serve(None, len(X))
         return proba_frame(engine.classes.labels, engine.scores_frame(frame, len(X)), X.index)
 
     @one_at_a_time

@@ -332,7 +332,9 @@ def train(
     progress.examples = patiently(coordinator.absorbed.remote) - absorbed_before
     progress.changes = patiently(coordinator.changes.remote)  # (of this coordinator: since it started or was restored)
     progress.seconds = time.monotonic() - began
-    trained = patiently(coordinator.model.remote)
+    # (``ray.get`` hands arrays read-only, views of the object store: a copy the caller can train on,
+    # and that can catch up when it serves)
+    trained = copy.deepcopy(patiently(coordinator.model.remote))
     for actor in (*learners.values(), coordinator):
         ray.kill(actor, no_restart=True)
     return trained, progress

@@ -591,22 +591,25 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
             self.step_if_due()
 
     # ------------------------------------------------------------------ serving
-    def serve(self, row: Row | None) -> None:
-        """Before a prediction of ``row`` (None: a batch of rows): when the model serves, that
-        is, predicts another row without having learned since its last prediction, it catches
-        up (``catch_up``). A stream fed test-then-train (predict a row, learn it, predict the
-        next) never serves. Predicting the same row twice is one prediction (the parser hands
-        the same ``Row`` back for an equal dict; ``same_row`` tells the others); the row is not
-        saved with the model, so a loaded model that predicted before it was saved takes its
-        next row as another. O(1) but when the model serves."""
+    def serve(self, row: Row | None, rows: int = 1) -> None:
+        """Before a prediction of ``row`` (None: a batch of ``rows`` rows): when the model serves,
+        that is, predicts rows without learning between them, it catches up (``catch_up``). It
+        serves at a prediction of another row than its last one with no row learned since, and at
+        a batch of two rows or more (``predict_proba_many``), so that a batch and a loop over its
+        rows predict alike. A stream fed test-then-train one row at a time (predict a row, learn
+        it, predict the next) never serves. Predicting the same row twice is one prediction (the
+        parser hands the same ``Row`` back for an equal dict; ``same_row`` tells the others); the
+        row is not saved with the model, so a loaded model that predicted before it was saved
+        takes its next row as another. O(1) but when the model serves."""
         if not self.params.catch_up:  # (then a prediction changes nothing)
             return
         again = self.schedule.predicted(self.n_seen)
         last, self._last_row = self._last_row, row
-        if not again:
-            return
-        if row is not None and last is not None and same_row(row, last):
-            return
+        if rows < 2:
+            if not again:
+                return
+            if row is not None and last is not None and same_row(row, last):
+                return
         self.catch_up()
 
     def catch_up(self) -> bool:
@@ -648,7 +651,7 @@ class Engine(MiniBatches, Forgetting, MemoryBudget):
         held = self.history.class_weights(len(counts))
         if not counts.sum() > 0.0:
             return False
-        expected = held.sum() * counts / counts.sum()
+        expected = counts / counts.sum() * held.sum()  # (shares first: no overflow with huge weights)
         judged = expected >= WINDOW_CLASS_MIN
         return bool(np.all(held[judged] >= WINDOW_CLASS_SHARE * expected[judged]))
 
