@@ -59,7 +59,7 @@ def test_the_envelope_holds_format_version_checksum_and_payload():
     data = io.dumps(gk_summary(), compress=False)
     document = json.loads(data)
     assert list(document) == ["format", "version", "checksum", "payload"]
-    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 12
+    assert document["format"] == "wnb_stream.model" and document["version"] == io.VERSION == 13
     canonical = json.dumps(document["payload"], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert document["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert document["payload"]["type"] == "GKClass"
@@ -72,8 +72,8 @@ def test_the_same_model_gives_the_same_bytes():
 
 def test_a_newer_version_is_refused_naming_the_version_read():
     document = json.loads(io.dumps(gk_summary(), compress=False))
-    document["version"] = 13
-    with pytest.raises(io.ModelFileError, match=r"version 13 is newer than this library reads \(version 12 and older\)"):
+    document["version"] = 14
+    with pytest.raises(io.ModelFileError, match=r"version 14 is newer than this library reads \(version 13 and older\)"):
         io.loads(json.dumps(document).encode())
 
 
@@ -93,20 +93,20 @@ def test_a_version_1_object_graph_file_is_refused_with_an_explanation():
 
 
 def test_migrations_run_in_order_from_an_older_version(monkeypatch):
-    """A version-12 payload read by a library of version 13 goes through MIGRATIONS[12]; without it
+    """A version-13 payload read by a library of version 14 goes through MIGRATIONS[13]; without it
     the file is refused naming the missing step."""
     data = io.dumps(gk_summary(), compress=False)
-    monkeypatch.setattr(io.files, "VERSION", 13)
+    monkeypatch.setattr(io.files, "VERSION", 14)
     seen = []
 
-    def to_version_13(payload):
+    def to_version_14(payload):
         seen.append(payload["type"])
         return payload
 
-    monkeypatch.setitem(io.files.MIGRATIONS, 12, to_version_13)
+    monkeypatch.setitem(io.files.MIGRATIONS, 13, to_version_14)
     assert isinstance(io.loads(data), GKClass) and seen == ["GKClass"]
-    monkeypatch.delitem(io.files.MIGRATIONS, 12)
-    with pytest.raises(io.ModelFileError, match="version 12 has no migration to version 13"):
+    monkeypatch.delitem(io.files.MIGRATIONS, 13)
+    with pytest.raises(io.ModelFileError, match="version 13 has no migration to version 14"):
         io.loads(data)
 
 
@@ -568,6 +568,23 @@ def test_a_version_10_learner_loads_without_waking_and_keeps_learning(name):
     assert VNS().wake is True
     if name == "model-vns":
         assert loaded._engine.optimizer.wake is False
+        _keep_learning(loaded, seed=1, n=100)
+
+
+@pytest.mark.parametrize("name", ["model-vns", "pgdmb", "vns", "fnb-refine-pgdmb-resized"])
+def test_a_version_12_learner_loads_with_the_spread_at_every_size_and_keeps_learning(name):
+    """Version 13 adds PGDMB's and VNS's ``spread_rows``; an older learner, wherever it nests,
+    loads with ``spread_rows = null`` (μ on windows of any size, the criterion it was saved with),
+    while a new one defaults to 500."""
+    path = pathlib.Path(__file__).parent / "fixtures" / "v12" / f"{name}.json.gz"
+    assert '"spread_rows"' not in gzip.decompress(path.read_bytes()).decode()
+    loaded = io.loads(path.read_bytes())
+    payload = json.loads(io.dumps(loaded, compress=False))
+    learners = [*io.files._records(payload, "PGDMB"), *io.files._records(payload, "VNS")]
+    assert learners and all(node["params"]["spread_rows"] is None for node in learners)
+    assert VNS().spread_rows == 500.0
+    if name == "model-vns":
+        assert loaded._engine.optimizer.spread_rows is None
         _keep_learning(loaded, seed=1, n=100)
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from profiles import examples
 from synthetic_weights import concat, context_for, make_rows
 
-from wnb_stream.weights import VNS
+from wnb_stream.weights import PGDMB, VNS, Batch
 from wnb_stream.weights.criterion import criterion, negative_log_likelihood
 
 
@@ -226,3 +226,35 @@ def test_the_spread_keeps_the_weights_of_a_small_window_together(seed):
     assert VNS().spread == 20.0
     assert np.std(found[20.0][:8]) < np.std(found[0.0][:8]) / 2.5
     assert np.mean(found[20.0][8:]) < np.mean(found[20.0][:8]) / 2
+
+
+@pytest.mark.parametrize("learner", [VNS, PGDMB])
+def test_the_spread_weighs_less_on_windows_beyond_spread_rows(learner):
+    """Up to ``spread_rows`` of window weight the spread term weighs μ, and the learner is the one
+    without the parameter, bit for bit; beyond it the learner runs as one with μ · spread_rows / W
+    and no fading, bit for bit (W: the window's sample weight)."""
+    rng = np.random.default_rng(3)
+    data = make_rows(rng, 400, n_informative=6, n_noise=4, accuracy=0.7)
+    context = context_for(10)
+
+    def trained(window, **params):
+        model = learner(batch_size=100, **params)
+        model.reset(10, 2, seed=3)
+        for start in list(range(0, 400, 100)) * 10:
+            model.learn(Batch(*(a[start : start + 100] for a in (data.log_lik, data.y, data.sample_weight)), data.log_prior), window, context)
+        return model.weights
+
+    short = trained(data, spread_rows=400.0)
+    assert short.tolist() == trained(data, spread_rows=None).tolist()
+    faded = trained(data, spread_rows=100.0)
+    assert faded.tolist() == trained(data, spread=20.0 * 100.0 / 400.0, spread_rows=None).tolist()
+    assert faded.tolist() != short.tolist()
+    heavy = Batch(data.log_lik, data.y, np.full(400, 2.0), data.log_prior)  # weight 800: μ · 400 / 800
+    assert trained(heavy, spread_rows=400.0).tolist() == trained(heavy, spread=10.0, spread_rows=None).tolist()
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, float("inf"), float("nan"), "500"])
+def test_a_bad_spread_rows_is_refused_naming_it(value):
+    for learner in (VNS, PGDMB):
+        with pytest.raises(ValueError, match="spread_rows"):
+            learner(spread_rows=value)

@@ -90,7 +90,7 @@ __all__ = [
 #: Name written in the envelope of every saved model.
 FORMAT = "wnb_stream.model"
 #: The format version this library writes, and the newest it reads.
-VERSION = 12
+VERSION = 13
 
 #: Fields added in version 3, by record type: ``(part, field, value)``, ``part`` a dotted path
 #: inside the record, the value the one that keeps a version-2 record's meaning. ``absent``
@@ -306,6 +306,13 @@ _ADDED_IN_12 = {
 }
 
 
+#: Fields added in version 13, with the value that reproduces the old behaviour.
+_ADDED_IN_13 = {
+    "PGDMB": [("params", "spread_rows", None)],  # (the spread term weighed μ on windows of any size)
+    "VNS": [("params", "spread_rows", None)],
+}
+
+
 def _variables_as_columns(payload: Any) -> Any:
     """Version 8 → 9: a ``Registry`` holds its variables as a table of columns (``io.columns``),
     not as a list of ``Variable`` records. Each record of the list is decoded and the list
@@ -334,6 +341,7 @@ MIGRATIONS: dict[int, Callable[[Any], Any]] = {
     9: _added_fields(_ADDED_IN_10),
     10: _added_fields(_ADDED_IN_11),
     11: _added_fields(_ADDED_IN_12),
+    12: _added_fields(_ADDED_IN_13),
 }
 #: gzip level of a saved file (``pack``); any level reads back.
 COMPRESS_LEVEL = 2

@@ -49,7 +49,7 @@ from ..io.registry import register
 from ..io.schema import Array, Bool, Float, Int, Optional, Schema, Str, Struct
 from .base import SIZES, WEIGHT_RANGE, Batch, Context, VectorWeights
 from .criterion import criterion, criterion_gradient
-from .regularizers import DEFAULT_DELTA, DEFAULT_SPREAD, Regularizer
+from .regularizers import DEFAULT_DELTA, DEFAULT_SPREAD, DEFAULT_SPREAD_ROWS, Regularizer
 from .rprop import VARIANTS, RpropState, project, rprop_step
 
 #: Criterion values kept per window (the points of the running descent and w*).
@@ -110,6 +110,12 @@ class PGDMB(VectorWeights):
         It keeps the weights of variables that say the same thing together at a few hundred rows
         and fades as the window grows. 0 gives the papers' criterion. Ignored when
         ``regularizer`` is None.
+    spread_rows
+        The window weight (rows, at sample weight 1) up to which the spread term weighs μ; on a
+        window of weight W above it, the term weighs μ · ``spread_rows`` / W
+        (docs/algorithms/weights.md#spread). The term was chosen for windows of a few hundred
+        rows; on long windows it buys no accuracy and keeps variables the penalty would drop.
+        None: μ at every size (the criterion before format version 13).
     wake
         If True (default), a variable whose level 2 becomes informative again enters w* at the
         weight a new variable enters with (``entry_weight``), and predicts at it from the rebuild
@@ -158,6 +164,7 @@ class PGDMB(VectorWeights):
         rprop: str = "irprop-",
         spread: float = DEFAULT_SPREAD,
         wake: bool = True,
+        spread_rows: float | None = DEFAULT_SPREAD_ROWS,
     ):
         self.batch_size = batch_size
         self.regularizer = regularizer
@@ -177,10 +184,12 @@ class PGDMB(VectorWeights):
         self.rprop = rprop
         self.spread = spread
         self.wake = wake
+        self.spread_rows = spread_rows
         self._validate()
         self._regularizer = (
             None if regularizer is None else Regularizer(regularizer, penalty, exponent, delta, spread)
         )
+        self._base_regularizer = self._regularizer  # (μ in full: ``_regularizer_for``)
         self._n_variables = 0
         self._n_classes = 0
         self._ready = False  # set by reset
@@ -218,6 +227,10 @@ class PGDMB(VectorWeights):
             raise ValueError(f"zero_threshold must be in [0, 1), got {self.zero_threshold}")
         if not isinstance(self.wake, bool):
             raise ValueError(f"wake must be True or False, got {self.wake!r}")
+        if self.spread_rows is not None:
+            real(self.spread_rows, "spread_rows", low=0.0, finite=True, what="a finite number")
+            if not self.spread_rows > 0.0:
+                raise ValueError(f"spread_rows must be > 0 or None, got {self.spread_rows!r}")
         if self.rprop not in VARIANTS:
             raise ValueError(f"rprop must be one of {VARIANTS}, got {self.rprop!r}")
         if self.regularizer is not None:  # checks penalty, exponent, delta and spread
@@ -317,9 +330,10 @@ class PGDMB(VectorWeights):
             self.reset(n_variables, n_classes)
         elif n_variables > self._n_variables or n_classes > self._n_classes:
             self.resize(n_variables, n_classes)
+        history = batch if history is None else history
+        self._regularizer = self._regularizer_for(float(np.sum(history.sample_weight)))  # (VNS's replay on it too)
         if float(np.sum(batch.sample_weight)) <= 0:
             return  # nothing to learn from
-        history = batch if history is None else history
         batch, history = self._padded(batch), self._padded(history)
         self._prepare(history)
         prior_costs, active = self._context(context)
@@ -368,6 +382,15 @@ class PGDMB(VectorWeights):
         return self._descents if self._ready else 0
 
     # ------------------------------------------------------------------ internals
+
+    def _regularizer_for(self, weight: float) -> Regularizer | None:
+        """The regularizer of a window of total sample weight ``weight``: μ in full up to
+        ``spread_rows``, μ · ``spread_rows`` / ``weight`` beyond (the same object below it, so
+        that a short window's criterion is the one before ``spread_rows``). O(1)."""
+        base = self._base_regularizer
+        if base is None or not base.spread or self.spread_rows is None or not weight > self.spread_rows:
+            return base
+        return dataclasses.replace(base, spread=base.spread * (self.spread_rows / weight))
 
     def _context(self, context: Context | None) -> tuple[np.ndarray | None, np.ndarray]:
         k = self._n_variables
@@ -603,6 +626,7 @@ PARAMS = {
     "rprop": Str(choices=VARIANTS, doc="Rprop variant"),
     "spread": Float(low=0.0, doc="μ, weight of the spread term (0 before format version 8)"),
     "wake": Bool(doc="a woken variable enters w* as a new one does and predicts so at once (false before format version 11)"),
+    "spread_rows": Optional(Float(low=0.0), doc="window weight up to which the spread term weighs μ, beyond it μ·spread_rows/W (null: μ at every size, as before format version 13)"),
 }
 
 #: The optimisation state of PGDMB's record (VNS's too).

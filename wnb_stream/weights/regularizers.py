@@ -40,6 +40,7 @@ from .._checks import real
 
 __all__ = [
     "DEFAULT_SPREAD",
+    "DEFAULT_SPREAD_ROWS",
     "Regularizer",
     "r1",
     "r1_gradient",
@@ -54,6 +55,10 @@ __all__ = [
 #: μ of PGDMB and VNS (docs/algorithms/weights.md#spread): chosen on the public small-data suite
 #: (``benchmarks/quality_small.py``) among 0, 20, 50, 100 and 200.
 DEFAULT_SPREAD = 20.0
+#: ``spread_rows`` of PGDMB and VNS: the window weight up to which the spread term weighs μ, and
+#: beyond which it weighs μ · spread_rows / W (docs/algorithms/weights.md#spread). The suite that
+#: chose μ cuts its sets to 200–500 rows, so that up to 500 rows the criterion is the one chosen.
+DEFAULT_SPREAD_ROWS = 500.0
 
 DEFAULT_DELTA = 1e-3  # matches the 1e-3 zeroing threshold of PGDMB (docs/algorithms/weights.md#rprop)
 

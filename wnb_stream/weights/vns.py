@@ -37,7 +37,7 @@ from ..io.registry import register
 from ..io.schema import Bool, Fields, Float, Int, Optional, Schema, Struct
 from .base import SIZES, Batch
 from .pgdmb import PARAMS, PGDMB, RUN
-from .regularizers import DEFAULT_DELTA, DEFAULT_SPREAD
+from .regularizers import DEFAULT_DELTA, DEFAULT_SPREAD, DEFAULT_SPREAD_ROWS
 from .rprop import project
 
 __all__ = ["VNS"]
@@ -48,7 +48,7 @@ class VNS(PGDMB):
 
     Parameters
     ----------
-    batch_size, regularizer, penalty, exponent, tolerance, max_iterations, epsilon, initial_weight, initial_step, step_increase, step_decrease, step_min, step_max, zero_threshold, delta, rprop, spread, wake
+    batch_size, regularizer, penalty, exponent, tolerance, max_iterations, epsilon, initial_weight, initial_step, step_increase, step_decrease, step_min, step_max, zero_threshold, delta, rprop, spread, wake, spread_rows
         As in :class:`PGDMB`.
     opti_level
         OptiLevel ≥ 0 in the session budget ``T = log(K·N)·2^OptiLevel`` (HBL17 retains 5).
@@ -75,10 +75,10 @@ class VNS(PGDMB):
     >>> history = toy_batch(rng, 2000)
     >>> for _ in range(60):
     ...     model.learn(toy_batch(rng, 100), history, context)
-    >>> model.weights.round(1).tolist()  # the spread term (μ = 20) holds them below 1
-    [0.8, 0.9, 0.9, 0.0, 0.1, 0.1]
+    >>> model.weights.round(1).tolist()  # (on 2,000 rows the spread term weighs 20 · 500 / 2,000)
+    [1.0, 0.9, 1.0, 0.1, 0.1, 0.0]
     >>> model.n_sessions, model.n_descents
-    (6, 14)
+    (9, 21)
     """
 
     _REPLAY_START = 32  # rows seen before the first replay session
@@ -111,6 +111,7 @@ class VNS(PGDMB):
         replay_level: int | None = 1,
         spread: float = DEFAULT_SPREAD,
         wake: bool = True,
+        spread_rows: float | None = DEFAULT_SPREAD_ROWS,
     ):
         super().__init__(
             batch_size=batch_size,
@@ -131,6 +132,7 @@ class VNS(PGDMB):
             rprop=rprop,
             spread=spread,
             wake=wake,
+            spread_rows=spread_rows,
         )
         integer(opti_level, "opti_level", low=0)
         if not 0.0 < neighbourhood <= 1.0:
