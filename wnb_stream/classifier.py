@@ -142,9 +142,9 @@ class WeightedNaiveBayes(_report.Reports, base.MiniBatchClassifier):
     >>> from wnb_stream import WeightedNaiveBayes, weights
     >>> model = WeightedNaiveBayes(seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: 91.19%
+    Accuracy: 91.27%
     >>> round(model.weights["https"], 2), model.weights["ip_in_url"]
-    (0.89, 0.0)
+    (0.91, 0.0)
 
     """
 
