@@ -538,53 +538,29 @@ def test_a_version_6_model_drops_the_slots_passed_marks():
     _keep_learning(model, seed=1, n=200)
 
 
+#: Parameters a version added to PGDMB and VNS: (the last version without it, the parameter, the
+#: value an older learner loads with, a new learner's default). The old value is the behaviour the
+#: learner was saved with: version 8's ``spread`` (μ = 0: the papers' criterion), version 11's
+#: ``wake`` (a woken variable kept 0 in w* until a step took it), version 13's ``spread_rows``
+#: (μ on windows of any size).
+LEARNER_PARAMS_ADDED = [(7, "spread", 0.0, 20.0), (10, "wake", False, True), (12, "spread_rows", None, 500.0)]
+
+
+@pytest.mark.parametrize("version, param, old, new", LEARNER_PARAMS_ADDED, ids=lambda v: str(v))
 @pytest.mark.parametrize("name", ["model-vns", "pgdmb", "vns", "fnb-refine-pgdmb-resized"])
-def test_a_version_7_learner_loads_with_no_spread_and_keeps_learning(name):
-    """Version 8 adds PGDMB's and VNS's ``spread`` (μ); an older learner, wherever it nests, loads
-    with μ = 0, the criterion it was saved with, while a new one defaults to 20."""
-    path = pathlib.Path(__file__).parent / "fixtures" / "v7" / f"{name}.json.gz"
-    assert '"spread"' not in gzip.decompress(path.read_bytes()).decode()
+def test_an_older_learner_loads_with_the_parameter_it_was_saved_without_and_keeps_learning(name, version, param, old, new):
+    """A parameter added to PGDMB and VNS by a later version: an older learner, wherever it
+    nests (a model, a refining FNB), loads with the value that reproduces how it was saved,
+    while a new one takes the default."""
+    path = pathlib.Path(__file__).parent / "fixtures" / f"v{version}" / f"{name}.json.gz"
+    assert f'"{param}"' not in gzip.decompress(path.read_bytes()).decode()
     loaded = io.loads(path.read_bytes())
     payload = json.loads(io.dumps(loaded, compress=False))
     learners = [*io.files._records(payload, "PGDMB"), *io.files._records(payload, "VNS")]
-    assert learners and all(node["params"]["spread"] == 0.0 for node in learners)
-    assert VNS().spread == 20.0
+    assert learners and all(node["params"][param] == old and type(node["params"][param]) is type(old) for node in learners)
+    assert getattr(VNS(), param) == new
     if name == "model-vns":
-        assert loaded._engine.optimizer.spread == 0.0
-        _keep_learning(loaded, seed=1, n=100)
-
-
-@pytest.mark.parametrize("name", ["model-vns", "pgdmb", "vns", "fnb-refine-pgdmb-resized"])
-def test_a_version_10_learner_loads_without_waking_and_keeps_learning(name):
-    """Version 11 adds PGDMB's and VNS's ``wake``; an older learner, wherever it nests, loads with
-    ``wake = false`` (a woken variable kept 0 in w* until a step took it), so that it predicts as
-    it was saved, while a new one defaults to true."""
-    path = pathlib.Path(__file__).parent / "fixtures" / "v10" / f"{name}.json.gz"
-    assert '"wake"' not in gzip.decompress(path.read_bytes()).decode()
-    loaded = io.loads(path.read_bytes())
-    payload = json.loads(io.dumps(loaded, compress=False))
-    learners = [*io.files._records(payload, "PGDMB"), *io.files._records(payload, "VNS")]
-    assert learners and all(node["params"]["wake"] is False for node in learners)
-    assert VNS().wake is True
-    if name == "model-vns":
-        assert loaded._engine.optimizer.wake is False
-        _keep_learning(loaded, seed=1, n=100)
-
-
-@pytest.mark.parametrize("name", ["model-vns", "pgdmb", "vns", "fnb-refine-pgdmb-resized"])
-def test_a_version_12_learner_loads_with_the_spread_at_every_size_and_keeps_learning(name):
-    """Version 13 adds PGDMB's and VNS's ``spread_rows``; an older learner, wherever it nests,
-    loads with ``spread_rows = null`` (μ on windows of any size, the criterion it was saved with),
-    while a new one defaults to 500."""
-    path = pathlib.Path(__file__).parent / "fixtures" / "v12" / f"{name}.json.gz"
-    assert '"spread_rows"' not in gzip.decompress(path.read_bytes()).decode()
-    loaded = io.loads(path.read_bytes())
-    payload = json.loads(io.dumps(loaded, compress=False))
-    learners = [*io.files._records(payload, "PGDMB"), *io.files._records(payload, "VNS")]
-    assert learners and all(node["params"]["spread_rows"] is None for node in learners)
-    assert VNS().spread_rows == 500.0
-    if name == "model-vns":
-        assert loaded._engine.optimizer.spread_rows is None
+        assert getattr(loaded._engine.optimizer, param) == old
         _keep_learning(loaded, seed=1, n=100)
 
 
