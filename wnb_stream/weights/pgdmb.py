@@ -227,10 +227,7 @@ class PGDMB(VectorWeights):
             raise ValueError(f"zero_threshold must be in [0, 1), got {self.zero_threshold}")
         if not isinstance(self.wake, bool):
             raise ValueError(f"wake must be True or False, got {self.wake!r}")
-        if self.spread_rows is not None:
-            real(self.spread_rows, "spread_rows", low=0.0, finite=True, what="a finite number")
-            if not self.spread_rows > 0.0:
-                raise ValueError(f"spread_rows must be > 0 or None, got {self.spread_rows!r}")
+        real(self.spread_rows, "spread_rows", above=0.0, finite=True, optional=True, what="a finite number")
         if self.rprop not in VARIANTS:
             raise ValueError(f"rprop must be one of {VARIANTS}, got {self.rprop!r}")
         if self.regularizer is not None:  # checks penalty, exponent, delta and spread
@@ -331,7 +328,8 @@ class PGDMB(VectorWeights):
         elif n_variables > self._n_variables or n_classes > self._n_classes:
             self.resize(n_variables, n_classes)
         history = batch if history is None else history
-        self._regularizer = self._regularizer_for(float(np.sum(history.sample_weight)))  # (VNS's replay on it too)
+        reference_size = float(np.sum(history.sample_weight))  # (padding adds no rows: the padded window's too)
+        self._regularizer = self._regularizer_for(reference_size)  # (VNS's replay on this window too)
         if float(np.sum(batch.sample_weight)) <= 0:
             return  # nothing to learn from
         batch, history = self._padded(batch), self._padded(history)
@@ -339,7 +337,6 @@ class PGDMB(VectorWeights):
         prior_costs, active = self._context(context)
         self._apply_active(active)
 
-        reference_size = float(np.sum(history.sample_weight))
         gradient = criterion_gradient(
             self._iterate, batch, prior_costs, self._regularizer, reference_size
         )
@@ -626,7 +623,7 @@ PARAMS = {
     "rprop": Str(choices=VARIANTS, doc="Rprop variant"),
     "spread": Float(low=0.0, doc="μ, weight of the spread term (0 before format version 8)"),
     "wake": Bool(doc="a woken variable enters w* as a new one does and predicts so at once (false before format version 11)"),
-    "spread_rows": Optional(Float(low=0.0), doc="window weight up to which the spread term weighs μ, beyond it μ·spread_rows/W (null: μ at every size, as before format version 13)"),
+    "spread_rows": Optional(Float(above=0.0), doc="window weight up to which the spread term weighs μ, beyond it μ·spread_rows/W (null: μ at every size, as before format version 13)"),
 }
 
 #: The optimisation state of PGDMB's record (VNS's too).
